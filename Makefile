@@ -1,0 +1,105 @@
+# headroom - build, test, run.  See README.md; `make help` lists targets.
+#
+# Everything under dataset/ verify/ replay/ report/ figures/ is one program,
+# ./headroom.  A folder may add its own rules in <folder>/<folder>.mk.
+
+CC      ?= cc
+PYTHON  ?= python3
+CSTD     = -std=c17 -D_GNU_SOURCE
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
+OPT     ?= -O2 -g
+SYSROOT ?=
+ifneq ($(SYSROOT),)
+  SYS_CPPFLAGS = -I$(SYSROOT)/usr/include
+  SYS_LDFLAGS  = -L$(SYSROOT)/usr/lib/x86_64-linux-gnu \
+                 -Wl,-rpath,$(abspath $(SYSROOT))/usr/lib/x86_64-linux-gnu
+endif
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SYS_CPPFLAGS)
+LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lm
+ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=all
+
+STAGES   = dataset verify replay report figures
+SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES))))
+LIBSRCS  = $(filter-out report/main.c,$(SRCS))
+OBJS     = $(SRCS:%.c=build/%.o) build/version.o
+LIBOBJS  = $(LIBSRCS:%.c=build/%.o) build/version.o
+AOBJS    = $(SRCS:%.c=build/asan/%.o) build/asan/version.o
+ALIBOBJS = $(LIBSRCS:%.c=build/asan/%.o) build/asan/version.o
+UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: all run check test bench deps deps-check deps-figures clean help \
+        gpu-check figures paper FORCE
+all: headroom
+
+help:
+	@echo "make run        ingest the sample archive into ./headroom.db and list it"
+	@echo "make check      build with sanitizers and run every test (CI calls this)"
+	@echo "make bench      benchmarks (figures go to docs/benchmarks.md by hand)"
+	@echo "make gpu-check  GPU tests (on a CUDA machine only)"
+	@echo "make figures    regenerate figures from ./headroom.db"
+	@echo "make paper      build the reproduction report PDF"
+
+deps:
+	@sh .ci/deps.sh build
+deps-check:
+	@sh .ci/deps.sh build check
+deps-figures:
+	@sh .ci/deps.sh build figures
+
+# version.c is rewritten only when the version string changes.
+build/version.c: FORCE
+	@mkdir -p build
+	@printf '#include "../dataset/version.h"\nconst char *hr_version(void) { return "%s"; }\n' \
+	  '$(VERSION)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+build/version.o: build/version.c
+	$(CC) $(CFLAGS) -c $< -o $@
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASANFLAGS) -O1 -MMD -MP -c $< -o $@
+build/asan/version.o: build/version.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASANFLAGS) -c $< -o $@
+
+headroom: $(OBJS)
+	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LDLIBS)
+build/asan/headroom: $(AOBJS)
+	$(CC) $(CFLAGS) $(ASANFLAGS) -o $@ $(AOBJS) $(LDLIBS)
+build/asan/tests/%: tests/unit/%.c $(ALIBOBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASANFLAGS) -Wno-unused-parameter -o $@ $< \
+	  $(ALIBOBJS) $(LDLIBS) -lcmocka
+
+SAMPLE_ARCHIVE = dataset/samples/archive
+SAMPLE_PROBLEMS = dataset/samples/problems
+DB ?= headroom.db
+
+# The newcomer's command: install what is missing, build, ingest the
+# embedded sample, show what was stored.
+run: deps
+	@$(MAKE) --no-print-directory headroom
+	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
+	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
+	./headroom --db $(DB) ls
+
+check: deps-check
+	@$(MAKE) --no-print-directory headroom build/asan/headroom $(UNIT_BINS)
+	@PYTHON=$(PYTHON) sh tests/run.sh $(UNIT_BINS)
+test: check
+
+bench: headroom
+	@sh tests/bench/run.sh
+
+clean:
+	rm -rf build headroom
+
+-include $(wildcard $(addsuffix /*.mk,$(STAGES)))
+-include $(OBJS:.o=.d) $(AOBJS:.o=.d)

@@ -1,0 +1,634 @@
+/* store.c - see store.h.
+ *
+ * The schema is a list of migrations; migration i takes user_version i to
+ * i + 1.  Append new ones at the end, never edit a released one.
+ */
+#include "store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "digest.h"
+#include "version.h"
+
+
+static const char *const migrations[] = {
+	/* 0 -> 1: the ingest schema. */
+	"CREATE TABLE source("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"
+	"  path TEXT NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  sha256 TEXT NOT NULL,"
+	"  map_name TEXT,"
+	"  notes_json TEXT,"
+	"  ingested_at TEXT NOT NULL,"
+	"  tool_version TEXT NOT NULL,"
+	"  UNIQUE(sha256, kind)"
+	") STRICT;"
+	"CREATE TABLE kernel("
+	"  id INTEGER PRIMARY KEY,"
+	"  sha256 TEXT NOT NULL UNIQUE,"
+	"  code TEXT NOT NULL"
+	") STRICT;"
+	"CREATE TABLE problem_set("
+	"  id INTEGER PRIMARY KEY,"
+	"  source_id INTEGER NOT NULL REFERENCES source(id),"
+	"  name TEXT NOT NULL"
+	") STRICT;"
+	"CREATE TABLE problem("
+	"  id INTEGER PRIMARY KEY,"
+	"  set_id INTEGER NOT NULL REFERENCES problem_set(id),"
+	"  level INTEGER NOT NULL,"
+	"  problem_id INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  file_name TEXT NOT NULL,"
+	"  sha256 TEXT NOT NULL,"
+	"  code TEXT NOT NULL,"
+	"  UNIQUE(set_id, level, problem_id)"
+	") STRICT;"
+	"CREATE INDEX problem_by_sha ON problem(sha256);"
+	"CREATE TABLE evaluation("
+	"  id INTEGER PRIMARY KEY,"
+	"  source_id INTEGER NOT NULL REFERENCES source(id),"
+	"  run TEXT NOT NULL,"
+	"  model TEXT NOT NULL,"
+	"  level INTEGER NOT NULL,"
+	"  problem_id INTEGER NOT NULL,"
+	"  problem_id_base INTEGER NOT NULL CHECK(problem_id_base IN (0, 1)),"
+	"  problem_name TEXT,"
+	"  sample_id INTEGER NOT NULL,"
+	"  kernel_id INTEGER REFERENCES kernel(id),"
+	"  hardware TEXT,"
+	"  precision TEXT,"
+	"  atol REAL,"
+	"  rtol REAL,"
+	"  harness TEXT,"
+	"  compiled INTEGER CHECK(compiled IN (0, 1)),"
+	"  correct INTEGER CHECK(correct IN (0, 1)),"
+	"  runtime_ms REAL,"
+	"  runtime_std_ms REAL,"
+	"  runtime_min_ms REAL,"
+	"  runtime_max_ms REAL,"
+	"  num_trials INTEGER,"
+	"  correct_trials_passed INTEGER,"
+	"  correct_trials_total INTEGER,"
+	"  error_kind TEXT,"
+	"  error_text TEXT,"
+	"  unit_assumed TEXT,"
+	"  record_ref TEXT NOT NULL,"
+	"  metadata_json TEXT,"
+	"  UNIQUE(source_id, run, level, problem_id, sample_id)"
+	") STRICT;"
+	"CREATE INDEX evaluation_by_model ON evaluation(model, level, problem_id);"
+	"CREATE TABLE speedup("
+	"  id INTEGER PRIMARY KEY,"
+	"  evaluation_id INTEGER NOT NULL REFERENCES evaluation(id),"
+	"  baseline_kind TEXT NOT NULL,"
+	"  baseline_ms REAL,"
+	"  value REAL NOT NULL,"
+	"  origin TEXT NOT NULL CHECK(origin IN ('reported', 'computed')),"
+	"  baseline_ref TEXT,"
+	"  UNIQUE(evaluation_id, baseline_kind, origin)"
+	") STRICT;"
+	"CREATE TABLE baseline("
+	"  id INTEGER PRIMARY KEY,"
+	"  source_id INTEGER NOT NULL REFERENCES source(id),"
+	"  hardware_dir TEXT NOT NULL,"
+	"  baseline_kind TEXT NOT NULL,"
+	"  level INTEGER NOT NULL,"
+	"  problem_file TEXT NOT NULL,"
+	"  mean_ms REAL,"
+	"  std_ms REAL,"
+	"  min_ms REAL,"
+	"  max_ms REAL,"
+	"  num_trials INTEGER,"
+	"  hardware TEXT,"
+	"  device TEXT,"
+	"  UNIQUE(source_id, hardware_dir, baseline_kind, level, problem_file)"
+	") STRICT;",
+};
+
+#define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+enum stmt_id {
+	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
+	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
+	ST_BASELINE_ADD, ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_SOURCE_FIND] = "SELECT id FROM source WHERE sha256 = ?1 AND kind = ?2",
+	[ST_SOURCE_ADD] = "INSERT INTO source(name, path, kind, sha256, map_name,"
+		" notes_json, ingested_at, tool_version)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_KERNEL_FIND] = "SELECT id FROM kernel WHERE sha256 = ?1",
+	[ST_KERNEL_ADD] = "INSERT INTO kernel(sha256, code) VALUES (?1, ?2)",
+	[ST_SET_ADD] = "INSERT INTO problem_set(source_id, name) VALUES (?1, ?2)",
+	[ST_PROBLEM_ADD] = "INSERT INTO problem(set_id, level, problem_id, name,"
+		" file_name, sha256, code) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_EVAL_ADD] = "INSERT INTO evaluation(source_id, run, model, level,"
+		" problem_id, problem_id_base, problem_name, sample_id, kernel_id,"
+		" hardware, precision, atol, rtol, harness, compiled, correct,"
+		" runtime_ms, runtime_std_ms, runtime_min_ms, runtime_max_ms,"
+		" num_trials, correct_trials_passed, correct_trials_total,"
+		" error_kind, error_text, unit_assumed, record_ref, metadata_json)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+		" ?27, ?28)",
+	[ST_EVAL_FIND] = "SELECT record_ref FROM evaluation WHERE source_id = ?1"
+		" AND run = ?2 AND level = ?3 AND problem_id = ?4 AND sample_id = ?5",
+	[ST_SPEEDUP_ADD] = "INSERT INTO speedup(evaluation_id, baseline_kind,"
+		" baseline_ms, value, origin, baseline_ref)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_BASELINE_ADD] = "INSERT INTO baseline(source_id, hardware_dir,"
+		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
+		" max_ms, num_trials, hardware, device)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
+};
+
+static int db_error(struct store *s, struct hr_err *e, const char *what)
+{
+	return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
+		       sqlite3_errmsg(s->db));
+}
+
+static int exec(struct store *s, const char *sql, struct hr_err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		hr_errf(e, HR_SYSTEM, "database: %s", msg ? msg : "error");
+		sqlite3_free(msg);
+		return e->code;
+	}
+	return HR_OK;
+}
+
+static int pragma_int(struct store *s, const char *sql, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+static int migrate(struct store *s, const char *path, struct hr_err *e)
+{
+	int version = 0, app = 0;
+	char sql[64];
+
+	if (pragma_int(s, "PRAGMA application_id", &app) ||
+	    pragma_int(s, "PRAGMA user_version", &version))
+		return db_error(s, e, path);
+	if (app != 0 && app != HR_APPLICATION_ID)
+		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
+			       "(application_id %d)", path, app);
+	if (app == 0 && version != 0)
+		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
+			       "(user_version %d, no application_id)", path,
+			       version);
+	if (version > N_MIGRATIONS)
+		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
+			       "this headroom (%d); upgrade headroom", path,
+			       version, N_MIGRATIONS);
+	if (version == N_MIGRATIONS)
+		return HR_OK;
+	if (exec(s, "BEGIN IMMEDIATE", e))
+		return e->code;
+	for (int v = version; v < N_MIGRATIONS; v++) {
+		if (exec(s, migrations[v], e)) {
+			exec(s, "ROLLBACK", &(struct hr_err){0});
+			return hr_err_prefix(e, "%s: migration %d", path, v + 1);
+		}
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", N_MIGRATIONS);
+	if (exec(s, sql, e))
+		goto fail;
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
+		 HR_APPLICATION_ID);
+	if (exec(s, sql, e) || exec(s, "COMMIT", e))
+		goto fail;
+	return HR_OK;
+fail:
+	exec(s, "ROLLBACK", &(struct hr_err){0});
+	return e->code;
+}
+
+int store_schema_version(void)
+{
+	return N_MIGRATIONS;
+}
+
+int store_open(struct store **out, const char *path, enum store_open_mode mode,
+	       struct hr_err *e)
+{
+	struct store *s = calloc(1, sizeof(*s));
+	int flags = mode == STORE_WRITE ?
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
+		SQLITE_OPEN_READONLY;
+	int app = 0, version = 0;
+
+	*out = NULL;
+	if (!s)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
+			"%s: cannot open database: %s%s", path,
+			s->db ? sqlite3_errmsg(s->db) : "out of memory",
+			mode == STORE_READ ? " (run 'headroom ingest' first)" : "");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	if (exec(s, "PRAGMA foreign_keys = ON", e))
+		goto fail;
+	if (mode == STORE_WRITE) {
+		if (exec(s, "PRAGMA journal_mode = WAL", e) ||
+		    exec(s, "PRAGMA synchronous = NORMAL", e) ||
+		    migrate(s, path, e))
+			goto fail;
+	} else {
+		if (pragma_int(s, "PRAGMA application_id", &app) ||
+		    pragma_int(s, "PRAGMA user_version", &version)) {
+			hr_errf(e, HR_INPUT, "%s: not a readable database: %s",
+				path, sqlite3_errmsg(s->db));
+			goto fail;
+		}
+		if (app != HR_APPLICATION_ID) {
+			hr_errf(e, HR_INPUT, "%s: not a headroom database", path);
+			goto fail;
+		}
+		if (version != N_MIGRATIONS) {
+			hr_errf(e, HR_INPUT, "%s: schema version %d, this headroom "
+				"reads %d (open it once for writing, e.g. "
+				"'headroom ingest', to migrate)", path, version,
+				N_MIGRATIONS);
+			goto fail;
+		}
+	}
+	*out = s;
+	return HR_OK;
+fail:
+	store_close(s);
+	return e->code;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+int store_begin(struct store *s, struct hr_err *e)
+{
+	return exec(s, "BEGIN IMMEDIATE", e);
+}
+
+int store_commit(struct store *s, struct hr_err *e)
+{
+	return exec(s, "COMMIT", e);
+}
+
+void store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static sqlite3_stmt *stmt(struct store *s, enum stmt_id id, struct hr_err *e)
+{
+	if (!s->st[id] && sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
+					     SQLITE_PREPARE_PERSISTENT,
+					     &s->st[id], NULL) != SQLITE_OK) {
+		db_error(s, e, "prepare");
+		return NULL;
+	}
+	sqlite3_reset(s->st[id]);
+	sqlite3_clear_bindings(s->st[id]);
+	return s->st[id];
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* Bind an int where a negative value means unknown. */
+static void bind_opt_int(sqlite3_stmt *st, int i, int v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int(st, i, v);
+}
+
+static void bind_opt_id(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v <= 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Step a statement that returns no rows. */
+static int step_done(struct store *s, sqlite3_stmt *st, const char *what,
+		     struct hr_err *e)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, e, what);
+	return HR_OK;
+}
+
+/* Look up one integer id; 0 when there is no row. */
+static int find_id(struct store *s, sqlite3_stmt *st, int64_t *id,
+		   struct hr_err *e)
+{
+	int rc = sqlite3_step(st);
+
+	*id = 0;
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		return db_error(s, e, "lookup");
+	sqlite3_reset(st);
+	return HR_OK;
+}
+
+static void utc_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	struct tm tm;
+
+	/* Reproducible builds of reports need a fixed clock too. */
+	if (sde && *sde)
+		t = (time_t)strtoll(sde, NULL, 10);
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int store_add_source(struct store *s, const struct store_source *src,
+		     int64_t *id, int *existed, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SOURCE_FIND, e);
+	char now[32];
+
+	*existed = 0;
+	if (!st)
+		return e->code;
+	bind_text(st, 1, src->sha256);
+	bind_text(st, 2, src->kind);
+	if (find_id(s, st, id, e))
+		return e->code;
+	if (*id) {
+		*existed = 1;
+		return HR_OK;
+	}
+	if (!(st = stmt(s, ST_SOURCE_ADD, e)))
+		return e->code;
+	utc_now(now, sizeof(now));
+	bind_text(st, 1, src->name);
+	bind_text(st, 2, src->path);
+	bind_text(st, 3, src->kind);
+	bind_text(st, 4, src->sha256);
+	bind_text(st, 5, src->map_name);
+	bind_text(st, 6, src->notes_json);
+	bind_text(st, 7, now);
+	bind_text(st, 8, hr_version());
+	if (step_done(s, st, "insert source", e))
+		return e->code;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return HR_OK;
+}
+
+int store_add_kernel(struct store *s, const char *code, int64_t *id,
+		     struct hr_err *e)
+{
+	char sha[HR_SHA256_HEX];
+	sqlite3_stmt *st;
+
+	if (hr_sha256_hex(code, strlen(code), sha))
+		return hr_errf(e, HR_SYSTEM, "sha256 failed");
+	if (!(st = stmt(s, ST_KERNEL_FIND, e)))
+		return e->code;
+	bind_text(st, 1, sha);
+	if (find_id(s, st, id, e) || *id)
+		return e->code;
+	if (!(st = stmt(s, ST_KERNEL_ADD, e)))
+		return e->code;
+	bind_text(st, 1, sha);
+	bind_text(st, 2, code);
+	if (step_done(s, st, "insert kernel", e))
+		return e->code;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return HR_OK;
+}
+
+int store_add_problem_set(struct store *s, int64_t source_id,
+			  const char *name, int64_t *id, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SET_ADD, e);
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, source_id);
+	bind_text(st, 2, name);
+	if (step_done(s, st, "insert problem set", e))
+		return e->code;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return HR_OK;
+}
+
+int store_add_problem(struct store *s, const struct store_problem *p,
+		      int64_t *id, struct hr_err *e)
+{
+	char sha[HR_SHA256_HEX];
+	sqlite3_stmt *st = stmt(s, ST_PROBLEM_ADD, e);
+	int rc;
+
+	if (!st)
+		return e->code;
+	if (hr_sha256_hex(p->code, strlen(p->code), sha))
+		return hr_errf(e, HR_SYSTEM, "sha256 failed");
+	sqlite3_bind_int64(st, 1, p->set_id);
+	sqlite3_bind_int(st, 2, p->level);
+	sqlite3_bind_int(st, 3, p->problem_id);
+	bind_text(st, 4, p->name);
+	bind_text(st, 5, p->file_name);
+	bind_text(st, 6, sha);
+	bind_text(st, 7, p->code);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return hr_errf(e, HR_INPUT, "%s: duplicate problem: level %d "
+			       "problem %d appears twice", p->file_name,
+			       p->level, p->problem_id);
+	if (rc != SQLITE_DONE)
+		return db_error(s, e, "insert problem");
+	*id = sqlite3_last_insert_rowid(s->db);
+	return HR_OK;
+}
+
+/* Name the earlier record that a duplicate collides with. */
+static int duplicate_eval(struct store *s, const struct store_eval *ev,
+			  struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_EVAL_FIND, e);
+	const char *prev = "an earlier record";
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, ev->source_id);
+	bind_text(st, 2, ev->run);
+	sqlite3_bind_int(st, 3, ev->level);
+	sqlite3_bind_int(st, 4, ev->problem_id);
+	sqlite3_bind_int(st, 5, ev->sample_id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		prev = (const char *)sqlite3_column_text(st, 0);
+	hr_errf(e, HR_INPUT, "%s: duplicate record: run '%s' level %d problem "
+		"%d sample %d is also at %s", ev->record_ref, ev->run,
+		ev->level, ev->problem_id, ev->sample_id, prev);
+	sqlite3_reset(st);
+	return e->code;
+}
+
+int store_add_evaluation(struct store *s, const struct store_eval *ev,
+			 int64_t *id, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_EVAL_ADD, e);
+	int rc;
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, ev->source_id);
+	bind_text(st, 2, ev->run);
+	bind_text(st, 3, ev->model);
+	sqlite3_bind_int(st, 4, ev->level);
+	sqlite3_bind_int(st, 5, ev->problem_id);
+	sqlite3_bind_int(st, 6, ev->problem_id_base);
+	bind_text(st, 7, ev->problem_name);
+	sqlite3_bind_int(st, 8, ev->sample_id);
+	bind_opt_id(st, 9, ev->kernel_id);
+	bind_text(st, 10, ev->hardware);
+	bind_text(st, 11, ev->precision);
+	bind_real(st, 12, ev->atol);
+	bind_real(st, 13, ev->rtol);
+	bind_text(st, 14, ev->harness);
+	bind_opt_int(st, 15, ev->compiled);
+	bind_opt_int(st, 16, ev->correct);
+	bind_real(st, 17, ev->runtime_ms);
+	bind_real(st, 18, ev->runtime_std_ms);
+	bind_real(st, 19, ev->runtime_min_ms);
+	bind_real(st, 20, ev->runtime_max_ms);
+	bind_opt_int(st, 21, ev->num_trials);
+	bind_opt_int(st, 22, ev->correct_trials_passed);
+	bind_opt_int(st, 23, ev->correct_trials_total);
+	bind_text(st, 24, ev->error_kind);
+	bind_text(st, 25, ev->error_text);
+	bind_text(st, 26, ev->unit_assumed);
+	bind_text(st, 27, ev->record_ref);
+	bind_text(st, 28, ev->metadata_json);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return duplicate_eval(s, ev, e);
+	if (rc != SQLITE_DONE)
+		return hr_errf(e, HR_INPUT, "%s: cannot store record: %s",
+			       ev->record_ref, sqlite3_errmsg(s->db));
+	*id = sqlite3_last_insert_rowid(s->db);
+	return HR_OK;
+}
+
+int store_add_speedup(struct store *s, const struct store_speedup *sp,
+		      struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SPEEDUP_ADD, e);
+	int rc;
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, sp->evaluation_id);
+	bind_text(st, 2, sp->baseline_kind);
+	bind_real(st, 3, sp->baseline_ms);
+	sqlite3_bind_double(st, 4, sp->value);
+	bind_text(st, 5, sp->origin);
+	bind_text(st, 6, sp->baseline_ref);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return hr_errf(e, HR_INPUT, "duplicate %s speedup against %s "
+			       "for evaluation %lld", sp->origin,
+			       sp->baseline_kind, (long long)sp->evaluation_id);
+	if (rc != SQLITE_DONE)
+		return db_error(s, e, "insert speedup");
+	return HR_OK;
+}
+
+int store_add_baseline(struct store *s, const struct store_baseline *b,
+		       struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_BASELINE_ADD, e);
+	int rc;
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, b->source_id);
+	bind_text(st, 2, b->hardware_dir);
+	bind_text(st, 3, b->baseline_kind);
+	sqlite3_bind_int(st, 4, b->level);
+	bind_text(st, 5, b->problem_file);
+	bind_real(st, 6, b->mean_ms);
+	bind_real(st, 7, b->std_ms);
+	bind_real(st, 8, b->min_ms);
+	bind_real(st, 9, b->max_ms);
+	bind_opt_int(st, 10, b->num_trials);
+	bind_text(st, 11, b->hardware);
+	bind_text(st, 12, b->device);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		return hr_errf(e, HR_INPUT, "duplicate baseline: %s %s level %d "
+			       "%s", b->hardware_dir, b->baseline_kind,
+			       b->level, b->problem_file);
+	if (rc != SQLITE_DONE)
+		return db_error(s, e, "insert baseline");
+	return HR_OK;
+}

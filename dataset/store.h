@@ -1,0 +1,132 @@
+/* store.h - the one SQLite store (headroom.db): schema, migrations, writes.
+ *
+ * Owns: opening the database (WAL, busy timeout, application_id, foreign
+ * keys), the schema and its user_version migrations, and every INSERT of
+ * ingested data.  Other stages read through store_db() with their own
+ * prepared SELECTs; nothing outside dataset/ changes the schema.
+ * Must not: parse outside formats (readers do), print anything.
+ *
+ * Missing values: doubles use NAN, tri-state flags use -1 (unknown),
+ * strings use NULL.  All strings are borrowed for the duration of the call.
+ */
+#ifndef HR_STORE_H
+#define HR_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
+
+enum store_open_mode {
+	STORE_READ = 0,   /* the file must exist and carry our application_id */
+	STORE_WRITE = 1,  /* create when missing, migrate to the current schema */
+};
+
+struct store;
+
+/* Open path.  On success *out owns the connection; free with store_close. */
+int store_open(struct store **out, const char *path, enum store_open_mode mode,
+	       struct hr_err *e);
+void store_close(struct store *s);
+
+/* The raw connection, for prepared SELECTs in report/ and figures/. */
+sqlite3 *store_db(struct store *s);
+
+/* Schema version this build writes (PRAGMA user_version after migration). */
+int store_schema_version(void);
+
+/* One logical write = one transaction (BEGIN IMMEDIATE ... COMMIT). */
+int store_begin(struct store *s, struct hr_err *e);
+int store_commit(struct store *s, struct hr_err *e);
+void store_rollback(struct store *s);
+
+struct store_source {
+	const char *name;       /* --source NAME, or the input's base name */
+	const char *path;       /* as given on the command line */
+	const char *kind;       /* kernelbench-run | leaderboard | problems | export */
+	const char *sha256;     /* content hash of the input (see ingest) */
+	const char *map_name;   /* mapping file name for leaderboard input */
+	const char *notes_json; /* assumptions made while reading (JSON) */
+};
+
+/* Insert a source.  When a source with the same sha256 and kind exists,
+ * *existed is set to 1 and *id to the old row; nothing is written. */
+int store_add_source(struct store *s, const struct store_source *src,
+		     int64_t *id, int *existed, struct hr_err *e);
+
+/* Insert (or find) kernel code by its SHA-256; *id is the row. */
+int store_add_kernel(struct store *s, const char *code, int64_t *id,
+		     struct hr_err *e);
+
+struct store_problem {
+	int64_t set_id;
+	int level;
+	int problem_id;          /* as in the file name (KernelBench: 1-based) */
+	const char *name;        /* file stem without .py */
+	const char *file_name;   /* levelN/ID_Name.py */
+	const char *code;
+};
+
+int store_add_problem_set(struct store *s, int64_t source_id,
+			  const char *name, int64_t *id, struct hr_err *e);
+int store_add_problem(struct store *s, const struct store_problem *p,
+		      int64_t *id, struct hr_err *e);
+
+struct store_eval {
+	int64_t source_id;
+	const char *run;           /* run directory / dump name inside source */
+	const char *model;
+	int level;
+	int problem_id;            /* normalised to 1-based */
+	int problem_id_base;       /* 0 or 1: what the input used */
+	const char *problem_name;  /* NULL when the input does not say */
+	int sample_id;
+	int64_t kernel_id;         /* 0 when no code was stored */
+	const char *hardware;
+	const char *precision;     /* fp32 | fp16 | bf16 | NULL */
+	double atol, rtol;         /* NAN when unknown */
+	const char *harness;       /* e.g. kernelbench-v0, or NULL */
+	int compiled, correct;     /* 1, 0, or -1 unknown */
+	double runtime_ms, runtime_std_ms, runtime_min_ms, runtime_max_ms;
+	int num_trials;            /* -1 unknown */
+	int correct_trials_passed, correct_trials_total; /* -1 unknown */
+	const char *error_kind, *error_text;
+	const char *unit_assumed;  /* how the runtime unit was decided */
+	const char *record_ref;    /* member path + index/line in the input */
+	const char *metadata_json; /* raw metadata, verbatim */
+};
+
+/* Insert an evaluation.  A second record with the same (source, run, level,
+ * problem, sample) is a duplicate: HR_INPUT naming both records. */
+int store_add_evaluation(struct store *s, const struct store_eval *ev,
+			 int64_t *id, struct hr_err *e);
+
+struct store_speedup {
+	int64_t evaluation_id;
+	const char *baseline_kind; /* eager | compile_inductor_default | ... | unknown */
+	double baseline_ms;        /* NAN when the input gave only the ratio */
+	double value;
+	const char *origin;        /* reported | computed */
+	const char *baseline_ref;  /* where the baseline came from */
+};
+
+int store_add_speedup(struct store *s, const struct store_speedup *sp,
+		      struct hr_err *e);
+
+struct store_baseline {
+	int64_t source_id;
+	const char *hardware_dir;  /* e.g. H100_Modal (directory name) */
+	const char *baseline_kind;
+	int level;
+	const char *problem_file;  /* e.g. 1_Square_matrix_multiplication_.py */
+	double mean_ms, std_ms, min_ms, max_ms;
+	int num_trials;
+	const char *hardware, *device;
+};
+
+int store_add_baseline(struct store *s, const struct store_baseline *b,
+		       struct hr_err *e);
+
+#endif

@@ -1,0 +1,95 @@
+/* cli.c - see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const format_names[] = {
+	[HR_FMT_MD] = "md", [HR_FMT_CSV] = "csv", [HR_FMT_JSON] = "json",
+	[HR_FMT_TEX] = "tex",
+};
+
+int cli_parse_format(const char *s, enum hr_format *f)
+{
+	for (unsigned i = 0; i < sizeof(format_names) / sizeof(*format_names);
+	     i++) {
+		if (strcmp(s, format_names[i]) == 0) {
+			*f = (enum hr_format)i;
+			return 0;
+		}
+	}
+	if (strcmp(s, "latex") == 0) {
+		*f = HR_FMT_TEX;
+		return 0;
+	}
+	return -1;
+}
+
+const char *cli_format_name(enum hr_format f)
+{
+	return format_names[f];
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "headroom %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'headroom %s --help'.\n", cmd);
+	return HR_USAGE;
+}
+
+int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
+		      int c, const char *arg)
+{
+	switch (c) {
+	case 'h':
+		fputs(usage, stdout);
+		return HR_OK;
+	case 'q':
+		g->quiet = 1;
+		return CLI_NEXT;
+	case 'v':
+		g->verbose++;
+		return CLI_NEXT;
+	case CLI_OPT_DB:
+		g->db_path = arg;
+		return CLI_NEXT;
+	case CLI_OPT_FORMAT:
+		if (cli_parse_format(arg, &g->format))
+			return cli_usage_error(cmd, "unknown format '%s' (md, "
+					       "csv, json, tex)", arg);
+		return CLI_NEXT;
+	case '?':
+		return cli_usage_error(cmd, "unknown option or missing value");
+	default:
+		return CLI_OTHER;
+	}
+}
+
+int cli_report(const char *cmd, const struct hr_err *e)
+{
+	if (e->code != HR_OK)
+		fprintf(stderr, "headroom %s: %s\n", cmd, e->msg);
+	return e->code;
+}
+
+int cli_finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "headroom: cannot write output: %s\n",
+			strerror(errno));
+		return HR_SYSTEM;
+	}
+	return rc;
+}
+
+void cli_getopt_reset(void)
+{
+	optind = 0; /* glibc: 0 also re-initialises its internal state */
+	opterr = 0; /* commands print their own usage errors */
+}

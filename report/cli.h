@@ -1,0 +1,69 @@
+/* cli.h - what every subcommand shares: global options, output format,
+ * the uniform way to report usage errors and library errors.
+ *
+ * Owns: struct hr_global and the options every command accepts
+ * (-h/--help, --db FILE, --format F, -q, -v).  Must not: know any command.
+ */
+#ifndef HR_CLI_H
+#define HR_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "../dataset/err.h"
+
+enum hr_format { HR_FMT_MD, HR_FMT_CSV, HR_FMT_JSON, HR_FMT_TEX };
+
+struct hr_global {
+	const char *db_path;    /* --db, $HEADROOM_DB, or ./headroom.db */
+	enum hr_format format;  /* --format; md unless given */
+	int quiet;              /* -q: no progress or summaries */
+	int verbose;            /* -v: more detail on stderr */
+};
+
+/* Long-only option codes shared by all commands. */
+enum { CLI_OPT_DB = 0x1000, CLI_OPT_FORMAT };
+
+/* Put these first in a command's struct option array. */
+#define CLI_COMMON_OPTIONS                                           \
+	{ "help", no_argument, NULL, 'h' },                          \
+	{ "db", required_argument, NULL, CLI_OPT_DB },               \
+	{ "format", required_argument, NULL, CLI_OPT_FORMAT },       \
+	{ "quiet", no_argument, NULL, 'q' },                         \
+	{ "verbose", no_argument, NULL, 'v' }
+/* And these in its short-option string. */
+#define CLI_COMMON_SHORT "hqv"
+
+/* Results of cli_common_option besides an exit code. */
+enum { CLI_NEXT = -1, CLI_OTHER = -2 };
+
+/* Handle one getopt result c.  Returns CLI_NEXT when it was a common option
+ * and parsing goes on, CLI_OTHER when it is not a common option, or an exit
+ * code the command returns at once: HR_OK after --help printed the usage,
+ * HR_USAGE after a bad value was reported.  Use as
+ *
+ *	r = cli_common_option(g, "ls", usage, c, optarg);
+ *	if (r == CLI_NEXT) continue;
+ *	if (r != CLI_OTHER) return r;
+ */
+int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
+		      int c, const char *arg);
+
+int cli_parse_format(const char *s, enum hr_format *f);
+const char *cli_format_name(enum hr_format f);
+
+/* Print "headroom CMD: " + message + usage hint on stderr; return HR_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print an error value once, "headroom CMD: msg"; return its code. */
+int cli_report(const char *cmd, const struct hr_err *e);
+
+/* Flush stdout and check it was written; returns rc, or HR_SYSTEM when a
+ * write to stdout failed (a full disk must not look like success). */
+int cli_finish(int rc);
+
+/* Standard getopt prologue every command uses; resets getopt state. */
+void cli_getopt_reset(void);
+
+#endif

@@ -1,0 +1,10 @@
+/* commands.h - every subcommand's entry point (one file each, in the folder
+ * of its stage; see docs/architecture.md).  Keep sorted by name. */
+#ifndef HR_COMMANDS_H
+#define HR_COMMANDS_H
+
+#include "cli.h"
+
+int cmd_ls(int argc, char **argv, struct hr_global *g);
+
+#endif

@@ -1,0 +1,116 @@
+/* main.c - the headroom executable: global options and the command table.
+ *
+ * Owns: dispatch only.  Each command lives in cmd_<name>.c in the folder of
+ * its stage and parses its own options (the common ones via cli.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "../dataset/version.h"
+
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, struct hr_global *g);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "ls", cmd_ls, "list stored evaluations, one row each" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("usage: headroom [--db FILE] [--format md|csv|json|tex] [-q] [-v]"
+	      " COMMAND [ARGS]\n"
+	      "       headroom --version | --help | help COMMAND\n\n"
+	      "Replays, re-verifies and re-times published evaluations of\n"
+	      "LLM-generated GPU kernels.\n\ncommands:\n", f);
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nThe database is --db, else $HEADROOM_DB, else ./headroom.db.\n"
+	      "Exit codes: 0 ok, 1 failures found, 2 usage, 3 bad input,\n"
+	      "4 system error.  'headroom COMMAND --help' for each command;\n"
+	      "man ./docs/headroom.1 for the manual.\n", f);
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct hr_global g = { 0 };
+	const struct command *cmd;
+	const char *env = getenv("HEADROOM_DB");
+	int i = 1;
+
+	g.db_path = env && *env ? env : "headroom.db";
+	g.format = HR_FMT_MD;
+	/* Global options come before the command name, as in git. */
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return cli_finish(HR_OK);
+		} else if (!strcmp(a, "--version")) {
+			printf("headroom %s\n", hr_version());
+			return cli_finish(HR_OK);
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			g.quiet = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			g.verbose++;
+		} else if (!strcmp(a, "--db") && i + 1 < argc) {
+			g.db_path = argv[++i];
+		} else if (!strncmp(a, "--db=", 5)) {
+			g.db_path = a + 5;
+		} else if (!strcmp(a, "--format") && i + 1 < argc) {
+			if (cli_parse_format(argv[++i], &g.format))
+				return cli_usage_error("", "unknown format '%s'",
+						       argv[i]);
+		} else if (!strncmp(a, "--format=", 9)) {
+			if (cli_parse_format(a + 9, &g.format))
+				return cli_usage_error("", "unknown format '%s'",
+						       a + 9);
+		} else {
+			fprintf(stderr, "headroom: unknown option '%s'\n", a);
+			usage(stderr);
+			return HR_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return HR_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 >= argc) {
+			usage(stdout);
+			return cli_finish(HR_OK);
+		}
+		if (!(cmd = find(argv[i + 1]))) {
+			fprintf(stderr, "headroom: no command '%s'\n",
+				argv[i + 1]);
+			return HR_USAGE;
+		}
+		char *help_argv[] = { argv[i + 1], "--help", NULL };
+		cli_getopt_reset();
+		return cli_finish(cmd->fn(2, help_argv, &g));
+	}
+	if (!(cmd = find(argv[i]))) {
+		fprintf(stderr, "headroom: '%s' is not a headroom command; "
+			"see 'headroom --help'\n", argv[i]);
+		return HR_USAGE;
+	}
+	cli_getopt_reset();
+	return cli_finish(cmd->fn(argc - i, argv + i, &g));
+}

@@ -1,0 +1,284 @@
+/* test_store.c - the store: schema, pragmas, idempotent writes, errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../dataset/store.h"
+
+static char path[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/hr-test-store-%d.db", getpid());
+	unlink(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char p[80];
+
+	(void)state;
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	return 0;
+}
+
+static long long scalar(struct store *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -999;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const char *text(struct store *s, const char *sql, char *buf, size_t n)
+{
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	assert_int_equal(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, n, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static struct store *open_rw(void)
+{
+	struct store *s;
+	struct hr_err e;
+
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &e), HR_OK);
+	return s;
+}
+
+static struct store_eval eval_for(int64_t source, int problem, int sample)
+{
+	struct store_eval ev = {
+		.source_id = source, .run = "run-a", .model = "m",
+		.level = 1, .problem_id = problem, .problem_id_base = 1,
+		.sample_id = sample, .compiled = 1, .correct = 0,
+		.atol = NAN, .rtol = NAN, .runtime_ms = 1.5,
+		.runtime_std_ms = NAN, .runtime_min_ms = NAN,
+		.runtime_max_ms = NAN, .num_trials = -1,
+		.correct_trials_passed = -1, .correct_trials_total = -1,
+		.record_ref = "eval_results.json#1",
+	};
+	return ev;
+}
+
+static void new_store_has_pragmas_and_schema(void **state)
+{
+	struct store *s = open_rw();
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(scalar(s, "PRAGMA application_id"), HR_APPLICATION_ID);
+	assert_int_equal(scalar(s, "PRAGMA user_version"),
+			 store_schema_version());
+	assert_int_equal(scalar(s, "PRAGMA foreign_keys"), 1);
+	assert_string_equal(text(s, "PRAGMA journal_mode", buf, sizeof(buf)),
+			    "wal");
+	/* STRICT: a text in an INTEGER column is refused. */
+	assert_int_not_equal(sqlite3_exec(store_db(s),
+		"INSERT INTO kernel(id, sha256, code) VALUES ('x', 'a', 'b')",
+		NULL, NULL, NULL), SQLITE_OK);
+	store_close(s);
+}
+
+static void reopening_does_not_migrate_again(void **state)
+{
+	struct store *s = open_rw();
+
+	(void)state;
+	store_close(s);
+	s = open_rw();
+	assert_int_equal(scalar(s, "SELECT count(*) FROM sqlite_schema"
+				" WHERE name = 'evaluation'"), 1);
+	store_close(s);
+}
+
+static void foreign_database_is_refused(void **state)
+{
+	sqlite3 *db;
+	struct store *s;
+	struct hr_err e;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_exec(db, "PRAGMA application_id = 7; CREATE TABLE t(x)",
+		     NULL, NULL, NULL);
+	sqlite3_close(db);
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &e), HR_INPUT);
+	assert_non_null(strstr(e.msg, "not a headroom database"));
+	assert_null(s);
+}
+
+static void read_mode_needs_existing_file(void **state)
+{
+	struct store *s;
+	struct hr_err e;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_READ, &e), HR_INPUT);
+	assert_non_null(strstr(e.msg, path));
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void same_source_hash_is_found_not_added(void **state)
+{
+	struct store *s = open_rw();
+	struct store_source src = { .name = "a", .path = "a.tar",
+		.kind = "kernelbench-run", .sha256 = "abc" };
+	struct hr_err e;
+	int64_t id1, id2;
+	int existed;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_add_source(s, &src, &id1, &existed, &e), 0);
+	assert_int_equal(existed, 0);
+	assert_int_equal(store_add_source(s, &src, &id2, &existed, &e), 0);
+	assert_int_equal(existed, 1);
+	assert_int_equal(id1, id2);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM source"), 1);
+	store_close(s);
+}
+
+static void identical_kernel_code_is_stored_once(void **state)
+{
+	struct store *s = open_rw();
+	struct hr_err e;
+	int64_t a, b, c;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_add_kernel(s, "int x;", &a, &e), 0);
+	assert_int_equal(store_add_kernel(s, "int x;", &b, &e), 0);
+	assert_int_equal(store_add_kernel(s, "int y;", &c, &e), 0);
+	assert_int_equal(a, b);
+	assert_int_not_equal(a, c);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM kernel"), 2);
+	store_close(s);
+}
+
+static void duplicate_evaluation_names_both_records(void **state)
+{
+	struct store *s = open_rw();
+	struct store_source src = { .name = "a", .path = "a",
+		.kind = "kernelbench-run", .sha256 = "h" };
+	struct store_eval ev;
+	struct hr_err e;
+	int64_t sid, id;
+	int existed;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_add_source(s, &src, &sid, &existed, &e), 0);
+	ev = eval_for(sid, 3, 0);
+	assert_int_equal(store_add_evaluation(s, &ev, &id, &e), 0);
+	ev.record_ref = "eval_results.json#2";
+	assert_int_equal(store_add_evaluation(s, &ev, &id, &e), HR_INPUT);
+	assert_non_null(strstr(e.msg, "duplicate record"));
+	assert_non_null(strstr(e.msg, "eval_results.json#1"));
+	assert_non_null(strstr(e.msg, "eval_results.json#2"));
+	store_close(s);
+}
+
+static void rollback_leaves_store_as_before(void **state)
+{
+	struct store *s = open_rw();
+	struct store_source src = { .name = "a", .path = "a",
+		.kind = "kernelbench-run", .sha256 = "h2" };
+	struct store_eval ev;
+	struct hr_err e;
+	int64_t sid, id;
+	int existed;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_begin(s, &e), 0);
+	assert_int_equal(store_add_source(s, &src, &sid, &existed, &e), 0);
+	ev = eval_for(sid, 1, 0);
+	assert_int_equal(store_add_evaluation(s, &ev, &id, &e), 0);
+	store_rollback(s);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM source"), 0);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM evaluation"), 0);
+	store_close(s);
+}
+
+static void missing_values_are_stored_as_null(void **state)
+{
+	struct store *s = open_rw();
+	struct store_source src = { .name = "a", .path = "a",
+		.kind = "kernelbench-run", .sha256 = "h3" };
+	struct store_eval ev;
+	struct hr_err e;
+	int64_t sid, id;
+	int existed;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_add_source(s, &src, &sid, &existed, &e), 0);
+	ev = eval_for(sid, 1, 0);
+	ev.correct = -1;
+	ev.runtime_ms = NAN;
+	assert_int_equal(store_add_evaluation(s, &ev, &id, &e), 0);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM evaluation WHERE"
+				" correct IS NULL AND runtime_ms IS NULL"
+				" AND kernel_id IS NULL AND atol IS NULL"), 1);
+	store_close(s);
+}
+
+static void speedup_needs_an_existing_evaluation(void **state)
+{
+	struct store *s = open_rw();
+	struct store_speedup sp = { .evaluation_id = 42,
+		.baseline_kind = "eager", .baseline_ms = NAN, .value = 2.0,
+		.origin = "reported" };
+	struct hr_err e;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_not_equal(store_add_speedup(s, &sp, &e), HR_OK);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM speedup"), 0);
+	store_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(new_store_has_pragmas_and_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(reopening_does_not_migrate_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_database_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(read_mode_needs_existing_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(same_source_hash_is_found_not_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(identical_kernel_code_is_stored_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(duplicate_evaluation_names_both_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(rollback_leaves_store_as_before, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_values_are_stored_as_null, setup, teardown),
+		cmocka_unit_test_setup_teardown(speedup_needs_an_existing_evaluation, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
