@@ -20,6 +20,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
+	{ "report", cmd_report, "tables and the claims ledger, from the store" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
