@@ -207,7 +207,7 @@ static int check_eval(const struct lookups *q, const struct evalrow *r,
 	const char *sha = NULL, *code = NULL, *ref = NULL;
 	const struct audit_row *a;
 	struct finding *f;
-	char ev[256];
+	char ev[512];
 
 	sqlite3_reset(q->kernel);
 	sqlite3_reset(q->problem);

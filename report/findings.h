@@ -36,7 +36,7 @@ struct finding {
 	const struct evalrow *eval; /* borrowed from the evalset */
 	char kernel[16];            /* first 12 hex digits of the sha256 */
 	const char *type;           /* static string, see above */
-	char evidence[256];
+	char evidence[512];
 };
 
 struct finding_list {
