@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "figures", cmd_figures, "draw the figures (gnuplot) from the store" },
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 	{ "report", cmd_report, "tables and the claims ledger, from the store" },
 };

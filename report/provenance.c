@@ -159,20 +159,11 @@ fail:
 	return e->code;
 }
 
-int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f)
+int provenance_write_line(const cJSON *prov, const char *lead,
+			  const char *tail, FILE *f)
 {
 	const cJSON *src;
-	const char *lead, *tail;
 
-	if (fmt == HR_FMT_MD) {
-		lead = "<!-- provenance:";
-		tail = " -->\n";
-	} else if (fmt == HR_FMT_TEX) {
-		lead = "% provenance:";
-		tail = "\n";
-	} else {
-		return 0;
-	}
 	fprintf(f, "%s %s; schema %d; date %s; sources:", lead,
 		cJSON_GetStringValue(cJSON_GetObjectItem(prov, "tool")),
 		cJSON_GetObjectItem(prov, "schema_version")->valueint,
@@ -189,4 +180,14 @@ int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f)
 	}
 	fputs(tail, f);
 	return ferror(f) ? -1 : 0;
+}
+
+int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f)
+{
+	if (fmt == HR_FMT_MD)
+		return provenance_write_line(prov, "<!-- provenance:", " -->\n",
+					     f);
+	if (fmt == HR_FMT_TEX)
+		return provenance_write_line(prov, "% provenance:", "\n", f);
+	return 0;
 }

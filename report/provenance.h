@@ -33,6 +33,11 @@ int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e);
  * and nothing for other formats.  Returns 0, or -1 on a write error. */
 int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f);
 
+/* The same line between lead and tail, e.g. "# provenance:" and "\n" for
+ * a gnuplot data file. */
+int provenance_write_line(const cJSON *prov, const char *lead,
+			  const char *tail, FILE *f);
+
 /* Replay results: 1 when the store holds any, else 0 with *why set to the
  * reason a report prints ("no replay results"). */
 int provenance_have_replay(sqlite3 *db, const char **why);
