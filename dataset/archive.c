@@ -20,6 +20,7 @@
 #define MIB (1024ull * 1024)
 #define RATIO_FLOOR MIB       /* below this, no ratio check (see .h) */
 #define MAX_NAME 4096
+#define CHUNK MIB             /* most bytes unpacked between cap checks */
 
 void archive_limits_default(struct archive_limits *lim)
 {
@@ -39,11 +40,33 @@ struct loader {
 	uint64_t input_size;   /* archive file size; 0 = no ratio check */
 };
 
+/* entry as it can be shown on a terminal: bytes that are not printable
+ * ASCII or valid UTF-8 become \xNN.  Writes into buf. */
+static const char *printable(const char *entry, char *buf, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)entry;
+	size_t o = 0, len = strlen(entry), valid_end = 0;
+
+	for (size_t i = 0; i < len && o + 5 < n; i++) {
+		/* Bytes before valid_end are known to be valid UTF-8. */
+		if (i >= valid_end)
+			valid_end = i + text_utf8_invalid_at(s + i, len - i);
+		if (i < valid_end && s[i] >= 0x20 && s[i] != 0x7f)
+			buf[o++] = (char)s[i];
+		else
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", s[i]);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 static int refuse(const struct loader *ld, const char *entry,
 		  struct hr_err *e, const char *why)
 {
-	return hr_errf(e, HR_INPUT, "%s: entry '%s': %s", ld->input, entry,
-		       why);
+	char shown[600];
+
+	return hr_errf(e, HR_INPUT, "%s: entry '%s': %s", ld->input,
+		       printable(entry, shown, sizeof(shown)), why);
 }
 
 int afileset_add(struct afileset *fs, const char *path, const void *data,
@@ -272,18 +295,20 @@ static int read_data(struct archive *a, struct loader *ld,
 	char why[160];
 	int rc;
 
-	if (archive_entry_size_is_set(ent)) {
-		int64_t sz = archive_entry_size(ent);
+	if (archive_entry_size_is_set(ent) && archive_entry_size(ent) > 0) {
+		uint64_t sz = (uint64_t)archive_entry_size(ent);
 
-		if (sz > 0 && (uint64_t)sz > lim->max_entry_bytes) {
-			snprintf(why, sizeof(why), "%lld bytes, over the "
+		/* A declared size already over a cap is refused before
+		 * anything is unpacked; the real count is checked below, as
+		 * the header may lie. */
+		if (sz > lim->max_entry_bytes) {
+			snprintf(why, sizeof(why), "%llu bytes, over the "
 				 "%llu-byte entry cap (--max-entry-mb)",
-				 (long long)sz,
+				 (unsigned long long)sz,
 				 (unsigned long long)lim->max_entry_bytes);
 			return refuse(ld, name, e, why);
 		}
-		/* A trusted hint only for the allocation size. */
-		if (sz > 0)
+		if (sz + 1 > cap)
 			cap = (size_t)sz + 1;
 	}
 	if (!(buf = malloc(cap)))
@@ -301,7 +326,10 @@ static int read_data(struct archive *a, struct loader *ld,
 			buf = p;
 			cap *= 2;
 		}
-		n = archive_read_data(a, buf + len, cap - 1 - len);
+		/* archive_read_data fills all it is given: bounded chunks
+		 * keep a bomb from unpacking far past the caps. */
+		n = archive_read_data(a, buf + len, cap - 1 - len < CHUNK ?
+				      cap - 1 - len : CHUNK);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -378,6 +406,30 @@ static const char *entry_name(struct archive_entry *ent)
 	return n ? n : archive_entry_pathname(ent);
 }
 
+/* An archive whose entries all lie under one top directory (what `tar czf
+ * x.tgz dir` makes) is read as that directory, so that a directory and
+ * any archive of it are the same input with the same hash. */
+static void strip_top_dir(struct afileset *fs)
+{
+	const char *first, *slash;
+	size_t n;
+
+	if (!fs->n)
+		return;
+	first = fs->files[0].path;
+	if (!(slash = strchr(first, '/')))
+		return;
+	n = (size_t)(slash - first) + 1;
+	for (size_t i = 1; i < fs->n; i++)
+		if (strncmp(fs->files[i].path, first, n))
+			return;
+	for (size_t i = 0; i < fs->n; i++) {
+		char *p = fs->files[i].path;
+
+		memmove(p, p + n, strlen(p + n) + 1);
+	}
+}
+
 static int load_archive(struct loader *ld, struct hr_err *e)
 {
 	struct archive *a = archive_read_new();
@@ -390,9 +442,9 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 	archive_read_support_format_tar(a);
 	archive_read_support_format_zip(a);
 	if (archive_read_open_filename(a, ld->input, 65536) != ARCHIVE_OK) {
-		hr_errf(e, HR_INPUT, "%s: not a readable archive (tar or zip, "
-			"or a directory, .json or .jsonl): %s", ld->input,
-			archive_error_string(a));
+		hr_errf(e, HR_INPUT, "%s: cannot read it as an archive (tar "
+			"or zip, any compression; else give a directory, .json "
+			"or .jsonl): %s", ld->input, archive_error_string(a));
 		archive_read_free(a);
 		return e->code;
 	}
@@ -419,6 +471,8 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 			break;
 	}
 	archive_read_free(a);
+	if (e->code == HR_OK)
+		strip_top_dir(ld->fs);
 	return e->code;
 }
 

@@ -49,7 +49,9 @@ struct afileset {
 /* Load input_path: a directory (walked with archive_read_disk, symlinks
  * inside it not followed), a file whose name ends in .json or .jsonl (a
  * set of one file, named by its base name), or else a tar or zip archive
- * under any compression libarchive reads.
+ * under any compression libarchive reads.  An archive whose entries all
+ * lie under one top directory is read as that directory (paths lose that
+ * first component), so a directory and an archive of it load the same.
  *
  * Skipped, as benign: directory entries, and the macOS debris "__MACOSX/"
  * (any depth), ".DS_Store" and "._*" AppleDouble files.  Refused (HR_INPUT

@@ -397,20 +397,46 @@ static int add_speedup(struct kb *k, const struct store_eval *ev,
 
 	n = snprintf(ref, sizeof(ref), "%s: level%d \"%s\"", r->member,
 		     r->level, r->problem_file);
-	if (ev->hardware && r->hardware && strcmp(ev->hardware, r->hardware)
-	    && n > 0 && (size_t)n < sizeof(ref))
-		snprintf(ref + n, sizeof(ref) - (size_t)n, " (baseline "
-			 "hardware '%s', evaluation hardware '%s')",
-			 r->hardware, ev->hardware);
+	if ((!ev->hardware || !r->hardware) && n > 0 &&
+	    (size_t)n < sizeof(ref))
+		snprintf(ref + n, sizeof(ref) - (size_t)n, " (GPU not checked: "
+			 "%s hardware unknown)", r->hardware ? "evaluation" :
+			 "baseline");
 	if (store_add_speedup(k->ctx->store, &sp, e))
 		return e->code;
 	k->ctx->n_speedups++;
 	return HR_OK;
 }
 
-/* One computed speedup per baseline kind.  Several baselines of one kind
- * (several hardware dirs): the one whose hardware string equals the
- * evaluation's, else none (counted in the notes, not guessed). */
+/* Which of the baselines [i, j) of one kind times the evaluation's GPU:
+ * the one whose hardware string equals the evaluation's; failing that,
+ * the only one whose hardware or the evaluation's is unknown.  Returns
+ * its index, or j when there is none or more than one. */
+static size_t pick_baseline(const struct kb *k, const struct store_eval *ev,
+			    size_t i, size_t j)
+{
+	size_t exact = j, loose = j, nexact = 0, nloose = 0;
+
+	for (size_t m = i; m < j; m++) {
+		const char *hw = k->bl[m].hardware;
+
+		if (ev->hardware && hw && !strcmp(ev->hardware, hw)) {
+			exact = m;
+			nexact++;
+		} else if (!ev->hardware || !hw) {
+			loose = m;
+			nloose++;
+		}
+	}
+	if (nexact)
+		return nexact == 1 ? exact : j;
+	return nloose == 1 ? loose : j;
+}
+
+/* One computed speedup per baseline kind, against a baseline timed on
+ * the same GPU (pick_baseline); when there is none, or several, nothing
+ * is computed and the notes count it: a speedup across GPUs or between
+ * two candidate baselines would be a guess. */
 static int add_speedups(struct kb *k, const struct store_eval *ev,
 			int64_t eval_id, struct hr_err *e)
 {
@@ -420,28 +446,15 @@ static int add_speedups(struct kb *k, const struct store_eval *ev,
 		return HR_OK;
 	first = rows_for(k, ev->level, ev->problem_id, &cnt);
 	for (i = first; i < first + cnt;) {
-		size_t j = i, match = 0, nmatch = 0;
+		size_t j = i, m;
 
 		while (j < first + cnt && !strcmp(k->bl[j].kind, k->bl[i].kind))
 			j++;
-		if (j - i == 1) {
-			match = i;
-			nmatch = 1;
-		} else {
-			for (size_t m = i; m < j; m++) {
-				if (ev->hardware && k->bl[m].hardware &&
-				    !strcmp(ev->hardware, k->bl[m].hardware)) {
-					match = m;
-					nmatch++;
-				}
-			}
-		}
-		if (nmatch == 1) {
-			if (add_speedup(k, ev, eval_id, &k->bl[match], e))
-				return e->code;
-		} else {
+		m = pick_baseline(k, ev, i, j);
+		if (m == j)
 			k->not_computed++;
-		}
+		else if (add_speedup(k, ev, eval_id, &k->bl[m], e))
+			return e->code;
 		i = j;
 	}
 	return HR_OK;
@@ -1047,8 +1060,8 @@ static void final_notes(struct kb *k)
 			"the same problem-set version (v0 and v0.1 share file "
 			"names) on the same GPU");
 	if (k->not_computed)
-		cJSON_AddNumberToObject(n, "speedups_not_computed_"
-					"several_baselines_of_one_kind",
+		cJSON_AddNumberToObject(n, "speedups_not_computed_no_single_"
+					"baseline_on_the_same_gpu",
 					(double)k->not_computed);
 	if (k->name_conflicts)
 		cJSON_AddNumberToObject(n, "problem_names_left_empty_"
