@@ -10,7 +10,10 @@
 
 static const char query[] =
 	"SELECT e.id, s.name, e.model,"
-	" CASE WHEN instr(e.run, e.model) > 0 THEN e.run"
+	/* The run's last path component: rtrim strips the name, leaving
+	 * the directories to remove. */
+	" CASE WHEN instr(e.run, e.model) > 0"
+	"      THEN replace(e.run, rtrim(e.run, replace(e.run, '/', '')), '')"
 	"      ELSE e.model || ' [' || e.run || ']' END AS config,"
 	" COALESCE(e.problem_name, (SELECT p.name FROM problem p"
 	"   WHERE p.level = e.level AND p.problem_id = e.problem_id"

@@ -8,9 +8,10 @@
  * claim and figure shares.  Must not: write to the store, print.
  *
  * A "model configuration" is one run of one model (KernelBench: one run
- * directory; a leaderboard dump: one model in it).  Its label is the run
- * name when that names the model (acme-frontier-2_greedy_level1), else
- * "MODEL [RUN]".  Problem-level numbers follow KernelBench's
+ * directory; a leaderboard dump: one model in it).  Its label is the run's
+ * last path component when that names the model
+ * (runs/acme-frontier-2_greedy_level1 -> acme-frontier-2_greedy_level1),
+ * else "MODEL [RUN]".  Problem-level numbers follow KernelBench's
  * benchmark_eval_analysis.py: only sample_id 0 counts for a problem.
  */
 #ifndef HR_EVALSET_H
