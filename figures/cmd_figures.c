@@ -74,27 +74,6 @@ static int make_dirs(const char *path, struct hr_err *e)
 	return HR_OK;
 }
 
-static int write_provenance(const char *dir, const cJSON *prov,
-			    struct hr_err *e)
-{
-	char path[PATH_MAX], *p = cJSON_Print(prov);
-	FILE *f;
-	int bad;
-
-	if (!p)
-		return hr_errf(e, HR_SYSTEM, "out of memory");
-	snprintf(path, sizeof(path), "%s/provenance.json", dir);
-	if (!(f = fopen(path, "w"))) {
-		cJSON_free(p);
-		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
-	}
-	bad = fprintf(f, "%s\n", p) < 0;
-	cJSON_free(p);
-	if (fclose(f) || bad)
-		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
-	return HR_OK;
-}
-
 int cmd_figures(int argc, char **argv, struct hr_global *g)
 {
 	static const struct option opts[] = {
@@ -144,7 +123,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	    auditset_load(&as, store_db(s), &e) ||
 	    provenance_build(store_db(s), &prov, &e) ||
 	    provenance_date(store_db(s), date, sizeof(date), &e) ||
-	    write_provenance(out, prov, &e) ||
+	    provenance_write_file(prov, out, &e) ||
 	    figures_write_data(out, store_db(s), &es, &as, prov, &e))
 		goto done;
 	if (!data_only && figures_render(out, scripts, date, &e) == HR_OK &&

@@ -1,13 +1,14 @@
 /* claims.c - see claims.h. */
 #include "claims.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/archive.h"
+#include "../dataset/json.h"
 #include "provenance.h"
 
 struct ctx {
@@ -417,46 +418,22 @@ static const struct metric_def *find_metric(const char *name)
 	return NULL;
 }
 
+/* Parse a JSON file with dataset/'s strict reader: UTF-8 checked, errors
+ * with line and column. */
 static int read_json(const char *path, cJSON **out, struct hr_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	const char *end = NULL;
+	struct archive_limits lim;
+	struct afileset fs;
 
 	*out = NULL;
-	if (!f)
-		return hr_errf(e, HR_INPUT, "%s: %s", path, strerror(errno));
-	do {
-		if (len + 4096 > cap) {
-			char *p = realloc(buf, cap = cap * 2 + 8192);
-
-			if (!p) {
-				free(buf);
-				fclose(f);
-				return hr_errf(e, HR_SYSTEM, "out of memory");
-			}
-			buf = p;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-	} while (got > 0 && len < (1u << 24));
-	if (ferror(f))
-		hr_errf(e, HR_INPUT, "%s: read error", path);
-	fclose(f);
-	if (e->code == HR_OK) {
-		buf[len] = '\0';
-		*out = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-		if (!*out) {
-			int line = 1;
-
-			for (const char *p = buf; end && p < end; p++)
-				line += *p == '\n';
-			hr_errf(e, HR_INPUT, "%s:%d: not valid JSON", path,
-				line);
-		}
+	archive_limits_default(&lim);
+	if (archive_load(path, &lim, &fs, e) == HR_OK) {
+		if (fs.n != 1)
+			hr_errf(e, HR_INPUT, "%s: not a JSON file", path);
+		else
+			json_parse(path, &fs.files[0], out, e);
 	}
-	free(buf);
+	afileset_free(&fs);
 	return e->code;
 }
 

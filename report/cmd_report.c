@@ -480,27 +480,6 @@ static int write_file(const char *dir, const char *name, const char *ext,
 	return HR_OK;
 }
 
-static int write_provenance(const char *dir, const cJSON *prov,
-			    struct hr_err *e)
-{
-	char path[4096], *p = cJSON_Print(prov);
-	FILE *f;
-	int bad;
-
-	snprintf(path, sizeof(path), "%s/provenance.json", dir);
-	if (!p)
-		return hr_errf(e, HR_SYSTEM, "out of memory");
-	if (!(f = fopen(path, "w"))) {
-		cJSON_free(p);
-		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
-	}
-	bad = fprintf(f, "%s\n", p) < 0;
-	cJSON_free(p);
-	if (fclose(f) || bad)
-		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
-	return HR_OK;
-}
-
 static int run_one(struct rdata *d, size_t k, const char *out,
 		   enum hr_format fmt, const cJSON *prov, struct hr_err *e)
 {
@@ -599,7 +578,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	d.db = store_db(s);
 	if (load(&d, &e) || provenance_build(d.db, &prov, &e))
 		goto done;
-	if (out && write_provenance(out, prov, &e))
+	if (out && provenance_write_file(prov, out, &e))
 		goto done;
 	if (all) {
 		for (k = 0; k < N_REPORTS && e.code == HR_OK; k++)

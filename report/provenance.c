@@ -1,6 +1,7 @@
 /* provenance.c - see provenance.h. */
 #include "provenance.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,4 +191,25 @@ int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f)
 	if (fmt == HR_FMT_TEX)
 		return provenance_write_line(prov, "% provenance:", "\n", f);
 	return 0;
+}
+
+int provenance_write_file(const cJSON *prov, const char *dir,
+			  struct hr_err *e)
+{
+	char path[4096], *p = cJSON_Print(prov);
+	FILE *f;
+	int bad;
+
+	if (!p)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	snprintf(path, sizeof(path), "%s/provenance.json", dir);
+	if (!(f = fopen(path, "w"))) {
+		cJSON_free(p);
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	}
+	bad = fprintf(f, "%s\n", p) < 0;
+	cJSON_free(p);
+	if (fclose(f) || bad)
+		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
+	return HR_OK;
 }

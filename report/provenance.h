@@ -38,6 +38,10 @@ int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f);
 int provenance_write_line(const cJSON *prov, const char *lead,
 			  const char *tail, FILE *f);
 
+/* Write DIR/provenance.json (the object, pretty-printed). */
+int provenance_write_file(const cJSON *prov, const char *dir,
+			  struct hr_err *e);
+
 /* Replay results: 1 when the store holds any, else 0 with *why set to the
  * reason a report prints ("no replay results"). */
 int provenance_have_replay(sqlite3 *db, const char **why);
