@@ -34,6 +34,7 @@ static const char usage[] =
 	"  findings   static findings per kernel, with evidence\n"
 	"  replay     per kernel: reported vs replayed speedup and interval\n"
 	"  profiles   addressable fraction per workload\n"
+	"  provenance where the numbers come from (sources, sha256, tool)\n"
 	"  all        every report above; needs --out\n"
 	"\n"
 	"  --out DIR      write REPORT.md/.csv/.json/.tex and provenance.json\n"
@@ -53,6 +54,7 @@ struct rdata {
 	struct auditset as;
 	struct finding_list fl;
 	const char *claims_path, *roles_path;
+	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
 };
 
@@ -428,6 +430,57 @@ done:
 	return e->code;
 }
 
+/* --- provenance ------------------------------------------------------------ */
+
+static const struct table_col prov_cols[] = {
+	{ "item", COL_TEXT }, { "value", COL_TEXT },
+};
+
+static int add_pair(struct table *t, const char *item, const char *value)
+{
+	const char *cells[2] = { item, value };
+
+	return table_add_row(t, cells);
+}
+
+/* The provenance object as item/value rows, for the paper's provenance
+ * section. */
+static int build_provenance(struct rdata *d, struct table **t,
+			    struct hr_err *e)
+{
+	const cJSON *p = d->prov, *v;
+	char buf[512];
+	int bad = 0;
+
+	if (!(*t = table_new(prov_cols, 2)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	bad |= add_pair(*t, "tool", cJSON_GetStringValue(
+		cJSON_GetObjectItem(p, "tool")));
+	snprintf(buf, sizeof(buf), "%d", cJSON_GetObjectItem(
+			 p, "schema_version")->valueint);
+	bad |= add_pair(*t, "store schema", buf);
+	bad |= add_pair(*t, "date", cJSON_GetStringValue(
+		cJSON_GetObjectItem(p, "date")));
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "sources")) {
+		snprintf(buf, sizeof(buf), "source %s (%s)",
+			 cJSON_GetStringValue(cJSON_GetObjectItem(v, "name")),
+			 cJSON_GetStringValue(cJSON_GetObjectItem(v, "kind")));
+		bad |= add_pair(*t, buf, cJSON_GetStringValue(
+			cJSON_GetObjectItem(v, "sha256")));
+	}
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "hardware_reported"))
+		bad |= add_pair(*t, "hardware in the archive",
+				cJSON_GetStringValue(v));
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "audit_devices"))
+		bad |= add_pair(*t, "problem audit ran on",
+				cJSON_GetStringValue(v));
+	snprintf(buf, sizeof(buf), "not available: %s",
+		 cJSON_GetStringValue(cJSON_GetObjectItem(
+			 p, "replay_environment")));
+	bad |= add_pair(*t, "replay GPU, driver, CUDA, torch", buf);
+	return bad ? hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
+}
+
 /* --- output ----------------------------------------------------------------- */
 
 static const struct {
@@ -439,6 +492,7 @@ static const struct {
 	{ "models", build_models },
 	{ "problems", build_problems },
 	{ "profiles", build_profiles },
+	{ "provenance", build_provenance },
 	{ "replay", build_replay },
 };
 #define N_REPORTS (sizeof(reports) / sizeof(reports[0]))
@@ -556,7 +610,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	if (optind >= argc)
 		return cli_usage_error("report", "which report? (claims, "
 				       "models, problems, findings, replay, "
-				       "profiles, all)");
+				       "profiles, provenance, all)");
 	which = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'",
@@ -578,6 +632,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	d.db = store_db(s);
 	if (load(&d, &e) || provenance_build(d.db, &prov, &e))
 		goto done;
+	d.prov = prov;
 	if (out && provenance_write_file(prov, out, &e))
 		goto done;
 	if (all) {

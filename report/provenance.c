@@ -152,7 +152,7 @@ int provenance_build(sqlite3 *db, cJSON **out, struct hr_err *e)
 	 * replay tables; say plainly when there are none. */
 	provenance_have_replay(db, &why);
 	cJSON_AddStringToObject(p, "replay_environment",
-				*why ? why : "present");
+				why);
 	*out = p;
 	return HR_OK;
 fail:
