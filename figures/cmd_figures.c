@@ -2,14 +2,13 @@
  * store and draw it with gnuplot (figures/<name>.gp) as SVG, PNG and, when
  * gnuplot has pdfcairo, PDF.  Read-only on the store.
  */
-#include <errno.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../dataset/store.h"
 #include "../report/commands.h"
+#include "../report/outdir.h"
 #include "../report/provenance.h"
 #include "figures.h"
 
@@ -53,25 +52,6 @@ static void default_scripts(char *buf, size_t n)
 			return;
 		}
 	}
-}
-
-static int make_dirs(const char *path, struct hr_err *e)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0777) && errno != EEXIST)
-			return hr_errf(e, HR_SYSTEM, "%s: %s", tmp,
-				       strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0777) && errno != EEXIST)
-		return hr_errf(e, HR_SYSTEM, "%s: %s", tmp, strerror(errno));
-	return HR_OK;
 }
 
 int cmd_figures(int argc, char **argv, struct hr_global *g)
@@ -118,7 +98,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	}
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		return cli_report("figures", &e);
-	if (make_dirs(out, &e) ||
+	if (outdir_create(out, &e) ||
 	    evalset_load(&es, store_db(s), &e) ||
 	    auditset_load(&as, store_db(s), &e) ||
 	    provenance_build(store_db(s), &prov, &e) ||

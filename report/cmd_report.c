@@ -8,12 +8,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../dataset/store.h"
 #include "claims.h"
 #include "commands.h"
 #include "findings.h"
+#include "outdir.h"
 #include "provenance.h"
 #include "table.h"
 
@@ -269,6 +269,7 @@ static int build_findings(struct rdata *d, struct table **t, struct hr_err *e)
 
 	if (!(*t = table_new(finding_cols, N_FINDING_COLS)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, 8, "9cm");
 	for (size_t i = 0; i < d->fl.n; i++) {
 		const struct finding *f = &d->fl.items[i];
 
@@ -308,6 +309,7 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 
 	if (!(*t = table_new(replay_cols, N_REPLAY_COLS)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, 11, "3cm");
 	provenance_have_replay(d->db, &why);
 	snprintf(status, sizeof(status), "not available: %s", why);
 	for (size_t i = 0; i < d->es.n; i++) {
@@ -394,6 +396,10 @@ static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 	}
 	if (ledger_evaluate(&l, &ld, res, e))
 		goto done;
+	table_set_tex_width(*t, 1, "5.5cm");
+	table_set_tex_width(*t, 7, "4.5cm");
+	table_set_tex_width(*t, 8, "3.5cm");
+	table_set_tex_width(*t, 9, "2.5cm");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct claim *c = &l.claims[i];
 
@@ -624,9 +630,8 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	if (all && !out)
 		return cli_usage_error("report", "'all' writes files: give "
 				       "--out DIR");
-	if (out && mkdir(out, 0777) && errno != EEXIST)
-		return cli_report("report", (hr_errf(&e, HR_SYSTEM, "%s: %s",
-					      out, strerror(errno)), &e));
+	if (out && outdir_create(out, &e))
+		return cli_report("report", &e);
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		return cli_report("report", &e);
 	d.db = store_db(s);
