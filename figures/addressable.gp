@@ -12,6 +12,8 @@ set style fill solid 0.8
 set boxwidth 0.6
 if (rows == 0) {
 	set xrange [0:1]
+	unset key
+	unset xtics
 	set label 2 "no profiles ingested" at graph 0.5, graph 0.5 center
 	plot 1/0 notitle
 } else {

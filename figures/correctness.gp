@@ -7,7 +7,7 @@ name = "correctness"
 load "style.gp"
 set title "Correct problems: original check vs scale-invariant checks"
 set ylabel "problems correct (%)"
-set yrange [0:105]
+set yrange [0:115]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -16,6 +16,7 @@ set xtics rotate by -30 noenhanced
 set key inside right top
 if (rows == 0) {
 	set label 2 "no evaluations in the store" at graph 0.5, graph 0.5 center
+	unset key
 	plot 1/0 notitle
 } else {
 	if (have_scale_invariant == 0) {

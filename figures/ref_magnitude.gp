@@ -15,6 +15,7 @@ set key outside top center horizontal nobox
 if (rows == 0) {
 	set label 2 "no problem audit: run 'headroom audit problems'" at graph 0.5, graph 0.5 center
 	set xrange [0:1]
+	unset xtics
 	set yrange [1e-6:1e3]
 	plot 1e-2 linetype 5 title "atol 1e-2 (v0, bf16, fp16)", 1e-4 linetype 2 title "atol 1e-4 (fp32 now)"
 } else {

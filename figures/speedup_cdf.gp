@@ -15,6 +15,7 @@ set label 1 " 1x: as fast as eager" at 1, graph 0.03 left textcolor rgb "#555555
 set key inside right bottom
 if (rows == 0) {
 	set label 2 "no timed correct evaluations in the store" at graph 0.5, graph 0.5 center
+	unset key
 	set xrange [0.1:10]
 	plot 1/0 notitle
 } else {
