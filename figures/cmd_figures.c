@@ -65,6 +65,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	};
 	struct evalset es;
 	struct auditset as;
+	struct replayset rs;
 	struct hr_err e;
 	struct store *s = NULL;
 	cJSON *prov = NULL;
@@ -74,6 +75,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 
 	memset(&es, 0, sizeof(es));
 	memset(&as, 0, sizeof(as));
+	memset(&rs, 0, sizeof(rs));
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
@@ -101,10 +103,11 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	if (outdir_create(out, &e) ||
 	    evalset_load(&es, store_db(s), &e) ||
 	    auditset_load(&as, store_db(s), &e) ||
-	    provenance_build(store_db(s), &prov, &e) ||
+	    replayset_load(&rs, store_db(s), &e) ||
+	    provenance_build(store_db(s), &rs, &prov, &e) ||
 	    provenance_date(store_db(s), date, sizeof(date), &e) ||
 	    provenance_write_file(prov, out, &e) ||
-	    figures_write_data(out, store_db(s), &es, &as, prov, &e))
+	    figures_write_data(out, store_db(s), &es, &as, &rs, prov, &e))
 		goto done;
 	if (!data_only && figures_render(out, scripts, date, &e) == HR_OK &&
 	    !g->quiet)
@@ -113,6 +116,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 done:
 	cJSON_Delete(prov);
 	auditset_release(&as);
+	replayset_release(&rs);
 	evalset_release(&es);
 	store_close(s);
 	return cli_report("figures", &e);

@@ -15,6 +15,7 @@
 #include "../dataset/err.h"
 #include "../report/auditset.h"
 #include "../report/evalset.h"
+#include "../report/replayset.h"
 
 /* Names of the figures, in drawing order; NULL-terminated. */
 extern const char *const figure_names[];
@@ -26,7 +27,8 @@ extern const char *const figure_support[];
  * exists).  Each .dat starts with a "# provenance:" line. */
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
-		       const cJSON *prov, struct hr_err *e);
+		       const struct replayset *rs, const cJSON *prov,
+		       struct hr_err *e);
 
 /* Copy the scripts (figure_names + figure_support, *.gp) from scripts_dir
  * into dir and run `gnuplot -d NAME.gp` in dir for each figure, its stdout

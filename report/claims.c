@@ -16,6 +16,9 @@ struct ctx {
 	const struct ledger_data *d;
 	const struct claim_result *done; /* results of claims before this */
 	size_t ndone;
+	int which;       /* the value being computed: 0 archive, 1 faithful,
+			    2 robust (derived metrics take their inputs' same
+			    value) */
 };
 
 typedef void metric_fn(const struct ctx *x, const struct claim *c,
@@ -353,12 +356,15 @@ static int input_value(const struct ctx *x, const struct claim *c,
 			*v = rc->stated.lo * scale;
 			return 1;
 		}
-		if (isnan(x->done[i].archive.v.lo)) {
-			na(out, "input %s (claim %s): %s", key, ref,
-			   x->done[i].archive.why);
+		const struct claim_value *in = x->which == 0 ?
+			&x->done[i].archive : x->which == 1 ?
+			&x->done[i].faithful : &x->done[i].robust;
+
+		if (isnan(in->v.lo)) {
+			na(out, "input %s (claim %s): %s", key, ref, in->why);
 			return 0;
 		}
-		*v = x->done[i].archive.v.lo * scale;
+		*v = in->v.lo * scale;
 		return 1;
 	}
 	na(out, "input %s: no earlier claim '%s'", key, ref ? ref : "?");
@@ -550,16 +556,54 @@ void ledger_release(struct ledger *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* The claim's value as replayed: the same metric over the evaluations with
+ * the replay's verdicts and speedups (see replayset_view). */
+static void replay_value(const struct ctx *x, const struct claim *c,
+			 const struct metric_def *m, int robust,
+			 struct claim_value *out)
+{
+	struct ledger_data d = *x->d;
+	struct evalset view;
+	struct ctx vx = *x;
+	struct eval_filter f;
+	size_t n = 0, replayed = 0;
+
+	/* Only what the claim selects counts: a claim about a configuration
+	 * replay never ran is not available, not zero. */
+	if (resolve_filter(x, c, &f, out)) {
+		for (size_t i = 0; i < d.es->n; i++) {
+			const struct replay_row *rr;
+
+			if (!eval_filter_match(&f, &d.es->rows[i]))
+				continue;
+			n++;
+			rr = replayset_find(d.rs, d.es->rows[i].id);
+			replayed += rr && (robust ? rr->robust.have :
+					   rr->faithful.have);
+		}
+		if (n && !replayed && m->fn != m_amdahl) {
+			na(out, "none of its %zu evaluations was replayed", n);
+			return;
+		}
+	}
+	if (replayset_view(d.rs, d.es, robust, &view)) {
+		na(out, "out of memory");
+		return;
+	}
+	d.es = &view;
+	vx.d = &d;
+	vx.which = robust ? 2 : 1;
+	m->fn(&vx, c, out);
+	replayset_view_release(&view);
+}
+
 int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
 		    struct claim_result *out, struct hr_err *e)
 {
-	const char *no_replay;
-	int have_replay = provenance_have_replay(d->db, &no_replay);
-
 	for (size_t i = 0; i < l->n; i++) {
 		const struct claim *c = &l->claims[i];
 		const struct metric_def *m = find_metric(c->metric);
-		struct ctx x = { l, d, out, i };
+		struct ctx x = { l, d, out, i, 0 };
 		struct claim_result *r = &out[i];
 		double stated_r;
 
@@ -569,9 +613,12 @@ int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
 		if (!m->replayable) {
 			na(&r->faithful, "an archive fact");
 			r->robust = r->faithful;
-		} else if (!have_replay) {
-			na(&r->faithful, "%s", no_replay);
+		} else if (!d->rs->n) {
+			na(&r->faithful, "%s", d->rs->why);
 			r->robust = r->faithful;
+		} else {
+			replay_value(&x, c, m, 0, &r->faithful);
+			replay_value(&x, c, m, 1, &r->robust);
 		}
 		r->status = metric_compare(c->stated, c->tolerance,
 					   r->archive.v);

@@ -18,6 +18,7 @@
 #include "auditset.h"
 #include "evalset.h"
 #include "metrics.h"
+#include "replayset.h"
 
 struct claim {
 	const char *id, *text, *unit, *metric; /* borrowed from the doc */
@@ -60,6 +61,7 @@ struct ledger_data {
 	sqlite3 *db;
 	const struct evalset *es;
 	const struct auditset *as;
+	const struct replayset *rs; /* replay results, maybe empty */
 };
 
 /* Evaluate every claim into out[0..l->n).  A claim that cannot be computed

@@ -53,6 +53,7 @@ struct rdata {
 	struct evalset es;
 	struct auditset as;
 	struct finding_list fl;
+	struct replayset rs;
 	const char *claims_path, *roles_path;
 	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
@@ -113,6 +114,33 @@ static size_t vacuous_sample0(const struct finding_list *fl, const char *config,
 	return n;
 }
 
+/* Sample-0 problems of a configuration and level whose robust replay
+ * passed the original and the scale-invariant checks; "n/a" without replay
+ * results or when the replay did not record the scale-invariant checks. */
+static const char *scale_invariant_cell(const struct rdata *d,
+					const char *config, int level,
+					char *buf, size_t n)
+{
+	size_t ok = 0, seen = 0;
+
+	for (size_t i = 0; i < d->es.n; i++) {
+		const struct evalrow *r = &d->es.rows[i];
+		const struct replay_row *rr;
+
+		if (r->sample_id || r->level != level ||
+		    strcmp(r->config, config) ||
+		    !(rr = replayset_find(&d->rs, r->id)) || !rr->robust.have ||
+		    rr->robust.scale_invariant < 0)
+			continue;
+		seen++;
+		ok += rr->robust.correct == 1 && rr->robust.scale_invariant == 1;
+	}
+	if (!seen)
+		return "n/a";
+	snprintf(buf, n, "%zu", ok);
+	return buf;
+}
+
 static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	char b[N_MODEL_COLS][64];
@@ -141,7 +169,7 @@ static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 		cells[5] = fmt_count(b[5], 64, cs.correct);
 		cells[6] = fmt_count(b[6], 64, cs.problems);
 		cells[7] = fmt_fixed(b[7], 64, 1, cs.correct_rate);
-		cells[8] = "n/a";
+		cells[8] = scale_invariant_cell(d, r->config, r->level, b[8], 64);
 		cells[9] = fmt_count(b[9], 64, cs.winners);
 		cells[10] = fmt_fixed(b[10], 64, 3, cs.median_winner);
 		cells[11] = fmt_fixed(b[11], 64, 3, cs.geomean_correct);
@@ -304,19 +332,43 @@ static const struct table_col replay_cols[] = {
 static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	const char *cells[N_REPLAY_COLS] = { 0 };
-	char b[5][64], status[160];
-	const char *why;
+	char b[9][64], status[160];
 
 	if (!(*t = table_new(replay_cols, N_REPLAY_COLS)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	table_set_tex_width(*t, 11, "3cm");
-	provenance_have_replay(d->db, &why);
-	snprintf(status, sizeof(status), "not available: %s", why);
 	for (size_t i = 0; i < d->es.n; i++) {
 		const struct evalrow *r = &d->es.rows[i];
+		const struct replay_row *rr = replayset_find(&d->rs, r->id);
 
 		if (r->correct != 1 || isnan(r->speedup))
 			continue;
+		if (!d->rs.n)
+			snprintf(status, sizeof(status), "not available: %s",
+				 d->rs.why);
+		else if (!rr)
+			snprintf(status, sizeof(status), "not replayed");
+		else if (!rr->robust.have)
+			snprintf(status, sizeof(status), "faithful replay "
+				 "only");
+		else if (rr->robust.correct != 1)
+			snprintf(status, sizeof(status), "incorrect on replay");
+		else if (rr->robust.scale_invariant == 0)
+			snprintf(status, sizeof(status), "fails the "
+				 "scale-invariant checks");
+		else if (rr->robust.ci_low > 1.0)
+			snprintf(status, sizeof(status), "verified speedup");
+		else
+			snprintf(status, sizeof(status), "no verified speedup: "
+				 "interval not above 1x");
+		cells[7] = rr && rr->faithful.have ?
+			fmt_sig(b[5], 64, rr->faithful.speedup) : NULL;
+		cells[8] = rr && rr->robust.have ?
+			fmt_sig(b[6], 64, rr->robust.speedup) : NULL;
+		cells[9] = rr && rr->robust.have ?
+			fmt_sig(b[7], 64, rr->robust.ci_low) : NULL;
+		cells[10] = rr && rr->robust.have ?
+			fmt_sig(b[8], 64, rr->robust.ci_high) : NULL;
 		cells[0] = r->config;
 		cells[1] = fmt_count(b[0], 64, (size_t)r->level);
 		cells[2] = fmt_count(b[1], 64, (size_t)r->problem_id);
@@ -381,7 +433,7 @@ static void status_text(enum claim_status s, const struct claim_value *v,
 static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	struct ledger l;
-	struct ledger_data ld = { d->db, &d->es, &d->as };
+	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs };
 	struct claim_result *res = NULL;
 	char b[6][320];
 	const char *cells[N_CLAIM_COLS];
@@ -480,7 +532,7 @@ static int build_provenance(struct rdata *d, struct table **t,
 	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "audit_devices"))
 		bad |= add_pair(*t, "problem audit ran on",
 				cJSON_GetStringValue(v));
-	snprintf(buf, sizeof(buf), "not available: %s",
+	snprintf(buf, sizeof(buf), "%s%s", d->rs.n ? "" : "not available: ",
 		 cJSON_GetStringValue(cJSON_GetObjectItem(
 			 p, "replay_environment")));
 	bad |= add_pair(*t, "replay GPU, driver, CUDA, torch", buf);
@@ -566,6 +618,7 @@ static int load(struct rdata *d, struct hr_err *e)
 {
 	return evalset_load(&d->es, d->db, e) ||
 		auditset_load(&d->as, d->db, e) ||
+		replayset_load(&d->rs, d->db, e) ||
 		findings_collect(d->db, &d->es, &d->as, &d->fl, e);
 }
 
@@ -635,7 +688,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		return cli_report("report", &e);
 	d.db = store_db(s);
-	if (load(&d, &e) || provenance_build(d.db, &prov, &e))
+	if (load(&d, &e) || provenance_build(d.db, &d.rs, &prov, &e))
 		goto done;
 	d.prov = prov;
 	if (out && provenance_write_file(prov, out, &e))
@@ -649,6 +702,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 done:
 	cJSON_Delete(prov);
 	finding_list_release(&d.fl);
+	replayset_release(&d.rs);
 	auditset_release(&d.as);
 	evalset_release(&d.es);
 	store_close(s);

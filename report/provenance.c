@@ -52,19 +52,6 @@ static int table_exists_like(sqlite3 *db, const char *pattern)
 	return found;
 }
 
-int provenance_have_replay(sqlite3 *db, const char **why)
-{
-	/* The replay branch adds its tables by a migration; until this report
-	 * reads them, their presence alone is not a result it can quote. */
-	if (table_exists_like(db, "replay%")) {
-		*why = "replay results are stored but this report does not "
-		       "read them yet";
-		return 0;
-	}
-	*why = "no replay results";
-	return 0;
-}
-
 int provenance_have_profiles(sqlite3 *db, const char **why)
 {
 	*why = table_exists_like(db, "profile%") ?
@@ -125,10 +112,10 @@ static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
 	return e->code;
 }
 
-int provenance_build(sqlite3 *db, cJSON **out, struct hr_err *e)
+int provenance_build(sqlite3 *db, const struct replayset *rs, cJSON **out,
+		     struct hr_err *e)
 {
 	cJSON *p = cJSON_CreateObject();
-	const char *why;
 	char date[64], tool[128];
 
 	*out = NULL;
@@ -150,9 +137,8 @@ int provenance_build(sqlite3 *db, cJSON **out, struct hr_err *e)
 		goto fail;
 	/* GPU, driver, CUDA and torch of this machine's replay come from the
 	 * replay tables; say plainly when there are none. */
-	provenance_have_replay(db, &why);
 	cJSON_AddStringToObject(p, "replay_environment",
-				why);
+				rs->n ? rs->env : rs->why);
 	*out = p;
 	return HR_OK;
 fail:

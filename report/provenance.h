@@ -2,7 +2,7 @@
  *
  * Owns: reading the provenance facts from the store (sources and their
  * SHA-256, schema version, the hardware the archive reports, the devices
- * the audit ran on, whether replay results exist) and writing them as one
+ * the audit ran on, the replay's GPU, driver, CUDA and torch) and writing them as one
  * JSON object.  The date is SOURCE_DATE_EPOCH when set, else the latest
  * ingest time in the store, never the clock: the same store gives the same
  * bytes.  Must not: write to the store, print.
@@ -21,10 +21,12 @@
 
 #include "../dataset/err.h"
 #include "cli.h"
+#include "replayset.h"
 
 /* Build the provenance object; *out is owned by the caller
  * (cJSON_Delete). */
-int provenance_build(sqlite3 *db, cJSON **out, struct hr_err *e);
+int provenance_build(sqlite3 *db, const struct replayset *rs, cJSON **out,
+		     struct hr_err *e);
 
 /* The report date (UTC, ISO 8601) as provenance_build records it. */
 int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e);
@@ -41,10 +43,6 @@ int provenance_write_line(const cJSON *prov, const char *lead,
 /* Write DIR/provenance.json (the object, pretty-printed). */
 int provenance_write_file(const cJSON *prov, const char *dir,
 			  struct hr_err *e);
-
-/* Replay results: 1 when the store holds any, else 0 with *why set to the
- * reason a report prints ("no replay results"). */
-int provenance_have_replay(sqlite3 *db, const char **why);
 
 /* Profiles: the same for profile-based claims. */
 int provenance_have_profiles(sqlite3 *db, const char **why);

@@ -38,6 +38,7 @@ struct fixture {
 	sqlite3 *db;
 	struct evalset es;
 	struct auditset as;
+	struct replayset rs;
 	struct ledger l;
 	struct claim_result res[8];
 };
@@ -69,6 +70,7 @@ static int setup(void **state)
 	x->es.n = 4;
 	x->es.configs = configs;
 	x->es.nconfigs = 1;
+	x->rs.why = "no replay results";
 	*state = x;
 	return 0;
 }
@@ -88,7 +90,7 @@ static int teardown(void **state)
 /* Load the claims text and evaluate it; returns the load's code. */
 static int run(struct fixture *x, const char *claims)
 {
-	struct ledger_data d = { x->db, &x->es, &x->as };
+	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs };
 	struct hr_err e;
 
 	hr_err_clear(&e);
@@ -148,6 +150,31 @@ static void replay_value_without_replay_results_says_so(void **state)
 			     " {\"role\": \"frontier model\"}}]}"), HR_OK);
 	assert_int_equal(x->res[0].replay_status, CLAIM_NOT_AVAILABLE);
 	assert_string_equal(x->res[0].robust.why, "no replay results");
+}
+
+static void robust_replay_counts_only_verified_speedups(void **state)
+{
+	struct fixture *x = *state;
+	/* Evaluation 1 (2x reported): faithful 2.1x; robust 1.8x but its
+	 * interval reaches down to 0.9x, so it is not a verified speedup. */
+	struct replay_row rr[] = { {
+		.evaluation_id = 1,
+		.faithful = { .have = 1, .correct = 1, .scale_invariant = -1,
+			      .speedup = 2.1, .ci_low = NAN, .ci_high = NAN },
+		.robust = { .have = 1, .correct = 1, .scale_invariant = 1,
+			    .speedup = 1.8, .ci_low = 0.9, .ci_high = 2.5 },
+	} };
+
+	x->rs.rows = rr;
+	x->rs.n = 1;
+	assert_int_equal(run(x, "{\"claims\": [{\"id\": \"c\", \"text\": \"t\","
+			     " \"stated\": 1, \"unit\": \"count\", \"tolerance\":"
+			     " 0, \"metric\": \"speedup_count\", \"params\":"
+			     " {\"role\": \"frontier model\"}}]}"), HR_OK);
+	assert_float_equal(x->res[0].faithful.v.lo, 1.0, 0.0);
+	assert_float_equal(x->res[0].robust.v.lo, 0.0, 0.0);
+	assert_int_equal(x->res[0].replay_status, CLAIM_DIFFERS);
+	x->rs.n = 0;
 }
 
 static void profile_claim_is_not_available_without_profiles(void **state)
@@ -213,6 +240,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			replay_value_without_replay_results_says_so, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			robust_replay_counts_only_verified_speedups, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			profile_claim_is_not_available_without_profiles, setup,
