@@ -24,7 +24,7 @@ if (rows == 0) {
 		plot name.".dat" using 2:xtic(1) linetype 1 title "original check (archive)"
 	} else {
 		plot name.".dat" using 2:xtic(1) linetype 1 title "original check (archive)", \
-		     "" using 3 linetype 4 title "scale-invariant checks (replay)"
+		     "" using 3 linetype 4 title "scale-invariant checks (robust replay; no bar: not replayed)"
 	}
 }
 load "render.gp"

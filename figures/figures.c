@@ -122,6 +122,23 @@ static int write_speedup_cdf(const char *dir, const struct evalset *es,
 	return write_cfg(dir, "speedup_cdf", d.rows, d.blocks, NULL, e);
 }
 
+/* How many of a configuration's evaluations the robust replay ran. */
+static size_t replayed_rows(const struct replayset *rs,
+			    const struct evalset *es, const char *config)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct replay_row *rr;
+
+		if (strcmp(es->rows[i].config, config))
+			continue;
+		rr = replayset_find(rs, es->rows[i].id);
+		n += rr && rr->robust.have;
+	}
+	return n;
+}
+
 static int write_correctness(const char *dir, sqlite3 *db,
 			     const struct evalset *es,
 			     const struct replayset *rs, const cJSON *prov,
@@ -158,7 +175,8 @@ static int write_correctness(const char *dir, sqlite3 *db,
 			cs.correct_rate);
 		/* Scale-invariant: the robust replay's verdicts (original and
 		 * scale-invariant checks both passed). */
-		if (rs->n && !replayset_view(rs, es, 1, &robust)) {
+		if (replayed_rows(rs, es, es->configs[c]) &&
+		    !replayset_view(rs, es, 1, &robust)) {
 			evalset_stats(&robust, &f, nprob, &cs);
 			replayset_view_release(&robust);
 			fprintf(d.f, " %.4g\n", isnan(cs.correct_rate) ? 0.0 :
