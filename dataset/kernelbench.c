@@ -956,6 +956,8 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 
 	if (*dir)
 		snprintf(r.name, sizeof(r.name), "%s", dir);
+	else if (k->fs->root_name)
+		snprintf(r.name, sizeof(r.name), "%s", k->fs->root_name);
 	else
 		ingest_base_name(k->input, r.name, sizeof(r.name));
 	join(path, sizeof(path), dir, "generation_config.yaml");

@@ -161,6 +161,18 @@ static void model_is_run_directory_name_without_config(void **state)
 		" in generation_config.yaml)");
 }
 
+static void top_level_run_is_named_after_the_root_directory(void **state)
+{
+	struct fx *f = *state;
+	char b[256];
+
+	f->fs.root_name = strdup("gpt4_level_1");
+	fx_file(f, "level_1_problem_2_sample_0_kernel.py", "x\n");
+	assert_int_equal(run(f), HR_OK);
+	assert_string_equal(fx_text(f, b, sizeof(b), "SELECT model || ' ' || run"
+		" FROM evaluation"), "gpt4_level_1 gpt4_level_1");
+}
+
 static void kernel_without_result_has_unknown_verdicts(void **state)
 {
 	struct fx *f = *state;
@@ -447,6 +459,7 @@ int main(void)
 		FX_TEST(first_error_key_is_the_error_kind),
 		FX_TEST(model_and_precision_come_from_generation_config),
 		FX_TEST(model_is_run_directory_name_without_config),
+		FX_TEST(top_level_run_is_named_after_the_root_directory),
 		FX_TEST(kernel_without_result_has_unknown_verdicts),
 		FX_TEST(result_without_kernel_has_no_code),
 		FX_TEST(identical_kernels_are_stored_once),
