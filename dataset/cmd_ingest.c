@@ -35,10 +35,12 @@ static const char usage[] =
 
 enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL };
 
-/* "--max-*-mb N": a positive whole number of MiB. */
-int ingest_parse_mb(const char *cmd, const char *opt, const char *arg,
-		    uint64_t *out)
+/* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
+ * MiB. */
+int ingest_parse_cap(const char *cmd, int entry, const char *arg,
+		     struct archive_limits *lim)
 {
+	const char *opt = entry ? "--max-entry-mb" : "--max-total-mb";
 	char *end;
 	unsigned long long v = strtoull(arg, &end, 10);
 
@@ -46,7 +48,10 @@ int ingest_parse_mb(const char *cmd, const char *opt, const char *arg,
 	    v > (UINT64_MAX >> 20))
 		return cli_usage_error(cmd, "%s wants a positive number of "
 				       "MiB, not '%s'", opt, arg);
-	*out = (uint64_t)v << 20;
+	if (entry)
+		lim->max_entry_bytes = (uint64_t)v << 20;
+	else
+		lim->max_total_bytes = (uint64_t)v << 20;
 	return HR_OK;
 }
 
@@ -126,10 +131,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		case OPT_MAX_ENTRY:
 		case OPT_MAX_TOTAL:
-			r = ingest_parse_mb("ingest", argv[optind - 1], optarg,
-					    c == OPT_MAX_ENTRY ?
-					    &o.limits.max_entry_bytes :
-					    &o.limits.max_total_bytes);
+			r = ingest_parse_cap("ingest", c == OPT_MAX_ENTRY, optarg,
+					     &o.limits);
 			if (r)
 				return r;
 			break;

@@ -10,10 +10,11 @@
 #include "../report/cli.h"
 #include "ingest.h"
 
-/* Parse "--max-*-mb N" into bytes; a usage error is printed and HR_USAGE
- * returned when N is not a positive whole number. */
-int ingest_parse_mb(const char *cmd, const char *opt, const char *arg,
-		    uint64_t *out);
+/* Parse the value of --max-entry-mb (entry != 0) or --max-total-mb into
+ * lim; a usage error is printed and HR_USAGE returned when it is not a
+ * positive whole number of MiB. */
+int ingest_parse_cap(const char *cmd, int entry, const char *arg,
+		     struct archive_limits *lim);
 
 /* Load path, open *s on first use (so a bad input never creates the
  * database), ingest it and print its summary line unless -q. */

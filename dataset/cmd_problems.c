@@ -50,10 +50,8 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 			o.source_name = optarg;
 			continue;
 		}
-		r = ingest_parse_mb("problems", argv[optind - 1], optarg,
-				    c == OPT_MAX_ENTRY ?
-				    &o.limits.max_entry_bytes :
-				    &o.limits.max_total_bytes);
+		r = ingest_parse_cap("problems", c == OPT_MAX_ENTRY, optarg,
+				     &o.limits);
 		if (r)
 			return r;
 	}
