@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../report/commands.h"
 #include "cmd_ingest.h"
@@ -76,24 +77,42 @@ static void ingest_print_result(const char *path, const struct ingest_result *r)
 	       r->n_speedups, r->n_baselines);
 }
 
-int ingest_cli_one(const struct hr_global *g, struct store **s,
+int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		   const char *path, const struct ingest_opts *o,
 		   struct hr_err *e)
 {
 	struct ingest_result res;
 	struct afileset fs;
-	int rc;
+	int rc = HR_OK;
 
-	/* Load before opening: a bad input must not create the database. */
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
-	rc = *s ? HR_OK : store_open(s, g->db_path, STORE_WRITE, e);
+	if (!c->s) {
+		c->created = access(g->db_path, F_OK) != 0;
+		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
+	}
 	if (rc == HR_OK)
-		rc = ingest_fileset(*s, &fs, o, &res, e);
+		rc = ingest_fileset(c->s, &fs, o, &res, e);
+	if (rc == HR_OK && !res.existed)
+		c->stored++;
 	if (rc == HR_OK && !g->quiet)
 		ingest_print_result(path, &res);
 	afileset_free(&fs);
 	return rc;
+}
+
+void ingest_cli_close(const struct hr_global *g, struct ingest_cli *c)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char p[4096];
+
+	store_close(c->s);
+	if (!c->s || !c->created || c->stored)
+		return;
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
+		snprintf(p, sizeof(p), "%s%s", g->db_path, suffix[i]);
+		unlink(p);
+	}
 }
 
 int cmd_ingest(int argc, char **argv, struct hr_global *g)
@@ -109,7 +128,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	struct ingest_opts o = { .kind = INGEST_AUTO };
 	struct lb_map *map = NULL;
 	const char *map_path = NULL;
-	struct store *s = NULL;
+	struct ingest_cli cli = { 0 };
 	struct hr_err e;
 	int c, r, rc = HR_OK;
 
@@ -144,8 +163,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		return cli_report("ingest", &e);
 	o.map = map;
 	for (int i = optind; i < argc && rc == HR_OK; i++)
-		rc = ingest_cli_one(g, &s, argv[i], &o, &e);
-	store_close(s);
+		rc = ingest_cli_one(g, &cli, argv[i], &o, &e);
+	ingest_cli_close(g, &cli);
 	lb_map_free(map);
 	return rc ? cli_report("ingest", &e) : HR_OK;
 }
