@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "export", cmd_export, "write the canonical archive of the store" },
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 };
 
