@@ -110,6 +110,27 @@ static const char *const migrations[] = {
 	"  device TEXT,"
 	"  UNIQUE(source_id, hardware_dir, baseline_kind, level, problem_file)"
 	") STRICT;",
+	/* 1 -> 2: what running each reference once showed (headroom audit
+	 * problems): output magnitude and which degenerate outputs would pass
+	 * the original check under each tolerance preset. */
+	"CREATE TABLE problem_audit("
+	"  id INTEGER PRIMARY KEY,"
+	"  problem_sha256 TEXT NOT NULL,"
+	"  level INTEGER NOT NULL,"
+	"  problem_id INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  device TEXT NOT NULL,"
+	"  dtype TEXT NOT NULL,"
+	"  seed INTEGER NOT NULL,"
+	"  output_shape TEXT NOT NULL,"
+	"  output_numel INTEGER NOT NULL,"
+	"  max_abs_ref REAL,"
+	"  rms_ref REAL,"
+	"  gates_json TEXT NOT NULL,"
+	"  audited_at TEXT NOT NULL,"
+	"  tool_version TEXT NOT NULL,"
+	"  UNIQUE(problem_sha256, device, dtype)"
+	") STRICT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
