@@ -138,7 +138,7 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -170,6 +170,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[ST_SOURCE_NOTES] = "UPDATE source SET notes_json = ?2 WHERE id = ?1",
 };
 
 struct store {
@@ -461,6 +462,18 @@ int store_add_source(struct store *s, const struct store_source *src,
 	return HR_OK;
 }
 
+int store_set_source_notes(struct store *s, int64_t id,
+			   const char *notes_json, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SOURCE_NOTES, e);
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, notes_json);
+	return step_done(s, st, "update source notes", e);
+}
+
 int store_add_kernel(struct store *s, const char *code, int64_t *id,
 		     struct hr_err *e)
 {
@@ -546,10 +559,9 @@ static int duplicate_eval(struct store *s, const struct store_eval *ev,
 	bind_text(st, 6, ev->model);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		prev = (const char *)sqlite3_column_text(st, 0);
-	hr_errf(e, HR_INPUT, "%s: duplicate record: run '%s' model '%s' level "
-		"%d problem %d sample %d is also at %s", ev->record_ref,
-		ev->run, ev->model, ev->level, ev->problem_id, ev->sample_id,
-		prev);
+	hr_errf(e, HR_INPUT, "%s: duplicate record: run '%s' level %d problem "
+		"%d sample %d is also at %s", ev->record_ref, ev->run,
+		ev->level, ev->problem_id, ev->sample_id, prev);
 	sqlite3_reset(st);
 	return e->code;
 }
