@@ -78,6 +78,7 @@ struct spec {
 	int required;
 	int zero_based;
 	double unit_ms;
+	const char *unit;         /* static, from units[] */
 	const char *unit_assumed;
 	const char *baseline;   /* static, from baselines[] */
 };
@@ -193,7 +194,9 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 			if (set_path(m, sp, sub, c->valuestring, e))
 				return e->code;
 			has_field = 1;
-		} else if (!strcmp(c->string, "const")) {
+		} else if (!strcmp(c->string, "const") ||
+			   !strcmp(c->string, "value")) {
+			/* "value" is the samples branch's first draft. */
 			if (sp->konst)
 				return bad(m, sub, e, "%s", "given twice");
 			sp->konst = c;
@@ -215,6 +218,7 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 					   "or s)", cJSON_IsString(c) ?
 					   c->valuestring : "(not a string)");
 			sp->unit_ms = units[i].ms;
+			sp->unit = units[i].name;
 			sp->unit_assumed = units[i].assumed;
 		} else if (!strcmp(c->string, "baseline") && in_speedups) {
 			size_t i = 0;
@@ -234,7 +238,7 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 	}
 	if (has_field == !!sp->konst)
 		return bad(m, key, e, "%s", "needs exactly one of \"field\" "
-			   "and \"const\"");
+			   "and \"const\" (or \"value\")");
 	if ((opts & OPT_UNIT) && !sp->unit_assumed)
 		return bad(m, key, e, "%s needs a unit: \"us\", \"ms\" or "
 			   "\"s\"", "a time");
@@ -589,6 +593,62 @@ static int add_speedups(const struct rec_ctx *rc, const cJSON *rec,
 	return HR_OK;
 }
 
+/* 1 when the mapping reads top-level key k of a record (first component
+ * of some field path). */
+static int key_used(const struct lb_map *m, const char *k)
+{
+	for (int t = 0; t < T_COUNT; t++)
+		if (m->f[t].path && !strcmp(m->f[t].path, k))
+			return 1;
+	for (size_t i = 0; i < m->n_speedups; i++)
+		if (m->speedups[i].path && !strcmp(m->speedups[i].path, k))
+			return 1;
+	return 0;
+}
+
+/* Without a metadata field, the record's top-level keys that the mapping
+ * does not read are kept as its metadata, so nothing the site reported is
+ * lost (a submission id, a timestamp).  *out is NULL when there are none;
+ * returns -1 on no memory. */
+static int unmapped_keys(const struct lb_map *m, const cJSON *rec,
+			 char **out)
+{
+	cJSON *o = NULL, *dup;
+	const cJSON *c;
+
+	*out = NULL;
+	cJSON_ArrayForEach(c, rec) {
+		if (key_used(m, c->string))
+			continue;
+		if (!o && !(o = cJSON_CreateObject()))
+			return -1;
+		dup = cJSON_Duplicate(c, 1);
+		if (!dup || !cJSON_AddItemToObject(o, c->string, dup)) {
+			cJSON_Delete(dup);
+			cJSON_Delete(o);
+			return -1;
+		}
+	}
+	if (o && !(*out = cJSON_PrintUnformatted(o))) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	cJSON_Delete(o);
+	return 0;
+}
+
+/* KernelBench problem names are file stems; some dumps keep ".py". */
+static const char *stem(const char *name, char *buf, size_t n)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (len < 4 || strcmp(name + len - 3, ".py") || len - 3 >= n)
+		return name;
+	memcpy(buf, name, len - 3);
+	buf[len - 3] = '\0';
+	return buf;
+}
+
 static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 		      struct hr_err *e)
 {
@@ -600,7 +660,7 @@ static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 		.record_ref = rc->ref,
 	};
 	const char *code;
-	char *meta = NULL;
+	char *meta = NULL, name[256];
 	const cJSON *mv;
 	int64_t id;
 
@@ -617,16 +677,21 @@ static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 	    get_int(rc, T_NUM_TRIALS, rec, 0, &ev.num_trials, e) ||
 	    get_str(rc, T_ERROR, rec, &ev.error_text, e))
 		return e->code;
+	ev.problem_name = stem(ev.problem_name, name, sizeof(name));
 	if (ev.error_text)
 		ev.error_kind = "reported";
 	if (!isnan(ev.runtime_ms))
 		ev.unit_assumed = m->f[T_RUNTIME].unit_assumed;
-	mv = field(rc, T_METADATA, rec, e);
-	if (e->code)
-		return e->code;
-	if (!jsonrec_absent(mv) &&
-	    !(meta = cJSON_PrintUnformatted(mv)))
+	if (m->f[T_METADATA].set) {
+		mv = field(rc, T_METADATA, rec, e);
+		if (e->code)
+			return e->code;
+		if (!jsonrec_absent(mv) &&
+		    !(meta = cJSON_PrintUnformatted(mv)))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	} else if (unmapped_keys(m, rec, &meta)) {
 		return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
 	ev.metadata_json = meta;
 	if (code) {
 		if (store_add_kernel(rc->ctx->store, code, &ev.kernel_id, e)) {
@@ -671,6 +736,25 @@ static int ingest_dump(const struct afile *f, const struct lb_map *map,
 	return e->code;
 }
 
+/* What the source's notes should say about this reading: the assumptions
+ * came from the mapping, not from the dump. */
+static int add_notes(const struct lb_map *map, struct ingest_ctx *ctx,
+		     struct hr_err *e)
+{
+	const struct spec *rt = &map->f[T_RUNTIME];
+	const struct spec *pid = &map->f[T_PROBLEM_ID];
+
+	if (!ctx->notes)
+		return HR_OK;
+	if (!cJSON_AddStringToObject(ctx->notes, "mapping", map->name) ||
+	    (rt->set && !cJSON_AddStringToObject(ctx->notes, "runtime_unit",
+						 rt->unit)) ||
+	    !cJSON_AddNumberToObject(ctx->notes, "problem_id_base",
+				     pid->set && pid->zero_based ? 0 : 1))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return HR_OK;
+}
+
 int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,
 		       struct ingest_ctx *ctx, struct hr_err *e)
 {
@@ -686,5 +770,5 @@ int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,
 	if (!n)
 		return hr_errf(e, HR_INPUT, "%s: no .json or .jsonl file to "
 			       "read with mapping %s", fs->input, map->name);
-	return HR_OK;
+	return add_notes(map, ctx, e);
 }

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 #include "../../dataset/ingest.h"
 
 struct fx {
@@ -336,6 +338,61 @@ static void metadata_is_stored_compact(void **state)
 			 HR_OK);
 	assert_string_equal(text(f, "SELECT metadata_json FROM evaluation"),
 			    "{\"trials\":\"(5 / 5)\",\"x\":[1,2]}");
+}
+
+static void unmapped_keys_become_metadata(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(ingest(f, MAP(""), "d.jsonl",
+				"{\"m\": \"a\", \"l\": 1, \"p\": 1, \"id\": "
+				"\"sub-7\", \"t\": [1]}\n"), HR_OK);
+	assert_string_equal(text(f, "SELECT metadata_json FROM evaluation"),
+			    "{\"id\":\"sub-7\",\"t\":[1]}");
+}
+
+static void problem_name_loses_py_suffix(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(ingest(f, MAP(", \"problem_name\": \"n\""), "d.jsonl",
+				"{\"m\": \"a\", \"l\": 1, \"p\": 1, \"n\": "
+				"\"1_Square.py\"}\n"), HR_OK);
+	assert_string_equal(text(f, "SELECT problem_name FROM evaluation"),
+			    "1_Square");
+}
+
+static void value_is_a_synonym_of_const(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(ingest(f, "{\"name\": \"t\", \"fields\": {\"model\":"
+				" {\"value\": \"acme\"}, \"level\": \"l\", "
+				"\"problem_id\": \"p\"}}", "d.jsonl",
+				"{\"l\": 1, \"p\": 1}\n"), HR_OK);
+	assert_string_equal(text(f, "SELECT model FROM evaluation"), "acme");
+}
+
+static void notes_name_mapping_unit_and_id_base(void **state)
+{
+	struct fx *f = *state;
+	cJSON *notes = cJSON_CreateObject();
+	char *txt;
+
+	f->ctx.notes = notes;
+	assert_int_equal(ingest(f, "{\"name\": \"t\", \"fields\": {\"model\":"
+				" \"m\", \"level\": \"l\", \"problem_id\": "
+				"{\"field\": \"p\", \"zero_based\": true}, "
+				"\"runtime\": {\"field\": \"r\", \"unit\": "
+				"\"s\"}}}", "d.jsonl",
+				"{\"m\": \"a\", \"l\": 1, \"p\": 0}\n"),
+			 HR_OK);
+	txt = cJSON_PrintUnformatted(notes);
+	assert_string_equal(txt, "{\"mapping\":\"t\",\"runtime_unit\":\"s\","
+			    "\"problem_id_base\":0}");
+	free(txt);
+	cJSON_Delete(notes);
+	f->ctx.notes = NULL;
 }
 
 static void zero_based_ids_become_one_based(void **state)
@@ -707,6 +764,10 @@ int main(void)
 		T(sample_id_and_num_trials_are_stored),
 		T(error_text_is_stored_as_reported),
 		T(metadata_is_stored_compact),
+		T(unmapped_keys_become_metadata),
+		T(problem_name_loses_py_suffix),
+		T(value_is_a_synonym_of_const),
+		T(notes_name_mapping_unit_and_id_base),
 		T(zero_based_ids_become_one_based),
 		T(one_based_ids_are_kept),
 		T(one_based_id_zero_is_rejected),
