@@ -292,9 +292,11 @@ static int read_baseline_file(struct kb *k, const struct afile *f,
 			struct baseline_row row = { .kind = kind_kept,
 				.hardware_dir = dir, .member = f->path };
 
-			if (read_baseline_entry(k, f, ent, &row, &b, e) ||
-			    store_add_baseline(ctx->store, &b, e))
-				return hr_err_prefix(e, "%s", k->input);
+			if (read_baseline_entry(k, f, ent, &row, &b, e))
+				return e->code;
+			if (store_add_baseline(ctx->store, &b, e))
+				return hr_err_prefix(e, "%s: %s", k->input,
+						     f->path);
 			/* A key without a numeric prefix is stored but
 			 * cannot be matched to a problem id. */
 			if (row.pid >= 0 && add_row(k, &row))
@@ -954,6 +956,8 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 
 	if (*dir)
 		snprintf(r.name, sizeof(r.name), "%s", dir);
+	else if (k->fs->root_name)
+		snprintf(r.name, sizeof(r.name), "%s", k->fs->root_name);
 	else
 		ingest_base_name(k->input, r.name, sizeof(r.name));
 	join(path, sizeof(path), dir, "generation_config.yaml");
