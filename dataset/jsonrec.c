@@ -6,69 +6,31 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), or 0.  Rejects
- * overlong forms, surrogates and code points above U+10FFFF, as RFC 3629
- * does: cJSON copies string bytes through without looking. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-	size_t len;
-	unsigned lo = 0x80, hi = 0xBF;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		len = 2;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		len = 3;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	if (p[0] == 0xE0)
-		lo = 0xA0;
-	else if (p[0] == 0xED)
-		hi = 0x9F;
-	else if (p[0] == 0xF0)
-		lo = 0x90;
-	else if (p[0] == 0xF4)
-		hi = 0x8F;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xBF)
-			return 0;
-	return len;
-}
+#include "text.h"
 
 static long line_of(const char *buf, size_t off)
 {
-	long line = 1;
+	size_t line, col;
 
-	for (const char *p = buf; (p = memchr(p, '\n', off - (size_t)(p - buf)));
-	     p++)
-		line++;
-	return line;
+	text_line_col(buf, off, &line, &col);
+	return (long)line;
 }
 
+/* cJSON copies string bytes through without looking, so the text is
+ * checked first, with the validator the archive loader uses. */
 static int check_text(const char *file, const char *buf, size_t len,
 		      struct hr_err *e)
 {
-	const unsigned char *p = (const unsigned char *)buf;
-	size_t i = 0, k;
+	const char *nul = memchr(buf, '\0', len);
+	size_t bad = text_utf8_invalid_at(buf, len);
 
-	while (i < len) {
-		if (p[i] == 0)
-			return hr_errf(e, HR_INPUT, "%s:%ld: NUL byte at byte "
-				       "offset %zu", file, line_of(buf, i), i);
-		k = utf8_seq(p + i, len - i);
-		if (!k)
-			return hr_errf(e, HR_INPUT, "%s:%ld: invalid UTF-8 at "
-				       "byte offset %zu", file, line_of(buf, i),
-				       i);
-		i += k;
-	}
+	if (nul && (size_t)(nul - buf) < bad)
+		return hr_errf(e, HR_INPUT, "%s:%ld: NUL byte at byte offset "
+			       "%zu", file, line_of(buf, (size_t)(nul - buf)),
+			       (size_t)(nul - buf));
+	if (bad < len)
+		return hr_errf(e, HR_INPUT, "%s:%ld: invalid UTF-8 at byte "
+			       "offset %zu", file, line_of(buf, bad), bad);
 	return HR_OK;
 }
 
