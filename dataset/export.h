@@ -17,7 +17,9 @@
  *   kernels/<sha256>.py
  *   speedups.jsonl, baselines.jsonl
  * Rows keep their store ids as "id"; references (source_id, set_id,
- * evaluation_id) use those ids and are remapped on import.
+ * evaluation_id) use those ids and are remapped on import.  Not exported:
+ * problem_audit (schema 2), which `headroom audit problems` re-derives
+ * and the store has no insert function for yet.
  */
 #ifndef HR_EXPORT_H
 #define HR_EXPORT_H
