@@ -6,5 +6,6 @@
 #include "cli.h"
 
 int cmd_ls(int argc, char **argv, struct hr_global *g);
+int cmd_verify(int argc, char **argv, struct hr_global *g);
 
 #endif

@@ -20,6 +20,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
+	{ "verify", cmd_verify, "compare a reference and a candidate tensor" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
