@@ -19,7 +19,8 @@
 
 static const char usage[] =
 	"usage: headroom verify REF.npy CAND.npy [--dtype D] [--preset NAME]\n"
-	"                       [--atol A] [--rtol R] [--equal-nan]\n"
+	"                       [--atol A] [--rtol R] [--equal-nan]"
+	" [--torch-device cuda|cpu]\n"
 	"                       [--si-rtol X] [--si-alpha X] [--si-row-alpha X]"
 	" [--si-tau X]\n"
 	"                       [--input FILE]... [--poison[=BITS]]"
@@ -39,6 +40,8 @@ static const char usage[] =
 	"                    (fp32 1e-4, fp16/bf16 1e-2; the default)\n"
 	"  --atol A, --rtol R  override the preset's atol / rtol\n"
 	"  --equal-nan       NaN == NaN, as torch.allclose(equal_nan=True)\n"
+	"  --torch-device D  cuda (default) or cpu: whose fp16/bf16 rounding of\n"
+	"                    atol to follow (they differ; docs/verification.md)\n"
 	"  --si-rtol, --si-alpha, --si-row-alpha, --si-tau X\n"
 	"                    scale-invariant thresholds (defaults per dtype)\n"
 	"  --input FILE      gate: would this tensor pass as the candidate?\n"
@@ -50,7 +53,7 @@ static const char usage[] =
 enum {
 	OPT_DTYPE = 0x2000, OPT_PRESET, OPT_ATOL, OPT_RTOL, OPT_EQUAL_NAN,
 	OPT_SI_RTOL, OPT_SI_ALPHA, OPT_SI_ROW_ALPHA, OPT_SI_TAU, OPT_INPUT,
-	OPT_POISON, OPT_SAME_AS
+	OPT_POISON, OPT_SAME_AS, OPT_TORCH_DEVICE
 };
 
 #define MAX_INPUTS 16
@@ -179,7 +182,7 @@ struct args {
 	int dtype;                   /* -1: from the files */
 	double atol, rtol;           /* NAN: from the preset */
 	double si[4];                /* rtol alpha row_alpha tau; NAN: default */
-	int equal_nan, poison;
+	int equal_nan, poison, torch_cpu;
 	uint64_t poison_bits;
 	int poison_given;
 };
@@ -213,6 +216,7 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 		{ "input", required_argument, NULL, OPT_INPUT },
 		{ "poison", optional_argument, NULL, OPT_POISON },
 		{ "same-as", required_argument, NULL, OPT_SAME_AS },
+		{ "torch-device", required_argument, NULL, OPT_TORCH_DEVICE },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, r;
@@ -277,6 +281,12 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 		case OPT_SAME_AS:
 			a->same_as = optarg;
 			break;
+		case OPT_TORCH_DEVICE:
+			if (strcmp(optarg, "cuda") && strcmp(optarg, "cpu"))
+				return cli_usage_error("verify", "--torch-device "
+						       "is cuda or cpu");
+			a->torch_cpu = !strcmp(optarg, "cpu");
+			break;
 		default:
 			return cli_usage_error("verify", "unknown option");
 		}
@@ -339,6 +349,7 @@ static int make_opts(const struct args *a, int dtype, struct hrv_opts *o)
 		if (!isnan(a->si[i]))
 			*si[i] = a->si[i];
 	o->equal_nan = a->equal_nan;
+	o->torch_cpu = a->torch_cpu;
 	o->have_poison = a->poison;
 	if (a->poison_given)
 		o->poison_bits = a->poison_bits;
@@ -376,6 +387,7 @@ static void report(struct out *o, const struct args *a,
 	put_f64(o, "atol", op->atol);
 	put_f64(o, "rtol", op->rtol);
 	put_bool(o, "equal_nan", op->equal_nan);
+	put_str(o, "torch_device", op->torch_cpu ? "cpu" : "cuda");
 	put_bool(o, "pass", r->allclose_pass);
 	put_u64(o, "violations", r->n_violations);
 	put_i64(o, "first_violation", r->first_violation);

@@ -476,7 +476,10 @@ HRV_HD int hrv_params_make(struct hrv_params *p, const struct hrv_opts *o,
 	    !(o->si_tau >= 0.0))
 		return HRV_EINVAL;
 	p->dtype = dtype;
-	p->atol_f = (float)o->atol;
+	/* torch on CUDA reads the Python double as a float (opmath); its CPU
+	 * add kernel casts the scalar to the tensor's dtype first. */
+	p->atol_f = o->torch_cpu ? hrv_round(dtype, (float)o->atol)
+				 : (float)o->atol;
 	p->rtol_f = (float)o->rtol;
 	p->zero_tol = o->atol == 0.0 && o->rtol == 0.0;
 	p->equal_nan = o->equal_nan != 0 && hrv_is_float(dtype);

@@ -66,13 +66,20 @@ struct hrv_tensor {
  *   elementwise |cand-ref| - si_rtol*|ref| <= si_alpha * RMS(ref)
  *   per row:    |cand-ref| - si_rtol*|ref| <= si_row_alpha * amax(|ref row|)
  * poison_bits: raw bits of the NaN payload memory was filled with before the
- *   candidate ran (coverage); counted only when have_poison is 1. */
+ *   candidate ran (coverage); counted only when have_poison is 1.
+ * torch_cpu: 0 (default) follows torch.allclose on CUDA tensors, where
+ *   atol enters `atol + |rtol*cand|` as a float; 1 follows PyTorch's CPU
+ *   kernels, which first round atol to fp16/bf16 (measured on torch 2.11:
+ *   the two differ on fp16/bf16 pairs at the tolerance boundary; fp32,
+ *   integers and bool are unaffected). */
 struct hrv_opts {
 	double atol, rtol;
 	double si_rtol, si_alpha, si_row_alpha, si_tau;
 	uint64_t poison_bits;
 	int32_t equal_nan;       /* torch.allclose(equal_nan=) */
 	int32_t have_poison;
+	int32_t torch_cpu;       /* 1: PyTorch CPU rounding of atol */
+	int32_t pad_;            /* zero */
 };
 
 /* Everything one check computes.  Indices are flat C-order element
