@@ -202,6 +202,20 @@ static ALWAYS_INLINE void row_add(struct row_state *rs, const struct hrv_job *j,
 	}
 }
 
+static ALWAYS_INLINE void cpu_elem(const int dtype, const struct hrv_job *j,
+				   const struct hrv_params *p,
+				   struct hrv_acc *a, double *ls,
+				   struct row_state *rs, int per_row,
+				   uint64_t i)
+{
+	struct hrv_val r = hrv_load(dtype, j->ref, i);
+	struct hrv_val c = hrv_load(dtype, j->cand, i);
+	double ex = hrv_elem(dtype, p, a, ls, r, c, i);
+
+	if (per_row)
+		row_add(rs, j, i, r, ex);
+}
+
 /* Pass 1 for one dtype (a constant after inlining). */
 static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 				    struct hrv_acc *acc, double *sums,
@@ -214,6 +228,8 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 	double outer[HRV_NSUMS][HRV_LANES];
 	double tmp[HRV_LANES];
 	struct row_state rs = { j->row_len, 0.0, 0.0, 0 };
+	struct hrv_params p = j->p;      /* locals: no aliasing with lanes */
+	struct hrv_acc a = *acc;
 	uint64_t t = 0;
 
 	memset(outer, 0, sizeof(outer));
@@ -222,18 +238,21 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 		for (uint64_t k = 0; k < HRV_STEPS; k++) {
 			for (uint64_t l = 0; l < HRV_LANES; l++) {
 				uint64_t i0 = base + (k * HRV_LANES + l) * v;
+				double ls[HRV_NSUMS];
 
-				for (uint64_t e = 0; e < v && i0 + e < j->n;
-				     e++) {
-					uint64_t i = i0 + e;
-					struct hrv_val r = hrv_load(dtype, j->ref, i);
-					struct hrv_val c = hrv_load(dtype, j->cand, i);
-					double ex = hrv_elem(&j->p, acc, lanes[l],
-							     r, c, i);
-
-					if (per_row)
-						row_add(&rs, j, i, r, ex);
+				if (i0 >= j->n)
+					break;
+				memcpy(ls, lanes[l], sizeof(ls));
+				if (i0 + v <= j->n) {   /* full vector */
+					for (uint64_t e = 0; e < v; e++)
+						cpu_elem(dtype, j, &p, &a, ls,
+							 &rs, per_row, i0 + e);
+				} else {
+					for (uint64_t e = 0; i0 + e < j->n; e++)
+						cpu_elem(dtype, j, &p, &a, ls,
+							 &rs, per_row, i0 + e);
 				}
+				memcpy(lanes[l], ls, sizeof(ls));
 			}
 		}
 		for (int s = 0; s < HRV_NSUMS; s++) {
@@ -245,12 +264,14 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 	}
 	for (int s = 0; s < HRV_NSUMS; s++)
 		sums[s] = hrv_tree_sum(outer[s]);
+	*acc = a;
 	if (per_row) {
 		*rows_failed = rs.failed;
 	} else if (j->n > 0) {
 		/* one row: its statistics are the global ones */
 		*rows_failed = acc->max_excess >
-			hrv_row_bound(j->opts->si_row_alpha, acc->ref_amax);
+			hrv_row_bound(j->opts->si_row_alpha,
+				      hrv_acc_amax(acc));
 	}
 }
 

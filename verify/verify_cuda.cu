@@ -119,7 +119,7 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 				struct hrv_val r = hrv_load(DT, &rv, e);
 				struct hrv_val c = hrv_load(DT, &cv, e);
 
-				ex[e] = hrv_elem(&p, &a, s, r, c, i0 + e);
+				ex[e] = hrv_elem(DT, &p, &a, s, r, c, i0 + e);
 				if (hrv_isfinite_d(r.d))
 					ar[e] = hrv_fabs_d(r.d);
 			}
@@ -375,13 +375,14 @@ int run_dt(const struct hrv_job *j, struct hrv_result *res)
 		res->rows_failed = hout.rows_failed;
 	} else {
 		res->rows_failed = hout.acc.max_excess >
-			hrv_row_bound(j->opts->si_row_alpha, hout.acc.ref_amax);
+			hrv_row_bound(j->opts->si_row_alpha,
+				      hrv_acc_amax(&hout.acc));
 	}
 	hrv_finalize(&j->p, j->opts, &hout.acc, hout.sums, res);
 	if (!res->si_pass || !res->row_pass) {
 		k_pass2<DT><<<grid_for(j->n), 256, 0, st>>>(
 			j->ref, j->cand, j->n, j->p.si_rtol, res->si_threshold,
-			j->opts->si_row_alpha, hout.acc.ref_amax, per_row,
+			j->opts->si_row_alpha, hrv_acc_amax(&hout.acc), per_row,
 			j->row_len, rowbuf, dout);
 		if (cudaGetLastError() != cudaSuccess ||
 		    cudaMemcpyAsync(&hout, dout, sizeof(hout),
