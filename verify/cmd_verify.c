@@ -235,9 +235,16 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 					"dtype '%s' (fp32 fp16 bf16 int32 "
 					"int64 bool)", optarg);
 			break;
-		case OPT_PRESET:
+		case OPT_PRESET: {
+			struct hrv_opts tmp;
+
+			if (hrv_opts_preset(&tmp, optarg, HRV_F32))
+				return cli_usage_error("verify", "unknown "
+					"preset '%s' (v0, v0.1, current)",
+					optarg);
 			a->preset = optarg;
 			break;
+		}
 		case OPT_ATOL:
 			if (parse_double(optarg, "--atol", &a->atol))
 				return HR_USAGE;
