@@ -54,23 +54,6 @@ __device__ __forceinline__ void row_flush(unsigned long long *rowbuf,
 			  (unsigned long long)hrv_d2u(a));
 }
 
-/* Warp-collective: reduce the lanes' pending maxima of one row and let
- * lane 0 apply them.  Called by all 32 lanes with the same row. */
-__device__ __forceinline__ void warp_row_flush(unsigned long long *rowbuf,
-					       uint64_t row, double em,
-					       double am, int l)
-{
-	if (row == HRV_NONE)
-		return;
-	for (int off = 16; off > 0; off >>= 1) {
-		em = hrv_max_d(em, __shfl_xor_sync(0xffffffffu, em, off));
-		am = hrv_max_d(am, __shfl_xor_sync(0xffffffffu, am, off));
-	}
-	if ((l & 31) == 0)
-		row_flush(rowbuf, row, em, am);
-}
-
-
 /* The V elements of lane vector i0 (zeros past n). */
 template <int ES, int V>
 __device__ __forceinline__ void load_step(const void *ref, const void *cand,
@@ -105,9 +88,6 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 {
 	constexpr int ES = esize_of<DT>::v;
 	constexpr int V = HRV_VEC_BYTES / ES;
-	/* steps of loads in flight per thread (fewer for the wider vectors,
-	 * whose arithmetic needs the registers) */
-	constexpr int PREFETCH = V >= 8 ? 2 : 4;
 	const uint64_t tile = (uint64_t)HRV_LANES * HRV_STEPS * V;
 	const uint64_t base = (uint64_t)blockIdx.x * tile;
 	const int l = threadIdx.x;
@@ -115,31 +95,22 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 	__shared__ struct hrv_acc sha[HRV_LANES];
 	double s[HRV_NSUMS] = { 0.0, 0.0, 0.0 };
 	struct hrv_acc a;
-	uint4 rb[PREFETCH], cb[PREFETCH];
-	/* per-row maxima of the warp's pending row (warp-uniform row id) */
-	uint64_t pend_row = HRV_NONE;
-	double pem = 0.0, pam = 0.0;
+	uint4 rn, cn;
 
 	hrv_acc_init(&a);
-	/* Loads run PREFETCH steps ahead of the arithmetic: enough bytes
-	 * in flight to cover HBM latency at two blocks per SM. */
-#pragma unroll
-	for (int d = 0; d < PREFETCH; d++)
-		load_step<ES, V>(ref, cand, n,
-				 base + ((uint64_t)d * HRV_LANES + l) * V,
-				 aligned, &rb[d], &cb[d]);
-	for (int k0 = 0; k0 < HRV_STEPS; k0 += PREFETCH) {
-#pragma unroll
-	for (int d = 0; d < PREFETCH; d++) {
-		const int k = k0 + d;
+	/* Loads run one step ahead of the arithmetic (more bytes in flight). */
+	load_step<ES, V>(ref, cand, n, base + (uint64_t)l * V, aligned,
+			 &rn, &cn);
+	for (int k = 0; k < HRV_STEPS; k++) {
 		const uint64_t i0 = base + ((uint64_t)k * HRV_LANES + l) * V;
-		uint4 rv = rb[d], cv = cb[d];
+		uint4 rv = rn, cv = cn;
 		double ex[V], ar[V];
 
-		if (k + PREFETCH < HRV_STEPS)
-			load_step<ES, V>(ref, cand, n,
-					 i0 + (uint64_t)PREFETCH * HRV_LANES * V,
-					 aligned, &rb[d], &cb[d]);
+		if (i0 >= n && !per_row)
+			break;
+		if (k + 1 < HRV_STEPS)
+			load_step<ES, V>(ref, cand, n, i0 + HRV_LANES * V,
+					 aligned, &rn, &cn);
 #pragma unroll
 		for (int e = 0; e < V; e++) {
 			ex[e] = -1.0;
@@ -155,40 +126,35 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 		}
 		if (!per_row)
 			continue;
-		/* Per-row maxima.  While the warp's steps stay inside one row
-		 * the maxima wait in registers; a warp reduction and lane 0's
-		 * atomics run only when the row changes (every branch below
-		 * is warp-uniform: it depends on w0 only). */
+		/* Per-row maxima.  When the warp's whole step lies in one
+		 * row, reduce in the warp and let lane 0 do the atomics. */
 		{
 			const uint64_t w0 = base + ((uint64_t)k * HRV_LANES +
 						    (l & ~31)) * V;
 			const uint64_t w1 = (w0 + 32 * V < n ? w0 + 32 * V : n) - 1;
-			uint64_t row0;
+			bool uniform;
 
 			if (w0 >= n)
-				continue;
-			row0 = row_of(w0, row_len, inv_row);
-			if (row0 == row_of(w1, row_len, inv_row)) {
+				break;       /* warp-uniform */
+			uniform = row_of(w0, row_len, inv_row) ==
+				  row_of(w1, row_len, inv_row);
+			if (uniform) {
 				double em = 0.0, am = 0.0;
 
 				for (int e = 0; e < V; e++) {
 					em = hrv_max_d(em, ex[e]);
 					am = hrv_max_d(am, ar[e]);
 				}
-				if (row0 != pend_row) {
-					warp_row_flush(rowbuf, pend_row, pem,
-						       pam, l);
-					pend_row = row0;
-					pem = pam = 0.0;
+				for (int off = 16; off > 0; off >>= 1) {
+					em = hrv_max_d(em, __shfl_xor_sync(
+						0xffffffffu, em, off));
+					am = hrv_max_d(am, __shfl_xor_sync(
+						0xffffffffu, am, off));
 				}
-				pem = hrv_max_d(pem, em);
-				pam = hrv_max_d(pam, am);
-				continue;
-			}
-			warp_row_flush(rowbuf, pend_row, pem, pam, l);
-			pend_row = HRV_NONE;
-			pem = pam = 0.0;
-			if (i0 < n) {
+				if ((l & 31) == 0)
+					row_flush(rowbuf, row_of(w0, row_len,
+						  inv_row), em, am);
+			} else if (i0 < n) {
 				uint64_t row = row_of(i0, row_len, inv_row);
 				uint64_t end = (row + 1) * row_len;
 				double em = 0.0, am = 0.0;
@@ -207,9 +173,6 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			}
 		}
 	}
-	}
-	if (per_row)
-		warp_row_flush(rowbuf, pend_row, pem, pam, l);
 	for (int q = 0; q < HRV_NSUMS; q++)
 		sh[q][l] = s[q];
 	sha[l] = a;
