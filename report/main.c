@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "export", cmd_export, "write the canonical archive of the store" },
 	{ "ingest", cmd_ingest, "store evaluation archives, dirs or files" },
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
