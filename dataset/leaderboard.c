@@ -248,6 +248,33 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 	return HR_OK;
 }
 
+/* A constant must have the type its target reads, or every record would
+ * fail with the same error: say so once, naming the mapping key. */
+static int check_const(struct lb_map *m, const struct spec *sp,
+		       enum vtype type, const char *key, struct hr_err *e)
+{
+	const cJSON *c = sp->konst;
+	const char *want = NULL;
+
+	if (!c || cJSON_IsNull(c))
+		return HR_OK;
+	if (type == V_STR && !cJSON_IsString(c))
+		want = "a string";
+	else if (type == V_INT && !(cJSON_IsNumber(c) &&
+				    c->valuedouble == floor(c->valuedouble)))
+		want = "an integer";
+	else if (type == V_BOOL && !cJSON_IsBool(c) &&
+		 !(cJSON_IsNumber(c) && (c->valuedouble == 0 ||
+					 c->valuedouble == 1)))
+		want = "true or false";
+	else if (type == V_TIME && !cJSON_IsNumber(c))
+		want = "a number";
+	if (!want)
+		return HR_OK;
+	return bad(m, key, e, "const: expected %s, got %s", want,
+		   jsonrec_type_name(c));
+}
+
 static int parse_speedups(struct lb_map *m, const cJSON *v,
 			  struct hr_err *e)
 {
@@ -264,8 +291,10 @@ static int parse_speedups(struct lb_map *m, const cJSON *v,
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	cJSON_ArrayForEach(c, v) {
 		snprintf(key, sizeof(key), "fields.speedups[%zu]", i);
-		if (parse_spec(m, c, key, 0, 1, &m->speedups[i++], e))
+		if (parse_spec(m, c, key, 0, 1, &m->speedups[i], e) ||
+		    check_const(m, &m->speedups[i], V_TIME, key, e))
 			return e->code;
+		i++;
 	}
 	return HR_OK;
 }
@@ -297,7 +326,8 @@ static int parse_fields(struct lb_map *m, const cJSON *fields,
 				   "dataset/maps/README.md)");
 		if (m->f[t].set)
 			return bad(m, key, e, "%s", "given twice");
-		if (parse_spec(m, c, key, targets[t].opts, 0, &m->f[t], e))
+		if (parse_spec(m, c, key, targets[t].opts, 0, &m->f[t], e) ||
+		    check_const(m, &m->f[t], targets[t].type, key, e))
 			return e->code;
 	}
 	if (!m->f[T_MODEL].set)
