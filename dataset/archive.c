@@ -143,6 +143,7 @@ void afileset_free(struct afileset *fs)
 	}
 	free(fs->files);
 	free(fs->input);
+	free(fs->root_name);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -409,25 +410,28 @@ static const char *entry_name(struct archive_entry *ent)
 /* An archive whose entries all lie under one top directory (what `tar czf
  * x.tgz dir` makes) is read as that directory, so that a directory and
  * any archive of it are the same input with the same hash. */
-static void strip_top_dir(struct afileset *fs)
+static int strip_top_dir(struct afileset *fs)
 {
 	const char *first, *slash;
 	size_t n;
 
 	if (!fs->n)
-		return;
+		return 0;
 	first = fs->files[0].path;
 	if (!(slash = strchr(first, '/')))
-		return;
+		return 0;
 	n = (size_t)(slash - first) + 1;
 	for (size_t i = 1; i < fs->n; i++)
 		if (strncmp(fs->files[i].path, first, n))
-			return;
+			return 0;
+	if (!(fs->root_name = strndup(first, n - 1)))
+		return -1;
 	for (size_t i = 0; i < fs->n; i++) {
 		char *p = fs->files[i].path;
 
 		memmove(p, p + n, strlen(p + n) + 1);
 	}
+	return 0;
 }
 
 static int load_archive(struct loader *ld, struct hr_err *e)
@@ -471,8 +475,8 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 			break;
 	}
 	archive_read_free(a);
-	if (e->code == HR_OK)
-		strip_top_dir(ld->fs);
+	if (e->code == HR_OK && strip_top_dir(ld->fs))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
 	return e->code;
 }
 
@@ -537,6 +541,19 @@ static int load_disk(struct loader *ld, int is_dir, struct hr_err *e)
 	return e->code;
 }
 
+/* "a/b/run/" -> "run" (allocated). */
+static char *dir_name(const char *path)
+{
+	size_t len = strlen(path), start;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	start = len;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	return strndup(path + start, len - start);
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), k = strlen(suf);
@@ -565,6 +582,8 @@ int archive_load(const char *input_path, const struct archive_limits *lim,
 		prev = uselocale(utf8);
 	if (S_ISDIR(st.st_mode)) {
 		rc = load_disk(&ld, 1, e);
+		if (rc == HR_OK && !(out->root_name = dir_name(input_path)))
+			rc = hr_errf(e, HR_SYSTEM, "out of memory");
 	} else if (has_suffix(input_path, ".json") ||
 		   has_suffix(input_path, ".jsonl")) {
 		rc = load_disk(&ld, 0, e);

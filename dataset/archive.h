@@ -36,6 +36,10 @@ struct afile {
 
 struct afileset {
 	char *input;          /* the path as given */
+	/* The directory the paths are relative to: a directory input's own
+	 * name, or the one top directory an archive was read as; NULL when
+	 * there is none.  Readers name a run at the top level after it. */
+	char *root_name;
 	struct afile *files;  /* sorted by path */
 	size_t n;
 	size_t cap;           /* allocated slots in files (private) */

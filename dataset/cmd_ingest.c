@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../report/commands.h"
 #include "cmd_ingest.h"
@@ -35,10 +36,12 @@ static const char usage[] =
 
 enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL };
 
-/* "--max-*-mb N": a positive whole number of MiB. */
-int ingest_parse_mb(const char *cmd, const char *opt, const char *arg,
-		    uint64_t *out)
+/* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
+ * MiB. */
+int ingest_parse_cap(const char *cmd, int entry, const char *arg,
+		     struct archive_limits *lim)
 {
+	const char *opt = entry ? "--max-entry-mb" : "--max-total-mb";
 	char *end;
 	unsigned long long v = strtoull(arg, &end, 10);
 
@@ -46,7 +49,10 @@ int ingest_parse_mb(const char *cmd, const char *opt, const char *arg,
 	    v > (UINT64_MAX >> 20))
 		return cli_usage_error(cmd, "%s wants a positive number of "
 				       "MiB, not '%s'", opt, arg);
-	*out = (uint64_t)v << 20;
+	if (entry)
+		lim->max_entry_bytes = (uint64_t)v << 20;
+	else
+		lim->max_total_bytes = (uint64_t)v << 20;
 	return HR_OK;
 }
 
@@ -71,24 +77,42 @@ static void ingest_print_result(const char *path, const struct ingest_result *r)
 	       r->n_speedups, r->n_baselines);
 }
 
-int ingest_cli_one(const struct hr_global *g, struct store **s,
+int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		   const char *path, const struct ingest_opts *o,
 		   struct hr_err *e)
 {
 	struct ingest_result res;
 	struct afileset fs;
-	int rc;
+	int rc = HR_OK;
 
-	/* Load before opening: a bad input must not create the database. */
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
-	rc = *s ? HR_OK : store_open(s, g->db_path, STORE_WRITE, e);
+	if (!c->s) {
+		c->created = access(g->db_path, F_OK) != 0;
+		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
+	}
 	if (rc == HR_OK)
-		rc = ingest_fileset(*s, &fs, o, &res, e);
+		rc = ingest_fileset(c->s, &fs, o, &res, e);
+	if (rc == HR_OK && !res.existed)
+		c->stored++;
 	if (rc == HR_OK && !g->quiet)
 		ingest_print_result(path, &res);
 	afileset_free(&fs);
 	return rc;
+}
+
+void ingest_cli_close(const struct hr_global *g, struct ingest_cli *c)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char p[4096];
+
+	store_close(c->s);
+	if (!c->s || !c->created || c->stored)
+		return;
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
+		snprintf(p, sizeof(p), "%s%s", g->db_path, suffix[i]);
+		unlink(p);
+	}
 }
 
 int cmd_ingest(int argc, char **argv, struct hr_global *g)
@@ -104,7 +128,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	struct ingest_opts o = { .kind = INGEST_AUTO };
 	struct lb_map *map = NULL;
 	const char *map_path = NULL;
-	struct store *s = NULL;
+	struct ingest_cli cli = { 0 };
 	struct hr_err e;
 	int c, r, rc = HR_OK;
 
@@ -126,10 +150,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		case OPT_MAX_ENTRY:
 		case OPT_MAX_TOTAL:
-			r = ingest_parse_mb("ingest", argv[optind - 1], optarg,
-					    c == OPT_MAX_ENTRY ?
-					    &o.limits.max_entry_bytes :
-					    &o.limits.max_total_bytes);
+			r = ingest_parse_cap("ingest", c == OPT_MAX_ENTRY, optarg,
+					     &o.limits);
 			if (r)
 				return r;
 			break;
@@ -141,8 +163,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		return cli_report("ingest", &e);
 	o.map = map;
 	for (int i = optind; i < argc && rc == HR_OK; i++)
-		rc = ingest_cli_one(g, &s, argv[i], &o, &e);
-	store_close(s);
+		rc = ingest_cli_one(g, &cli, argv[i], &o, &e);
+	ingest_cli_close(g, &cli);
 	lb_map_free(map);
 	return rc ? cli_report("ingest", &e) : HR_OK;
 }

@@ -33,7 +33,7 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 		{ 0 }
 	};
 	struct ingest_opts o = { .kind = INGEST_PROBLEMS };
-	struct store *s = NULL;
+	struct ingest_cli cli = { 0 };
 	struct hr_err e;
 	int c, r;
 
@@ -50,18 +50,16 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 			o.source_name = optarg;
 			continue;
 		}
-		r = ingest_parse_mb("problems", argv[optind - 1], optarg,
-				    c == OPT_MAX_ENTRY ?
-				    &o.limits.max_entry_bytes :
-				    &o.limits.max_total_bytes);
+		r = ingest_parse_cap("problems", c == OPT_MAX_ENTRY, optarg,
+				     &o.limits);
 		if (r)
 			return r;
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("problems", "add wants one DIR or "
 				       "ARCHIVE");
-	r = ingest_cli_one(g, &s, argv[optind], &o, &e);
-	store_close(s);
+	r = ingest_cli_one(g, &cli, argv[optind], &o, &e);
+	ingest_cli_close(g, &cli);
 	return r ? cli_report("problems", &e) : HR_OK;
 }
 

@@ -169,6 +169,7 @@ static void one_top_directory_is_read_as_that_directory(void **state)
 	assert_int_equal(load(t, t->path), HR_OK);
 	assert_string_equal(t->fs.files[0].path, "a.json");
 	assert_string_equal(t->fs.files[1].path, "b/c.json");
+	assert_string_equal(t->fs.root_name, "run");
 }
 
 static void different_content_hashes_differently(void **state)

@@ -91,6 +91,23 @@ static void flat_schema_reads_correct_and_avg_runtime(void **state)
 		"\"correctness_trials\":\"(5 / 5)\"}");
 }
 
+static void early_results_file_names_model_and_level(void **state)
+{
+	struct fx *f = *state;
+	char b[256];
+
+	fx_file(f, "times/baseline_claude-3.5-sonnet_level_2_L40S.json",
+		"{\"57\": {\"device\": \"cuda:7\", \"correct\": false,"
+		" \"compiled\": false, \"hardware\": \"NVIDIA L40S\","
+		" \"avg_runtime\": -1.0, \"other_error\": \"error: name 'math'"
+		" is not defined\", \"runtime_stats\": {}}}");
+	assert_int_equal(run(f), HR_OK);
+	assert_string_equal(fx_text(f, b, sizeof(b), "SELECT model || ' ' ||"
+		" level || ' ' || problem_id || ' ' || run || ' ' || error_kind"
+		" FROM evaluation"), "claude-3.5-sonnet 2 57 times/baseline_"
+		"claude-3.5-sonnet_level_2_L40S.json other_error");
+}
+
 static void minus_one_means_no_runtime(void **state)
 {
 	struct fx *f = *state;
@@ -159,6 +176,18 @@ static void model_is_run_directory_name_without_config(void **state)
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 0),
 		"model_from")->valuestring, "run directory name (no model_name"
 		" in generation_config.yaml)");
+}
+
+static void top_level_run_is_named_after_the_root_directory(void **state)
+{
+	struct fx *f = *state;
+	char b[256];
+
+	f->fs.root_name = strdup("gpt4_level_1");
+	fx_file(f, "level_1_problem_2_sample_0_kernel.py", "x\n");
+	assert_int_equal(run(f), HR_OK);
+	assert_string_equal(fx_text(f, b, sizeof(b), "SELECT model || ' ' || run"
+		" FROM evaluation"), "gpt4_level_1 gpt4_level_1");
 }
 
 static void kernel_without_result_has_unknown_verdicts(void **state)
@@ -442,11 +471,13 @@ int main(void)
 		FX_TEST(metadata_is_kept_as_json),
 		FX_TEST(object_schema_is_one_record_per_problem),
 		FX_TEST(flat_schema_reads_correct_and_avg_runtime),
+		FX_TEST(early_results_file_names_model_and_level),
 		FX_TEST(minus_one_means_no_runtime),
 		FX_TEST(other_negative_runtime_is_refused),
 		FX_TEST(first_error_key_is_the_error_kind),
 		FX_TEST(model_and_precision_come_from_generation_config),
 		FX_TEST(model_is_run_directory_name_without_config),
+		FX_TEST(top_level_run_is_named_after_the_root_directory),
 		FX_TEST(kernel_without_result_has_unknown_verdicts),
 		FX_TEST(result_without_kernel_has_no_code),
 		FX_TEST(identical_kernels_are_stored_once),
