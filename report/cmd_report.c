@@ -146,8 +146,9 @@ static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 	char b[N_MODEL_COLS][64];
 	const char *cells[N_MODEL_COLS];
 
-	*t = table_new(model_cols, N_MODEL_COLS);
-	for (size_t i = 0; *t && i < d->es.n; i++) {
+	if (!(*t = table_new(model_cols, N_MODEL_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	for (size_t i = 0; i < d->es.n; i++) {
 		const struct evalrow *r = &d->es.rows[i];
 		struct eval_filter f = { r->config, r->level, NULL };
 		struct config_stats cs;
@@ -160,7 +161,7 @@ static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 		if (evalset_dataset_problems(d->db, r->level, &nprob, e))
 			return e->code;
 		if (evalset_stats(&d->es, &f, nprob, &cs))
-			break;
+			return hr_errf(e, HR_SYSTEM, "out of memory");
 		cells[0] = r->config;
 		cells[1] = r->model;
 		cells[2] = fmt_count(b[2], 64, (size_t)r->level);
@@ -177,11 +178,8 @@ static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 		cells[13] = d->as.n ? fmt_count(b[13], 64, vacuous_sample0(
 			&d->fl, r->config, r->level)) : NULL;
 		if (table_add_row(*t, cells))
-			break;
-		continue;
+			return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
-	if (!*t || table_rows(*t) < 0)
-		return hr_errf(e, HR_SYSTEM, "out of memory");
 	return HR_OK;
 }
 
