@@ -199,6 +199,7 @@ static void vacuous_presets(const struct audit_row *a, const char *only,
 struct lookups {
 	sqlite3_stmt *kernel;   /* id -> sha256, code */
 	sqlite3_stmt *problem;  /* level, problem_id -> code */
+	sqlite3_stmt *flag;     /* evaluation id -> excessive_speedup flag */
 };
 
 static int check_eval(const struct lookups *q, const struct evalrow *r,
@@ -211,6 +212,7 @@ static int check_eval(const struct lookups *q, const struct evalrow *r,
 
 	sqlite3_reset(q->kernel);
 	sqlite3_reset(q->problem);
+	sqlite3_reset(q->flag);
 	if (r->kernel_id) {
 		sqlite3_bind_int64(q->kernel, 1, r->kernel_id);
 		if (sqlite3_step(q->kernel) == SQLITE_ROW) {
@@ -227,6 +229,16 @@ static int check_eval(const struct lookups *q, const struct evalrow *r,
 		if (!(f = add(l, r, sha, "calls-reference-op")))
 			return -1;
 		memcpy(f->evidence, ev, sizeof(ev));
+	}
+	sqlite3_bind_int64(q->flag, 1, r->id);
+	if (r->correct == 1 && sqlite3_step(q->flag) == SQLITE_ROW &&
+	    sqlite3_column_int(q->flag, 0) == 1) {
+		if (!(f = add(l, r, sha, "harness-flagged-speedup")))
+			return -1;
+		snprintf(f->evidence, sizeof(f->evidence), "the harness "
+			 "flagged the speedup as excessive (metadata "
+			 "excessive_speedup; KernelBench flags > 10x): %.4gx",
+			 r->speedup);
 	}
 	if (r->correct == 1 && !isnan(r->speedup) &&
 	    r->speedup > FINDING_IMPLAUSIBLE_SPEEDUP) {
@@ -265,14 +277,18 @@ int findings_collect(sqlite3 *db, const struct evalset *es,
 		     const struct auditset *as, struct finding_list *out,
 		     struct hr_err *e)
 {
-	struct lookups q = { NULL, NULL };
+	struct lookups q = { NULL, NULL, NULL };
 
 	memset(out, 0, sizeof(*out));
 	if (sqlite3_prepare_v2(db, "SELECT sha256, code FROM kernel WHERE"
 			       " id = ?1", -1, &q.kernel, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT code FROM problem WHERE level = ?1"
 			       " AND problem_id = ?2 ORDER BY id LIMIT 1", -1,
-			       &q.problem, NULL) != SQLITE_OK) {
+			       &q.problem, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT json_extract(metadata_json,"
+			       " '$.excessive_speedup') FROM evaluation"
+			       " WHERE id = ?1 AND json_valid(metadata_json)",
+			       -1, &q.flag, NULL) != SQLITE_OK) {
 		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
 		goto done;
 	}
@@ -286,6 +302,7 @@ int findings_collect(sqlite3 *db, const struct evalset *es,
 done:
 	sqlite3_finalize(q.kernel);
 	sqlite3_finalize(q.problem);
+	sqlite3_finalize(q.flag);
 	return e->code;
 }
 

@@ -10,6 +10,9 @@
  *                       (torch.X / F.X / torch.nn.functional.X) that the
  *                       reference's forward() calls: the "kernel" may be
  *                       PyTorch itself.
+ *   harness-flagged-speedup  the archive's harness flagged a correct
+ *                       evaluation's speedup as excessive (KernelBench's
+ *                       metadata excessive_speedup, set above 10x).
  *   implausible-speedup a correct evaluation reports a speedup > 100x.
  *   no-device-code      the kernel code defines no __global__ function and
  *                       no @triton.jit kernel.
