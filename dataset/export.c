@@ -344,6 +344,8 @@ static int dump_problems(struct writer *w)
 		if (rc != SQLITE_DONE)
 			goto dberr;
 	}
+	if (rc != SQLITE_DONE)
+		goto dberr;
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
 	st = ins = NULL;

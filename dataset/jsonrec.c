@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "text.h"
 
 static long line_of(const char *buf, size_t off)
@@ -102,7 +103,7 @@ int jsonrec_open(struct jsonrec_iter *it, const char *file, const char *buf,
 		return e->code;
 	if (!cJSON_IsArray(it->doc)) {
 		hr_errf(e, HR_INPUT, "%s: expected a JSON array of records, "
-			"got %s", file, jsonrec_type_name(it->doc));
+			"got %s", file, json_type_name(it->doc));
 		jsonrec_close(it);
 		return e->code;
 	}
@@ -137,7 +138,7 @@ static int next_line(struct jsonrec_iter *it, const cJSON **rec,
 	snprintf(it->ref, sizeof(it->ref), "%s:%ld", it->file, it->line);
 	if (!cJSON_IsObject(it->doc))
 		return hr_errf(e, HR_INPUT, "%s: expected a JSON object, got %s",
-			       it->ref, jsonrec_type_name(it->doc));
+			       it->ref, json_type_name(it->doc));
 	*rec = it->doc;
 	return 1;
 }
@@ -157,7 +158,7 @@ int jsonrec_next(struct jsonrec_iter *it, const cJSON **rec,
 	snprintf(it->ref, sizeof(it->ref), "%s[%ld]", it->file, it->index);
 	if (!cJSON_IsObject(v))
 		return hr_errf(e, HR_INPUT, "%s: expected a JSON object, got %s",
-			       it->ref, jsonrec_type_name(v));
+			       it->ref, json_type_name(v));
 	*rec = v;
 	return 1;
 }
@@ -167,25 +168,6 @@ void jsonrec_close(struct jsonrec_iter *it)
 	cJSON_Delete(it->doc);
 	it->doc = NULL;
 	it->item = NULL;
-}
-
-const char *jsonrec_type_name(const cJSON *v)
-{
-	if (!v)
-		return "nothing";
-	if (cJSON_IsNull(v))
-		return "null";
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
-	return "an unknown value";
 }
 
 int jsonrec_absent(const cJSON *v)
@@ -199,9 +181,9 @@ static int type_error(const cJSON *v, const char *ref, const char *key,
 	if (path)
 		return hr_errf(e, HR_INPUT, "%s: %s (field '%s'): expected %s, "
 			       "got %s", ref, key, path, want,
-			       jsonrec_type_name(v));
+			       json_type_name(v));
 	return hr_errf(e, HR_INPUT, "%s: %s: expected %s, got %s", ref, key,
-		       want, jsonrec_type_name(v));
+		       want, json_type_name(v));
 }
 
 int jsonrec_str(const cJSON *v, const char *ref, const char *key,

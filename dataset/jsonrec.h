@@ -6,6 +6,10 @@
  * record reference "file:line" (JSON Lines) or "file[index]" (array), and
  * type-checked reads whose errors name that reference and the key.
  * Must not: know what any field means (readers do), touch the store.
+ * json.h reads a key of an object for readers whose records sit at known
+ * places; these reads take the value itself, because a mapping finds it
+ * by a dotted path, and name the record by its line or index.  Both use
+ * text.h for UTF-8 and json_type_name for messages.
  */
 #ifndef HR_JSONREC_H
 #define HR_JSONREC_H
@@ -66,9 +70,6 @@ int jsonrec_int(const cJSON *v, const char *ref, const char *key,
 /* true/false, or the numbers 1/0; *out = -1 when unknown. */
 int jsonrec_bool(const cJSON *v, const char *ref, const char *key,
 		 const char *path, int *out, struct hr_err *e);
-
-/* The JSON type of v in words ("a string", "null", ...), for messages. */
-const char *jsonrec_type_name(const cJSON *v);
 
 /* 1 when v is absent or JSON null. */
 int jsonrec_absent(const cJSON *v);

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "ingest.h"
+#include "json.h"
 #include "jsonrec.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
@@ -158,7 +159,7 @@ static int want_bool(struct lb_map *m, const cJSON *v, const char *key,
 {
 	if (!cJSON_IsBool(v))
 		return bad(m, key, e, "expected true or false, got %s",
-			   jsonrec_type_name(v));
+			   json_type_name(v));
 	*out = cJSON_IsTrue(v);
 	return HR_OK;
 }
@@ -182,13 +183,13 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 			set_path(m, sp, key, v->valuestring, e);
 	if (!cJSON_IsObject(v))
 		return bad(m, key, e, "expected a field path or an object, "
-			   "got %s", jsonrec_type_name(v));
+			   "got %s", json_type_name(v));
 	cJSON_ArrayForEach(c, v) {
 		snprintf(sub, sizeof(sub), "%s.%s", key, c->string);
 		if (!strcmp(c->string, "field")) {
 			if (!cJSON_IsString(c))
 				return bad(m, sub, e, "expected a string, got "
-					   "%s", jsonrec_type_name(c));
+					   "%s", json_type_name(c));
 			if (sp->path)
 				return bad(m, sub, e, "%s", "given twice");
 			if (set_path(m, sp, sub, c->valuestring, e))
@@ -248,6 +249,33 @@ static int parse_spec(struct lb_map *m, const cJSON *v, const char *key,
 	return HR_OK;
 }
 
+/* A constant must have the type its target reads, or every record would
+ * fail with the same error: say so once, naming the mapping key. */
+static int check_const(struct lb_map *m, const struct spec *sp,
+		       enum vtype type, const char *key, struct hr_err *e)
+{
+	const cJSON *c = sp->konst;
+	const char *want = NULL;
+
+	if (!c || cJSON_IsNull(c))
+		return HR_OK;
+	if (type == V_STR && !cJSON_IsString(c))
+		want = "a string";
+	else if (type == V_INT && !(cJSON_IsNumber(c) &&
+				    c->valuedouble == floor(c->valuedouble)))
+		want = "an integer";
+	else if (type == V_BOOL && !cJSON_IsBool(c) &&
+		 !(cJSON_IsNumber(c) && (c->valuedouble == 0 ||
+					 c->valuedouble == 1)))
+		want = "true or false";
+	else if (type == V_TIME && !cJSON_IsNumber(c))
+		want = "a number";
+	if (!want)
+		return HR_OK;
+	return bad(m, key, e, "const: expected %s, got %s", want,
+		   json_type_name(c));
+}
+
 static int parse_speedups(struct lb_map *m, const cJSON *v,
 			  struct hr_err *e)
 {
@@ -257,15 +285,17 @@ static int parse_speedups(struct lb_map *m, const cJSON *v,
 
 	if (!cJSON_IsArray(v))
 		return bad(m, "fields.speedups", e, "expected an array, got "
-			   "%s", jsonrec_type_name(v));
+			   "%s", json_type_name(v));
 	m->n_speedups = (size_t)cJSON_GetArraySize(v);
 	if (m->n_speedups &&
 	    !(m->speedups = calloc(m->n_speedups, sizeof(*m->speedups))))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	cJSON_ArrayForEach(c, v) {
 		snprintf(key, sizeof(key), "fields.speedups[%zu]", i);
-		if (parse_spec(m, c, key, 0, 1, &m->speedups[i++], e))
+		if (parse_spec(m, c, key, 0, 1, &m->speedups[i], e) ||
+		    check_const(m, &m->speedups[i], V_TIME, key, e))
 			return e->code;
+		i++;
 	}
 	return HR_OK;
 }
@@ -279,7 +309,7 @@ static int parse_fields(struct lb_map *m, const cJSON *fields,
 
 	if (!cJSON_IsObject(fields))
 		return bad(m, "fields", e, "expected an object, got %s",
-			   jsonrec_type_name(fields));
+			   json_type_name(fields));
 	cJSON_ArrayForEach(c, fields) {
 		snprintf(key, sizeof(key), "fields.%s", c->string);
 		if (!strcmp(c->string, "speedups")) {
@@ -297,7 +327,8 @@ static int parse_fields(struct lb_map *m, const cJSON *fields,
 				   "dataset/maps/README.md)");
 		if (m->f[t].set)
 			return bad(m, key, e, "%s", "given twice");
-		if (parse_spec(m, c, key, targets[t].opts, 0, &m->f[t], e))
+		if (parse_spec(m, c, key, targets[t].opts, 0, &m->f[t], e) ||
+		    check_const(m, &m->f[t], targets[t].type, key, e))
 			return e->code;
 	}
 	if (!m->f[T_MODEL].set)
@@ -318,7 +349,7 @@ static int parse_map(struct lb_map *m, struct hr_err *e)
 
 	if (!cJSON_IsObject(m->doc))
 		return hr_errf(e, HR_INPUT, "%s: a mapping is a JSON object, "
-			       "got %s", m->file, jsonrec_type_name(m->doc));
+			       "got %s", m->file, json_type_name(m->doc));
 	m->layout = JSONREC_AUTO;
 	cJSON_ArrayForEach(c, m->doc) {
 		if (!strcmp(c->string, "name")) {
@@ -336,7 +367,7 @@ static int parse_map(struct lb_map *m, struct hr_err *e)
 			if (!cJSON_IsString(c))
 				return bad(m, "description", e, "expected a "
 					   "string, got %s",
-					   jsonrec_type_name(c));
+					   json_type_name(c));
 		} else if (!strcmp(c->string, "records")) {
 			const char *r = cJSON_IsString(c) ? c->valuestring : "";
 

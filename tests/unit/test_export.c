@@ -466,6 +466,33 @@ static void manifest_names_format_versions_and_counts(void **state)
 	unload(&fs);
 }
 
+static void sets_sharing_a_name_get_distinct_dirs(void **state)
+{
+	struct fx *f = *state;
+	struct store_source src = { .name = "v0", .path = "v0", .kind =
+		"problems", .sha256 = "cc" };
+	struct store_problem p = { .level = 1, .problem_id = 19,
+		.name = "19_ReLU", .file_name = "level1/19_ReLU.py",
+		.code = "class Model: pass  # v0\n" };
+	struct afileset fs;
+	int64_t sid, id;
+	int existed, found = 0;
+
+	populate(f);
+	assert_int_equal(store_add_source(f->s, &src, &sid, &existed, &f->e),
+			 0);
+	assert_int_equal(store_add_problem_set(f->s, sid, "KernelBench",
+					       &p.set_id, &f->e), 0);
+	assert_int_equal(store_add_problem(f->s, &p, &id, &f->e), 0);
+	assert_int_equal(export_to(f, f->out, EXPORT_TAR, 0), HR_OK);
+	load(f->out, &fs);
+	for (size_t i = 0; i < fs.n; i++)
+		found += !strcmp(fs.files[i].path, "headroom-export/problems/"
+				 "KernelBench-2/level1/19_ReLU.py");
+	assert_int_equal(found, 1);
+	unload(&fs);
+}
+
 static void existing_output_is_refused_without_force(void **state)
 {
 	struct fx *f = *state;
@@ -666,6 +693,7 @@ int main(void)
 		T(entries_are_sorted_with_fixed_owner_mode_time),
 		T(archive_holds_the_documented_files),
 		T(manifest_names_format_versions_and_counts),
+		T(sets_sharing_a_name_get_distinct_dirs),
 		T(existing_output_is_refused_without_force),
 		T(force_replaces_existing_output),
 		T(failed_export_leaves_no_file),

@@ -220,6 +220,18 @@ static void map_field_and_const_together_are_rejected(void **state)
 	assert_msg_has(f, "fields.hardware: needs exactly one of");
 }
 
+static void map_const_of_wrong_type_names_key(void **state)
+{
+	struct fx *f = *state;
+	struct lb_map *m;
+
+	assert_int_equal(load_map(f, "{\"name\": \"t\", \"fields\": {\"model\":"
+				  " \"m\", \"level\": {\"const\": \"1\"}, "
+				  "\"problem_id\": \"p\"}}", &m), HR_INPUT);
+	assert_msg_has(f, "fields.level: const: expected an integer, got a "
+		       "string");
+}
+
 static void map_speedup_needs_known_baseline(void **state)
 {
 	struct fx *f = *state;
@@ -754,6 +766,7 @@ int main(void)
 		T(map_time_without_unit_is_rejected),
 		T(map_without_model_is_rejected),
 		T(map_field_and_const_together_are_rejected),
+		T(map_const_of_wrong_type_names_key),
 		T(map_speedup_needs_known_baseline),
 		T(map_bad_records_layout_is_rejected),
 		T(map_malformed_json_names_line),
