@@ -100,6 +100,7 @@ test: check
 
 bench: headroom
 	@sh tests/bench/run.sh
+	@$(MAKE) --no-print-directory bench-verify
 
 clean:
 	rm -rf build headroom
