@@ -316,7 +316,7 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		write_amdahl(dir, prov, e) ? e->code : HR_OK;
 }
 
-/* --- rendering -------------------------------------------------------------- */
+/* --- rendering ----------------------------------------------------------- */
 
 static int read_all(const char *path, char **buf, size_t *len,
 		    struct hr_err *e)

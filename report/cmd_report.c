@@ -85,7 +85,7 @@ static char *fmt_count(char *buf, size_t n, size_t v)
 	return buf;
 }
 
-/* --- models ------------------------------------------------------------- */
+/* --- models -------------------------------------------------------------- */
 
 static const struct table_col model_cols[] = {
 	{ "configuration", COL_TEXT }, { "model", COL_TEXT },
@@ -133,7 +133,8 @@ static const char *scale_invariant_cell(const struct rdata *d,
 		    rr->robust.scale_invariant < 0)
 			continue;
 		seen++;
-		ok += rr->robust.correct == 1 && rr->robust.scale_invariant == 1;
+		ok += rr->robust.correct == 1 &&
+			rr->robust.scale_invariant == 1;
 	}
 	if (!seen)
 		return "n/a";
@@ -170,7 +171,8 @@ static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
 		cells[5] = fmt_count(b[5], 64, cs.correct);
 		cells[6] = fmt_count(b[6], 64, cs.problems);
 		cells[7] = fmt_fixed(b[7], 64, 1, cs.correct_rate);
-		cells[8] = scale_invariant_cell(d, r->config, r->level, b[8], 64);
+		cells[8] = scale_invariant_cell(d, r->config, r->level, b[8],
+						sizeof(b[8]));
 		cells[9] = fmt_count(b[9], 64, cs.winners);
 		cells[10] = fmt_fixed(b[10], 64, 3, cs.median_winner);
 		cells[11] = fmt_fixed(b[11], 64, 3, cs.geomean_correct);
@@ -315,7 +317,7 @@ static int build_findings(struct rdata *d, struct table **t, struct hr_err *e)
 	return HR_OK;
 }
 
-/* --- replay ---------------------------------------------------------------- */
+/* --- replay -------------------------------------------------------------- */
 
 static const struct table_col replay_cols[] = {
 	{ "configuration", COL_TEXT }, { "level", COL_INT },
@@ -382,7 +384,7 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 	return HR_OK;
 }
 
-/* --- profiles ------------------------------------------------------------- */
+/* --- profiles ------------------------------------------------------------ */
 
 static const struct table_col profile_cols[] = {
 	{ "workload", COL_TEXT }, { "domain", COL_TEXT },
@@ -408,7 +410,7 @@ static int build_profiles(struct rdata *d, struct table **t,
 	return HR_OK;
 }
 
-/* --- claims ---------------------------------------------------------------- */
+/* --- claims -------------------------------------------------------------- */
 
 static const struct table_col claim_cols[] = {
 	{ "id", COL_TEXT }, { "claim", COL_TEXT }, { "unit", COL_TEXT },
@@ -486,7 +488,7 @@ done:
 	return e->code;
 }
 
-/* --- provenance ------------------------------------------------------------ */
+/* --- provenance ---------------------------------------------------------- */
 
 static const struct table_col prov_cols[] = {
 	{ "item", COL_TEXT }, { "value", COL_TEXT },
@@ -537,7 +539,7 @@ static int build_provenance(struct rdata *d, struct table **t,
 	return bad ? hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
 }
 
-/* --- output ----------------------------------------------------------------- */
+/* --- output -------------------------------------------------------------- */
 
 static const struct {
 	const char *name;
