@@ -3,9 +3,9 @@
  * Owns: reading the provenance facts from the store (sources and their
  * SHA-256, schema version, the hardware the archive reports, the devices
  * the audit ran on, the replay's GPU, driver, CUDA and torch) and writing
- * them as one JSON object.  The date is SOURCE_DATE_EPOCH when set, else the latest
- * ingest time in the store, never the clock: the same store gives the same
- * bytes.  Must not: write to the store, print.
+ * them as one JSON object.  The date is SOURCE_DATE_EPOCH when set, else
+ * the latest ingest time in the store, never the clock: the same store
+ * gives the same bytes.  Must not: write to the store, print.
  *
  * Convention (docs/report.md): JSON outputs embed this object under
  * "provenance"; md starts with one HTML comment line, tex with one %
