@@ -6,5 +6,7 @@
 #include "cli.h"
 
 int cmd_ls(int argc, char **argv, struct hr_global *g);
+int cmd_merge(int argc, char **argv, struct hr_global *g);
+int cmd_replay(int argc, char **argv, struct hr_global *g);
 
 #endif

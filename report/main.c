@@ -20,6 +20,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
+	{ "merge", cmd_merge, "join replay results of shard databases" },
+	{ "replay", cmd_replay, "re-run, re-check and re-time stored kernels" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
