@@ -81,7 +81,7 @@ static const char *const migrations[] = {
 	"  unit_assumed TEXT,"
 	"  record_ref TEXT NOT NULL,"
 	"  metadata_json TEXT,"
-	"  UNIQUE(source_id, run, level, problem_id, sample_id)"
+	"  UNIQUE(source_id, run, model, level, problem_id, sample_id)"
 	") STRICT;"
 	"CREATE INDEX evaluation_by_model ON evaluation(model, level, problem_id);"
 	"CREATE TABLE speedup("
@@ -110,7 +110,28 @@ static const char *const migrations[] = {
 	"  device TEXT,"
 	"  UNIQUE(source_id, hardware_dir, baseline_kind, level, problem_file)"
 	") STRICT;",
-	/* -> replay: one row per `headroom replay` (provenance) and one per
+	/* 1 -> 2: what running each reference once showed (headroom audit
+	 * problems): output magnitude and which degenerate outputs would pass
+	 * the original check under each tolerance preset. */
+	"CREATE TABLE problem_audit("
+	"  id INTEGER PRIMARY KEY,"
+	"  problem_sha256 TEXT NOT NULL,"
+	"  level INTEGER NOT NULL,"
+	"  problem_id INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  device TEXT NOT NULL,"
+	"  dtype TEXT NOT NULL,"
+	"  seed INTEGER NOT NULL,"
+	"  output_shape TEXT NOT NULL,"
+	"  output_numel INTEGER NOT NULL,"
+	"  max_abs_ref REAL,"
+	"  rms_ref REAL,"
+	"  gates_json TEXT NOT NULL,"
+	"  audited_at TEXT NOT NULL,"
+	"  tool_version TEXT NOT NULL,"
+	"  UNIQUE(problem_sha256, device, dtype)"
+	") STRICT;",
+	/* 2 -> 3 (replay): one row per `headroom replay` (provenance) and one per
 	 * evaluation it replays; replay/ is the only writer (replay/jobs.h). */
 	"CREATE TABLE replay_run("
 	"  id INTEGER PRIMARY KEY,"
@@ -173,7 +194,7 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -196,7 +217,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
 		" ?27, ?28)",
 	[ST_EVAL_FIND] = "SELECT record_ref FROM evaluation WHERE source_id = ?1"
-		" AND run = ?2 AND level = ?3 AND problem_id = ?4 AND sample_id = ?5",
+		" AND run = ?2 AND level = ?3 AND problem_id = ?4 AND sample_id = ?5"
+		" AND model = ?6",
 	[ST_SPEEDUP_ADD] = "INSERT INTO speedup(evaluation_id, baseline_kind,"
 		" baseline_ms, value, origin, baseline_ref)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -204,6 +226,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[ST_SOURCE_NOTES] = "UPDATE source SET notes_json = ?2 WHERE id = ?1",
 };
 
 struct store {
@@ -495,6 +518,18 @@ int store_add_source(struct store *s, const struct store_source *src,
 	return HR_OK;
 }
 
+int store_set_source_notes(struct store *s, int64_t id,
+			   const char *notes_json, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SOURCE_NOTES, e);
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, notes_json);
+	return step_done(s, st, "update source notes", e);
+}
+
 int store_add_kernel(struct store *s, const char *code, int64_t *id,
 		     struct hr_err *e)
 {
@@ -577,6 +612,7 @@ static int duplicate_eval(struct store *s, const struct store_eval *ev,
 	sqlite3_bind_int(st, 3, ev->level);
 	sqlite3_bind_int(st, 4, ev->problem_id);
 	sqlite3_bind_int(st, 5, ev->sample_id);
+	bind_text(st, 6, ev->model);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		prev = (const char *)sqlite3_column_text(st, 0);
 	hr_errf(e, HR_INPUT, "%s: duplicate record: run '%s' level %d problem "

@@ -693,14 +693,22 @@ def child(msg, cfg, proto, torch):
 
 
 def serve(msg, cfg, proto, torch):
+    # The child waits for one byte, so "start" is always the job's first line.
+    go_r, go_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(go_w)
+        os.read(go_r, 1)
+        os.close(go_r)
         child(msg, cfg, proto, torch)
+    os.close(go_r)
     try:
         os.setpgid(pid, pid)
     except OSError:
         pass
     proto.send({"type": "start", "job": msg["job"], "pid": pid})
+    os.write(go_w, b"!")
+    os.close(go_w)
     _, status = os.waitpid(pid, 0)
     try:
         os.killpg(pid, signal.SIGKILL)     # strays the job forked
