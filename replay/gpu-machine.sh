@@ -6,8 +6,9 @@
 # machine without a package registry that lacks them, it unpacks the packages
 # that replay/gpu-bundle.sh put in .debs/ into .sysroot/ (never into /) and
 # builds against that: make SYSROOT=.sysroot HEADROOM_DEPS=skip.  Then it
-# builds the verify library's CUDA part with the local nvcc when verify/
-# provides it, and writes .sysroot/env.sh, to be sourced:
+# builds the verify library (host and CUDA, `make verify-libs verify-cuda`)
+# with the local compilers when verify/ provides it, and writes
+# .sysroot/env.sh, to be sourced:
 #     sh replay/gpu-machine.sh && . .sysroot/env.sh
 #
 # usage: replay/gpu-machine.sh [-d DEBS] [-j JOBS] [-f]
@@ -54,11 +55,12 @@ else
 	SYSLIBS=$LIBDIR
 fi
 
-# The CUDA build of verify/ (verify/verify.mk), if this checkout has it.
+# The verify library, host and CUDA builds (verify/verify.mk), if this
+# checkout has them; the CUDA one with this machine's nvcc and GPU.
 CUDA_LIB=
-if [ -f verify/verify.mk ] && make -n gpu-lib >/dev/null 2>&1; then
-	make -j"$JOBS" SYSROOT=.sysroot HEADROOM_DEPS=skip $MAKEVARS gpu-lib
-	CUDA_LIB=built
+if make -n verify-cuda >/dev/null 2>&1; then
+	make -j"$JOBS" HEADROOM_DEPS=skip $MAKEVARS verify-libs verify-cuda &&
+		CUDA_LIB=build/libhrverify_cuda.so
 fi
 
 mkdir -p "$SYS"
@@ -68,8 +70,9 @@ mkdir -p "$SYS"
 	echo "export PATH=\"$ROOT:/usr/local/cuda/bin:\$PATH\""
 	[ -n "$SYSLIBS" ] &&
 		echo "export LD_LIBRARY_PATH=\"$SYSLIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
+	[ -n "$CUDA_LIB" ] && echo "export HEADROOM_VERIFY_LIB=\"$ROOT/$CUDA_LIB\""
 	echo "export HEADROOM_GPU_SETUP=1"
 } >"$SYS/env.sh"
 echo "gpu-machine: $("$ROOT/headroom" --version 2>&1 | head -1)" \
-     "${CUDA_LIB:+(verify CUDA library built)}"
+     "${CUDA_LIB:+(verify CUDA library: $CUDA_LIB)}"
 echo "gpu-machine: now run  . .sysroot/env.sh"

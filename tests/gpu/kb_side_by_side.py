@@ -33,15 +33,16 @@ KERNEL_RE = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 
 
 def setup_paths(kb):
+    # KernelBench's package first; the stand-ins last, so that a real
+    # package, where installed, wins over its stand-in.
     kb = os.path.abspath(kb)
-    for sub in ("stubs", "src"):
-        p = os.path.join(kb, sub)
-        if p not in sys.path:
-            sys.path.insert(0, p)
-    # Spawned children inherit the environment, not sys.path.
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [os.path.join(kb, "src"), os.path.join(kb, "stubs")]
-        + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    src, stubs = os.path.join(kb, "src"), os.path.join(kb, "stubs")
+    if src not in sys.path:
+        sys.path.insert(0, src)
+    if stubs not in sys.path:
+        sys.path.append(stubs)
+    # (Spawned children do not inherit sys.path: build_one and eval_one call
+    # this again first.)
     return kb
 
 

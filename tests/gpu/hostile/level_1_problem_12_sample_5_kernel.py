@@ -1,8 +1,8 @@
 # headroom hostile GPU fixture (written by the headroom project)
-# KernelBench level 1 problem 12.  INFINITE LOOP: the kernel spins on a flag
-# that nothing ever sets, so the launch never completes.
-# Expected: the evaluation is stopped at its time limit (timeout); the next
-# job must still be judged correctly.
+# KernelBench level 1 problem 12.  CUDA OUT OF MEMORY: asks the caching
+# allocator for 4 TiB of scratch space before launching.
+# Expected: compiled, not correct (runtime error: out of memory); the next job
+# must still be judged correctly.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
@@ -18,8 +18,6 @@ __global__ void diag_scale_rows(const float* __restrict__ a, const float4* __res
          i += (size_t)gridDim.x * blockDim.x) {
         float s = a[i / cols4];
         float4 b = B[i];
-        volatile int* never = (volatile int*)a;   // a[] is never negative
-        while (never[0] >= 0) { }
         C[i] = make_float4(s * b.x, s * b.y, s * b.z, s * b.w);
     }
 }
@@ -29,6 +27,7 @@ torch::Tensor diag_matmul_cuda(torch::Tensor A, torch::Tensor B) {
     A = A.contiguous(); B = B.contiguous();
     int rows = B.size(0), cols = B.size(1);
     TORCH_CHECK(cols % 4 == 0, "columns must be a multiple of 4");
+    auto scratch = torch::empty({(int64_t)1 << 40}, B.options());   // 4 TiB
     auto C = torch::empty_like(B);
     int threads = 256;
     int blocks = 132 * 16;
@@ -42,7 +41,7 @@ torch::Tensor diag_matmul_cuda(torch::Tensor A, torch::Tensor B) {
 cpp_source = "torch::Tensor diag_matmul_cuda(torch::Tensor A, torch::Tensor B);"
 
 diag_matmul = load_inline(
-    name="hr_hostile_spin",
+    name="hr_hostile_oom",
     cpp_sources=cpp_source,
     cuda_sources=cuda_source,
     functions=["diag_matmul_cuda"],
