@@ -30,6 +30,7 @@ ALIBOBJS = $(LIBSRCS:%.c=build/asan/%.o) build/asan/version.o
 UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 .PHONY: all run check test bench deps deps-check deps-figures clean help \
@@ -92,7 +93,7 @@ run: deps
 	./headroom --db $(DB) ls
 
 check: deps-check
-	@$(MAKE) --no-print-directory headroom build/asan/headroom $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom $(UNIT_BINS)
 	@PYTHON=$(PYTHON) sh tests/run.sh $(UNIT_BINS)
 test: check
 

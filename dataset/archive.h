@@ -22,7 +22,10 @@ struct archive_limits {
 	double max_ratio;           /* uncompressed total / input size */
 };
 
-/* Defaults: 64 MiB an entry, 2 GiB in all, 1,000,000 entries, ratio 200. */
+/* Defaults: 64 MiB an entry, 2 GiB in all, 1,000,000 entries, ratio 200.
+ * The ratio is only checked once more than 1 MiB has been unpacked, so
+ * that a small, very repetitive archive is not mistaken for a bomb; it
+ * does not apply to directories and single files (nothing is unpacked). */
 void archive_limits_default(struct archive_limits *lim);
 
 struct afile {
@@ -33,20 +36,53 @@ struct afile {
 
 struct afileset {
 	char *input;          /* the path as given */
+	/* The directory the paths are relative to: a directory input's own
+	 * name, or the one top directory an archive was read as; NULL when
+	 * there is none.  Readers name a run at the top level after it. */
+	char *root_name;
 	struct afile *files;  /* sorted by path */
 	size_t n;
-	/* SHA-256 over the sorted (path, sha256(content)) pairs: the same
-	 * content as a directory or as any archive format gives the same
-	 * hash, which is what makes re-ingest idempotent. */
+	size_t cap;           /* allocated slots in files (private) */
+	/* SHA-256 over the sorted (path, sha256(content)) pairs, each fed as
+	 * path, NUL, 64 hex digits, newline: the same content as a directory
+	 * or as any archive format gives the same hash, which is what makes
+	 * re-ingest idempotent. */
 	char sha256[HR_SHA256_HEX];
 };
 
-/* Load input_path.  Entries that are not regular files (directories) are
- * skipped; refused entries fail the whole load with HR_INPUT naming the
- * input and the entry.  On success *out owns everything. */
+/* Load input_path: a directory (walked with archive_read_disk, symlinks
+ * inside it not followed), a file whose name ends in .json or .jsonl (a
+ * set of one file, named by its base name), or else a tar or zip archive
+ * under any compression libarchive reads.  An archive whose entries all
+ * lie under one top directory is read as that directory (paths lose that
+ * first component), so a directory and an archive of it load the same.
+ *
+ * Skipped, as benign: directory entries, and the macOS debris "__MACOSX/"
+ * (any depth), ".DS_Store" and "._*" AppleDouble files.  Refused (HR_INPUT
+ * naming the input and the entry, nothing kept): absolute names, ".."
+ * components, symlinks, hardlinks (in archives; on disk a regular file with
+ * more than one link), devices, fifos and sockets, names that are not UTF-8
+ * or are empty, the same name twice, an entry over max_entry_bytes, a total
+ * over max_total_bytes, more than max_entries entries, a ratio over
+ * max_ratio, and any read error (a truncated or corrupt stream).  A missing
+ * or unreadable input is HR_INPUT too.  On success *out owns everything;
+ * on failure *out is left empty (afileset_free is still safe). */
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e);
 void afileset_free(struct afileset *fs);
+
+/* Build a set by hand (readers' tests, synthetic inputs): start from a
+ * zeroed struct, afileset_add copies each file, afileset_finish sorts,
+ * refuses a path added twice (HR_INPUT) and computes sha256. */
+int afileset_add(struct afileset *fs, const char *path, const void *data,
+		 size_t len, struct hr_err *e);
+int afileset_finish(struct afileset *fs, struct hr_err *e);
+
+/* What readers demand of text they store (code, configs): valid UTF-8
+ * and no NUL byte.  HR_INPUT "<input>: <path>: line L, column C (byte
+ * B): ..." otherwise. */
+int afile_check_text(const char *input, const struct afile *f,
+		     struct hr_err *e);
 
 /* Exact path lookup (binary search); NULL when absent. */
 const struct afile *afileset_find(const struct afileset *fs,

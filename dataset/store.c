@@ -110,6 +110,27 @@ static const char *const migrations[] = {
 	"  device TEXT,"
 	"  UNIQUE(source_id, hardware_dir, baseline_kind, level, problem_file)"
 	") STRICT;",
+	/* 1 -> 2: what running each reference once showed (headroom audit
+	 * problems): output magnitude and which degenerate outputs would pass
+	 * the original check under each tolerance preset. */
+	"CREATE TABLE problem_audit("
+	"  id INTEGER PRIMARY KEY,"
+	"  problem_sha256 TEXT NOT NULL,"
+	"  level INTEGER NOT NULL,"
+	"  problem_id INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  device TEXT NOT NULL,"
+	"  dtype TEXT NOT NULL,"
+	"  seed INTEGER NOT NULL,"
+	"  output_shape TEXT NOT NULL,"
+	"  output_numel INTEGER NOT NULL,"
+	"  max_abs_ref REAL,"
+	"  rms_ref REAL,"
+	"  gates_json TEXT NOT NULL,"
+	"  audited_at TEXT NOT NULL,"
+	"  tool_version TEXT NOT NULL,"
+	"  UNIQUE(problem_sha256, device, dtype)"
+	") STRICT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -117,7 +138,7 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -148,6 +169,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[ST_SOURCE_NOTES] = "UPDATE source SET notes_json = ?2 WHERE id = ?1",
 };
 
 struct store {
@@ -437,6 +459,18 @@ int store_add_source(struct store *s, const struct store_source *src,
 		return e->code;
 	*id = sqlite3_last_insert_rowid(s->db);
 	return HR_OK;
+}
+
+int store_set_source_notes(struct store *s, int64_t id,
+			   const char *notes_json, struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_SOURCE_NOTES, e);
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, notes_json);
+	return step_done(s, st, "update source notes", e);
 }
 
 int store_add_kernel(struct store *s, const char *code, int64_t *id,

@@ -56,6 +56,11 @@ struct store_source {
 int store_add_source(struct store *s, const struct store_source *src,
 		     int64_t *id, int *existed, struct hr_err *e);
 
+/* Replace the notes_json of source id (the readers' notes are only known
+ * after reading, and the source row must exist first). */
+int store_set_source_notes(struct store *s, int64_t id,
+			   const char *notes_json, struct hr_err *e);
+
 /* Insert (or find) kernel code by its SHA-256; *id is the row. */
 int store_add_kernel(struct store *s, const char *code, int64_t *id,
 		     struct hr_err *e);

@@ -19,7 +19,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "ingest", cmd_ingest, "store evaluation archives, dirs or files" },
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
+	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
+	{ "show", cmd_show, "one evaluation with all its fields and code" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

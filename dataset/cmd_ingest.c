@@ -1,0 +1,170 @@
+/* cmd_ingest.c - `headroom ingest PATH...`: archives, directories or
+ * files into the store, one transaction per input.
+ *
+ * Inputs are taken in order; the first one that fails stops the command
+ * (exit 3 for bad input) and leaves the database as it was before that
+ * input, with the earlier inputs committed.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../report/commands.h"
+#include "cmd_ingest.h"
+
+static const char usage[] =
+	"usage: headroom ingest PATH... [--map MAP.json] [--source NAME]\n"
+	"                       [--max-entry-mb N] [--max-total-mb N]\n"
+	"\n"
+	"Store KernelBench-style evaluations: each PATH is a directory, a\n"
+	".tar/.tar.gz/.tar.xz/.tar.zst/.zip archive, or a .json/.jsonl file.\n"
+	"KernelBench run directories (eval_results.json, level_L_problem_P_\n"
+	"sample_S_kernel.py, generation_config.yaml) and baseline timing\n"
+	"files (baseline_time_*.json) are found at any depth; --map reads a\n"
+	"leaderboard dump through a mapping file.  An input whose content\n"
+	"was already ingested adds nothing.  Nothing is extracted to disk;\n"
+	"links, '..', absolute names, devices and oversized entries are\n"
+	"refused.\n"
+	"\n"
+	"  --map FILE        leaderboard mapping (JSON)\n"
+	"  --source NAME     source name (default: the input's base name)\n"
+	"  --max-entry-mb N  largest entry, uncompressed (default 64)\n"
+	"  --max-total-mb N  whole input, uncompressed (default 2048)\n"
+	"  --db FILE         database (default ./headroom.db or $HEADROOM_DB)\n"
+	"  -q                no summary lines\n";
+
+enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL };
+
+/* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
+ * MiB. */
+int ingest_parse_cap(const char *cmd, int entry, const char *arg,
+		     struct archive_limits *lim)
+{
+	const char *opt = entry ? "--max-entry-mb" : "--max-total-mb";
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (*arg < '0' || *arg > '9' || *end || v == 0 ||
+	    v > (UINT64_MAX >> 20))
+		return cli_usage_error(cmd, "%s wants a positive number of "
+				       "MiB, not '%s'", opt, arg);
+	if (entry)
+		lim->max_entry_bytes = (uint64_t)v << 20;
+	else
+		lim->max_total_bytes = (uint64_t)v << 20;
+	return HR_OK;
+}
+
+static void ingest_print_result(const char *path, const struct ingest_result *r)
+{
+	if (r->existed) {
+		printf("%s: already ingested as source %" PRId64 " (sha256 "
+		       "%.12s…), nothing added\n", path, r->source_id,
+		       r->sha256);
+		return;
+	}
+	if (!strcmp(r->kind, "problems")) {
+		printf("%s: source %" PRId64 " '%s' (problems): %" PRId64
+		       " problems\n", path, r->source_id, r->name,
+		       r->n_problems);
+		return;
+	}
+	printf("%s: source %" PRId64 " '%s' (%s): %" PRId64 " evaluations, %"
+	       PRId64 " kernels (%" PRId64 " new), %" PRId64 " speedups, %"
+	       PRId64 " baselines\n", path, r->source_id, r->name, r->kind,
+	       r->n_evaluations, r->n_kernels, r->n_kernels_new,
+	       r->n_speedups, r->n_baselines);
+}
+
+int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
+		   const char *path, const struct ingest_opts *o,
+		   struct hr_err *e)
+{
+	struct ingest_result res;
+	struct afileset fs;
+	int rc = HR_OK;
+
+	if (archive_load(path, &o->limits, &fs, e))
+		return e->code;
+	if (!c->s) {
+		c->created = access(g->db_path, F_OK) != 0;
+		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
+	}
+	if (rc == HR_OK)
+		rc = ingest_fileset(c->s, &fs, o, &res, e);
+	if (rc == HR_OK && !res.existed)
+		c->stored++;
+	if (rc == HR_OK && !g->quiet)
+		ingest_print_result(path, &res);
+	afileset_free(&fs);
+	return rc;
+}
+
+void ingest_cli_close(const struct hr_global *g, struct ingest_cli *c)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	char p[4096];
+
+	store_close(c->s);
+	if (!c->s || !c->created || c->stored)
+		return;
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
+		snprintf(p, sizeof(p), "%s%s", g->db_path, suffix[i]);
+		unlink(p);
+	}
+}
+
+int cmd_ingest(int argc, char **argv, struct hr_global *g)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "map", required_argument, NULL, OPT_MAP },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "max-entry-mb", required_argument, NULL, OPT_MAX_ENTRY },
+		{ "max-total-mb", required_argument, NULL, OPT_MAX_TOTAL },
+		{ 0 }
+	};
+	struct ingest_opts o = { .kind = INGEST_AUTO };
+	struct lb_map *map = NULL;
+	const char *map_path = NULL;
+	struct ingest_cli cli = { 0 };
+	struct hr_err e;
+	int c, r, rc = HR_OK;
+
+	hr_err_clear(&e);
+	archive_limits_default(&o.limits);
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
+	       != -1) {
+		r = cli_common_option(g, "ingest", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		switch (c) {
+		case OPT_MAP:
+			map_path = optarg;
+			break;
+		case OPT_SOURCE:
+			o.source_name = optarg;
+			break;
+		case OPT_MAX_ENTRY:
+		case OPT_MAX_TOTAL:
+			r = ingest_parse_cap("ingest", c == OPT_MAX_ENTRY, optarg,
+					     &o.limits);
+			if (r)
+				return r;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("ingest", "no input given");
+	if (map_path && lb_map_load(map_path, &map, &e))
+		return cli_report("ingest", &e);
+	o.map = map;
+	for (int i = optind; i < argc && rc == HR_OK; i++)
+		rc = ingest_cli_one(g, &cli, argv[i], &o, &e);
+	ingest_cli_close(g, &cli);
+	lb_map_free(map);
+	return rc ? cli_report("ingest", &e) : HR_OK;
+}

@@ -1,0 +1,272 @@
+/* cmd_show.c - `headroom show ID`: one evaluation with everything stored
+ * about it, a section each (evaluation, speedups, kernel).  A later stage
+ * adds its own section as one more function of the same shape.
+ *
+ * md output is "field: value" lines and a speedup table; json output is
+ * one object with a member per section.
+ */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../report/commands.h"
+#include "../report/table.h"
+#include "store.h"
+
+static const char usage[] =
+	"usage: headroom show ID [--no-code] [--format md|json]\n"
+	"\n"
+	"Show evaluation ID (the id column of 'headroom ls'): every field\n"
+	"read from the archive (verdicts, timings, error, metadata as stored\n"
+	"JSON, where it came from), its speedups with their baselines, and\n"
+	"the kernel's SHA-256 and code.\n"
+	"\n"
+	"  --no-code     leave the kernel code out\n"
+	"  --format F    md (default) or json\n";
+
+/* Where a section writes: stdout lines (md) or a member of root (json). */
+struct out {
+	enum hr_format fmt;
+	cJSON *root;
+};
+
+static int db_err(sqlite3 *db, struct hr_err *e)
+{
+	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+}
+
+/* A column as JSON: numbers stay numbers, metadata_json becomes the
+ * object it holds. */
+static cJSON *column_json(sqlite3_stmt *st, int c)
+{
+	const char *name = sqlite3_column_name(st, c);
+	const char *txt;
+
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_INTEGER:
+		return cJSON_CreateNumber((double)sqlite3_column_int64(st, c));
+	case SQLITE_FLOAT:
+		return cJSON_CreateNumber(sqlite3_column_double(st, c));
+	case SQLITE_NULL:
+		return cJSON_CreateNull();
+	default:
+		txt = (const char *)sqlite3_column_text(st, c);
+		if (!strcmp(name, "metadata_json") || !strcmp(name, "notes_json")) {
+			cJSON *v = cJSON_Parse(txt);
+
+			if (v)
+				return v;
+		}
+		return cJSON_CreateString(txt);
+	}
+}
+
+static const char eval_sql[] =
+	"SELECT e.*, s.name AS source, s.kind AS source_kind,"
+	" s.path AS source_path, s.sha256 AS source_sha256,"
+	" k.sha256 AS kernel_sha256"
+	" FROM evaluation e JOIN source s ON s.id = e.source_id"
+	" LEFT JOIN kernel k ON k.id = e.kernel_id WHERE e.id = ?1";
+
+static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
+			   struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	cJSON *obj = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, eval_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			hr_errf(e, HR_INPUT, "no evaluation with id %" PRId64
+				" (see 'headroom ls')", id);
+		else
+			db_err(db, e);
+		sqlite3_finalize(st);
+		return e->code;
+	}
+	if (o->fmt == HR_FMT_JSON)
+		obj = cJSON_AddObjectToObject(o->root, "evaluation");
+	else
+		printf("# evaluation %" PRId64 "\n\n", id);
+	for (int c = 0; c < sqlite3_column_count(st); c++) {
+		const char *name = sqlite3_column_name(st, c);
+		const char *v = (const char *)sqlite3_column_text(st, c);
+
+		if (obj)
+			cJSON_AddItemToObject(obj, name, column_json(st, c));
+		else
+			printf("%s:%s%s\n", name, v ? " " : "", v ? v : "");
+	}
+	sqlite3_finalize(st);
+	return HR_OK;
+}
+
+static const struct table_col sp_cols[] = {
+	{ "baseline_kind", COL_TEXT }, { "origin", COL_TEXT },
+	{ "speedup", COL_REAL }, { "baseline_ms", COL_REAL },
+	{ "baseline_ref", COL_TEXT },
+};
+#define SP_NCOLS ((int)(sizeof(sp_cols) / sizeof(sp_cols[0])))
+
+static const char sp_sql[] =
+	"SELECT baseline_kind, origin, value, baseline_ms, baseline_ref"
+	" FROM speedup WHERE evaluation_id = ?1"
+	" ORDER BY origin DESC, baseline_kind, id";
+
+static int show_speedups(sqlite3 *db, int64_t id, struct out *o,
+			 struct hr_err *e)
+{
+	cJSON *arr = NULL;
+	struct table *t = NULL;
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(db, sp_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	sqlite3_bind_int64(st, 1, id);
+	if (o->fmt == HR_FMT_JSON)
+		arr = cJSON_AddArrayToObject(o->root, "speedups");
+	else if (!(t = table_new(sp_cols, SP_NCOLS)))
+		hr_errf(e, HR_SYSTEM, "out of memory");
+	while (!e->code && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char num[SP_NCOLS][64];
+		const char *cells[SP_NCOLS];
+		cJSON *row = arr ? cJSON_CreateObject() : NULL;
+
+		for (int c = 0; c < SP_NCOLS; c++) {
+			if (row) {
+				cJSON_AddItemToObject(row, sp_cols[c].name,
+						      column_json(st, c));
+				continue;
+			}
+			cells[c] = (const char *)sqlite3_column_text(st, c);
+			if (cells[c] && sp_cols[c].type == COL_REAL) {
+				table_fmt_real(num[c], sizeof(num[c]),
+					       sqlite3_column_double(st, c));
+				cells[c] = num[c];
+			}
+		}
+		if (row)
+			cJSON_AddItemToArray(arr, row);
+		else if (table_add_row(t, cells))
+			hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	if (!e->code && rc != SQLITE_DONE)
+		db_err(db, e);
+	sqlite3_finalize(st);
+	if (t && !e->code) {
+		printf("\n## speedups\n\n");
+		if (table_rows(t))
+			table_write(t, HR_FMT_MD, stdout);
+		else
+			printf("(none)\n");
+	}
+	table_free(t);
+	return e->code;
+}
+
+static const char kernel_sql[] =
+	"SELECT k.sha256, k.code FROM evaluation e"
+	" JOIN kernel k ON k.id = e.kernel_id WHERE e.id = ?1";
+
+static int show_kernel(sqlite3 *db, int64_t id, int with_code,
+		       struct out *o, struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	const char *sha = NULL, *code = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, kernel_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		sha = (const char *)sqlite3_column_text(st, 0);
+		code = (const char *)sqlite3_column_text(st, 1);
+	} else if (rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_err(db, e);
+	}
+	if (o->fmt == HR_FMT_JSON) {
+		cJSON *k = sha ? cJSON_AddObjectToObject(o->root, "kernel") :
+			NULL;
+
+		if (!sha)
+			cJSON_AddNullToObject(o->root, "kernel");
+		else {
+			cJSON_AddStringToObject(k, "sha256", sha);
+			if (with_code)
+				cJSON_AddStringToObject(k, "code", code);
+		}
+	} else if (!sha) {
+		printf("\n## kernel\n\n(no code in the archive)\n");
+	} else {
+		printf("\n## kernel\n\nsha256: %s\n", sha);
+		if (with_code)
+			printf("\n```python\n%s%s```\n", code,
+			       *code && code[strlen(code) - 1] == '\n' ? "" :
+			       "\n");
+	}
+	sqlite3_finalize(st);
+	return HR_OK;
+}
+
+int cmd_show(int argc, char **argv, struct hr_global *g)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "no-code", no_argument, NULL, 'n' },
+		{ 0 }
+	};
+	struct out o = { 0 };
+	struct store *s;
+	struct hr_err e;
+	int c, r, with_code = 1;
+	long long id;
+	char *end;
+
+	hr_err_clear(&e);
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
+	       != -1) {
+		r = cli_common_option(g, "show", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		with_code = 0;
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("show", "wants one evaluation ID");
+	id = strtoll(argv[optind], &end, 10);
+	if (*end || id < 1 || end == argv[optind])
+		return cli_usage_error("show", "ID must be a positive integer, "
+				       "not '%s'", argv[optind]);
+	if (g->format != HR_FMT_MD && g->format != HR_FMT_JSON)
+		return cli_usage_error("show", "--format md or json, not %s",
+				       cli_format_name(g->format));
+	if (store_open(&s, g->db_path, STORE_READ, &e))
+		return cli_report("show", &e);
+	o.fmt = g->format;
+	if (o.fmt == HR_FMT_JSON && !(o.root = cJSON_CreateObject()))
+		hr_errf(&e, HR_SYSTEM, "out of memory");
+	if (!e.code && !show_evaluation(store_db(s), id, &o, &e) &&
+	    !show_speedups(store_db(s), id, &o, &e))
+		show_kernel(store_db(s), id, with_code, &o, &e);
+	if (!e.code && o.root) {
+		char *txt = cJSON_Print(o.root);
+
+		if (txt)
+			printf("%s\n", txt);
+		else
+			hr_errf(&e, HR_SYSTEM, "out of memory");
+		cJSON_free(txt);
+	}
+	cJSON_Delete(o.root);
+	store_close(s);
+	return cli_report("show", &e);
+}

@@ -1,0 +1,53 @@
+# lib.sh - helpers for the golden cases of ingest and problems; a case's
+# cmd sources it with  . "$ROOT/tests/cli/lib.sh"  (this file is not a
+# case: run.sh only runs folders).
+
+FIX=$ROOT/tests/fixtures/ingest
+
+# A database that already holds one source, so that "unchanged" is a
+# claim about real content.
+seed_db() {
+	cp -r "$FIX/kb-object" seed &&
+		$HEADROOM --db h.db ingest seed >/dev/null
+}
+
+# refuses ARGS...: run `headroom --db h.db ingest ARGS` against a seeded
+# database; print whether h.db stayed byte-for-byte the same; return the
+# exit status of the ingest.
+refuses() {
+	[ -f h.db ] || seed_db || return 99
+	before=$(cksum <h.db)
+	$HEADROOM --db h.db ingest "$@"
+	rc=$?
+	after=$(cksum <h.db)
+	if [ "$before" = "$after" ]; then
+		echo "database unchanged"
+	else
+		echo "database CHANGED"
+	fi
+	return $rc
+}
+
+# tar_with ARCHIVE KIND NAME: a gzip tar holding one good run directory
+# plus one entry NAME of KIND (file, symlink, hardlink, chr, fifo), made
+# with Python's tarfile so no special privilege is needed.
+tar_with() {
+	python3 - "$FIX/kb-object" "$@" <<'PY'
+import io, os, sys, tarfile
+src, out, kind, name = sys.argv[1:5]
+with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT,
+                  encoding="utf-8", errors="surrogateescape") as t:
+    t.add(src, arcname="run")
+    ti = tarfile.TarInfo(name)
+    data = b"print('x')\n"
+    if kind == "file":
+        ti.size = len(data)
+        t.addfile(ti, io.BytesIO(data))
+        sys.exit(0)
+    ti.type = {"symlink": tarfile.SYMTYPE, "hardlink": tarfile.LNKTYPE,
+               "chr": tarfile.CHRTYPE, "fifo": tarfile.FIFOTYPE}[kind]
+    if kind in ("symlink", "hardlink"):
+        ti.linkname = "/etc/passwd"
+    t.addfile(ti)
+PY
+}
