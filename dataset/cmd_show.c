@@ -19,8 +19,9 @@ static const char usage[] =
 	"\n"
 	"Show evaluation ID (the id column of 'headroom ls'): every field\n"
 	"read from the archive (verdicts, timings, error, metadata as stored\n"
-	"JSON, where it came from), its speedups with their baselines, and\n"
-	"the kernel's SHA-256 and code.\n"
+	"JSON, where it came from, what its source's reader had to assume),\n"
+	"its speedups with their baselines, and the kernel's SHA-256 and\n"
+	"code.\n"
 	"\n"
 	"  --no-code     leave the kernel code out\n"
 	"  --format F    md (default) or json\n";
@@ -36,8 +37,8 @@ static int db_err(sqlite3 *db, struct hr_err *e)
 	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
 }
 
-/* A column as JSON: numbers stay numbers, metadata_json becomes the
- * object it holds. */
+/* A column as JSON: numbers stay numbers, a *_json column becomes the
+ * value it holds. */
 static cJSON *column_json(sqlite3_stmt *st, int c)
 {
 	const char *name = sqlite3_column_name(st, c);
@@ -52,7 +53,8 @@ static cJSON *column_json(sqlite3_stmt *st, int c)
 		return cJSON_CreateNull();
 	default:
 		txt = (const char *)sqlite3_column_text(st, c);
-		if (!strcmp(name, "metadata_json") || !strcmp(name, "notes_json")) {
+		if (strlen(name) > 5 &&
+		    !strcmp(name + strlen(name) - 5, "_json")) {
 			cJSON *v = cJSON_Parse(txt);
 
 			if (v)
@@ -65,7 +67,7 @@ static cJSON *column_json(sqlite3_stmt *st, int c)
 static const char eval_sql[] =
 	"SELECT e.*, s.name AS source, s.kind AS source_kind,"
 	" s.path AS source_path, s.sha256 AS source_sha256,"
-	" k.sha256 AS kernel_sha256"
+	" s.notes_json AS source_notes_json, k.sha256 AS kernel_sha256"
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
 	" LEFT JOIN kernel k ON k.id = e.kernel_id WHERE e.id = ?1";
 
