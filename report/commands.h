@@ -9,5 +9,6 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g);
 int cmd_ls(int argc, char **argv, struct hr_global *g);
 int cmd_problems(int argc, char **argv, struct hr_global *g);
 int cmd_show(int argc, char **argv, struct hr_global *g);
+int cmd_verify(int argc, char **argv, struct hr_global *g);
 
 #endif

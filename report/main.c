@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
 	{ "show", cmd_show, "one evaluation with all its fields and code" },
+	{ "verify", cmd_verify, "compare a reference and a candidate tensor" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

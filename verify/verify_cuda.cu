@@ -1,0 +1,457 @@
+/* verify_cuda.cu - the CUDA backend of the verify library: the same rules
+ * (rules.h) on device pointers, in the same summation order as the CPU.
+ *
+ * Owns: the kernels and their launch.  One pass reads each reference and
+ * candidate byte once (pass 1: every statistic, per-tile partials, per-row
+ * maxima by atomics); a one-block kernel combines the tiles in the fixed
+ * order; a second pass over the data runs only when a scale-invariant rule
+ * failed and its element counts are wanted.  Must not: copy tensors to the
+ * host, or restate a rule (everything numeric comes from rules.h).
+ *
+ * Build: nvcc -O3 -Xcompiler -fPIC (no --use_fast_math: rules.h relies on
+ * IEEE rounding; it spells its products and sums with __fmul_rn & co. so
+ * that no FMA contraction can change a verdict).
+ */
+#include <cuda_runtime.h>
+
+#include "backend.h"
+
+namespace {
+
+template <int DT> struct esize_of { static constexpr int v = 4; };
+template <> struct esize_of<HRV_F16> { static constexpr int v = 2; };
+template <> struct esize_of<HRV_BF16> { static constexpr int v = 2; };
+template <> struct esize_of<HRV_I64> { static constexpr int v = 8; };
+template <> struct esize_of<HRV_BOOL> { static constexpr int v = 1; };
+
+struct final_out {
+	double sums[HRV_NSUMS];
+	struct hrv_acc acc;
+	unsigned long long rows_failed;
+	unsigned long long si_n, si_first, row_n, row_first;
+};
+
+__device__ __forceinline__ uint64_t row_of(uint64_t i, uint64_t len,
+					   double inv)
+{
+	uint64_t q = (uint64_t)((double)i * inv);
+
+	while (q > 0 && q * len > i)
+		q--;
+	while ((q + 1) * len <= i)
+		q++;
+	return q;
+}
+
+__device__ __forceinline__ void row_flush(unsigned long long *rowbuf,
+					  uint64_t row, double e, double a)
+{
+	/* Both maxima are >= 0, where IEEE order equals integer order. */
+	if (e > 0.0)
+		atomicMax(&rowbuf[2 * row], (unsigned long long)hrv_d2u(e));
+	if (a > 0.0)
+		atomicMax(&rowbuf[2 * row + 1],
+			  (unsigned long long)hrv_d2u(a));
+}
+
+/* The V elements of lane vector i0 (zeros past n). */
+template <int ES, int V>
+__device__ __forceinline__ void load_step(const void *ref, const void *cand,
+					  uint64_t n, uint64_t i0, int aligned,
+					  uint4 *rv, uint4 *cv)
+{
+	*rv = make_uint4(0, 0, 0, 0);
+	*cv = *rv;
+	if (i0 >= n)
+		return;
+	if (aligned && i0 + V <= n) {
+		*rv = __ldcs((const uint4 *)ref + i0 / V);
+		*cv = __ldcs((const uint4 *)cand + i0 / V);
+		return;
+	}
+	for (int e = 0; e < V; e++) {
+		if (i0 + e < n) {
+			memcpy((char *)rv + e * ES,
+			       (const char *)ref + (i0 + e) * ES, ES);
+			memcpy((char *)cv + e * ES,
+			       (const char *)cand + (i0 + e) * ES, ES);
+		}
+	}
+}
+
+template <int DT>
+__global__ void __launch_bounds__(HRV_LANES, 2)
+k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
+	uint64_t row_len, double inv_row, int per_row, int aligned,
+	unsigned long long *rowbuf, double *tile_sums,
+	struct hrv_acc *tile_acc)
+{
+	constexpr int ES = esize_of<DT>::v;
+	constexpr int V = HRV_VEC_BYTES / ES;
+	const uint64_t tile = (uint64_t)HRV_LANES * HRV_STEPS * V;
+	const uint64_t base = (uint64_t)blockIdx.x * tile;
+	const int l = threadIdx.x;
+	__shared__ double sh[HRV_NSUMS][HRV_LANES];
+	__shared__ struct hrv_acc sha[HRV_LANES];
+	double s[HRV_NSUMS] = { 0.0, 0.0, 0.0 };
+	struct hrv_acc a;
+	uint4 rn, cn;
+
+	hrv_acc_init(&a);
+	/* Loads run one step ahead of the arithmetic (more bytes in flight). */
+	load_step<ES, V>(ref, cand, n, base + (uint64_t)l * V, aligned,
+			 &rn, &cn);
+	for (int k = 0; k < HRV_STEPS; k++) {
+		const uint64_t i0 = base + ((uint64_t)k * HRV_LANES + l) * V;
+		uint4 rv = rn, cv = cn;
+		double ex[V], ar[V];
+
+		if (i0 >= n && !per_row)
+			break;
+		if (k + 1 < HRV_STEPS)
+			load_step<ES, V>(ref, cand, n, i0 + HRV_LANES * V,
+					 aligned, &rn, &cn);
+#pragma unroll
+		for (int e = 0; e < V; e++) {
+			ex[e] = -1.0;
+			ar[e] = 0.0;
+			if (i0 + e < n) {
+				struct hrv_val r = hrv_load(DT, &rv, e);
+				struct hrv_val c = hrv_load(DT, &cv, e);
+
+				ex[e] = hrv_elem(DT, &p, &a, s, r, c, i0 + e);
+				if (hrv_isfinite_d(r.d))
+					ar[e] = hrv_fabs_d(r.d);
+			}
+		}
+		if (!per_row)
+			continue;
+		/* Per-row maxima.  When the warp's whole step lies in one
+		 * row, reduce in the warp and let lane 0 do the atomics. */
+		{
+			const uint64_t w0 = base + ((uint64_t)k * HRV_LANES +
+						    (l & ~31)) * V;
+			const uint64_t w1 = (w0 + 32 * V < n ? w0 + 32 * V : n) - 1;
+			bool uniform;
+
+			if (w0 >= n)
+				break;       /* warp-uniform */
+			uniform = row_of(w0, row_len, inv_row) ==
+				  row_of(w1, row_len, inv_row);
+			if (uniform) {
+				double em = 0.0, am = 0.0;
+
+				for (int e = 0; e < V; e++) {
+					em = hrv_max_d(em, ex[e]);
+					am = hrv_max_d(am, ar[e]);
+				}
+				for (int off = 16; off > 0; off >>= 1) {
+					em = hrv_max_d(em, __shfl_xor_sync(
+						0xffffffffu, em, off));
+					am = hrv_max_d(am, __shfl_xor_sync(
+						0xffffffffu, am, off));
+				}
+				if ((l & 31) == 0)
+					row_flush(rowbuf, row_of(w0, row_len,
+						  inv_row), em, am);
+			} else if (i0 < n) {
+				uint64_t row = row_of(i0, row_len, inv_row);
+				uint64_t end = (row + 1) * row_len;
+				double em = 0.0, am = 0.0;
+
+				for (int e = 0; e < V && i0 + e < n; e++) {
+					if (i0 + e == end) {
+						row_flush(rowbuf, row, em, am);
+						row++;
+						end += row_len;
+						em = am = 0.0;
+					}
+					em = hrv_max_d(em, ex[e]);
+					am = hrv_max_d(am, ar[e]);
+				}
+				row_flush(rowbuf, row, em, am);
+			}
+		}
+	}
+	for (int q = 0; q < HRV_NSUMS; q++)
+		sh[q][l] = s[q];
+	sha[l] = a;
+	__syncthreads();
+	for (int h = HRV_LANES / 2; h > 0; h >>= 1) {
+		if (l < h) {
+			for (int q = 0; q < HRV_NSUMS; q++)
+				sh[q][l] = HRV_DADD(sh[q][l], sh[q][l + h]);
+			hrv_acc_merge(&sha[l], &sha[l + h]);
+		}
+		__syncthreads();
+	}
+	if (l == 0) {
+		for (int q = 0; q < HRV_NSUMS; q++)
+			tile_sums[(uint64_t)blockIdx.x * HRV_NSUMS + q] = sh[q][0];
+		tile_acc[blockIdx.x] = sha[0];
+	}
+}
+
+/* One block: tiles t = l, l + LANES, ... in lane l, then the tree. */
+__global__ void __launch_bounds__(HRV_LANES)
+k_final(uint64_t ntiles, const double *tile_sums,
+	const struct hrv_acc *tile_acc, struct final_out *out)
+{
+	const int l = threadIdx.x;
+	__shared__ double sh[HRV_NSUMS][HRV_LANES];
+	__shared__ struct hrv_acc sha[HRV_LANES];
+	double s[HRV_NSUMS] = { 0.0, 0.0, 0.0 };
+	struct hrv_acc a;
+
+	hrv_acc_init(&a);
+	for (uint64_t t = l; t < ntiles; t += HRV_LANES) {
+		for (int q = 0; q < HRV_NSUMS; q++)
+			s[q] = HRV_DADD(s[q], tile_sums[t * HRV_NSUMS + q]);
+		hrv_acc_merge(&a, &tile_acc[t]);
+	}
+	for (int q = 0; q < HRV_NSUMS; q++)
+		sh[q][l] = s[q];
+	sha[l] = a;
+	__syncthreads();
+	for (int h = HRV_LANES / 2; h > 0; h >>= 1) {
+		if (l < h) {
+			for (int q = 0; q < HRV_NSUMS; q++)
+				sh[q][l] = HRV_DADD(sh[q][l], sh[q][l + h]);
+			hrv_acc_merge(&sha[l], &sha[l + h]);
+		}
+		__syncthreads();
+	}
+	if (l == 0) {
+		for (int q = 0; q < HRV_NSUMS; q++)
+			out->sums[q] = sh[q][0];
+		out->acc = sha[0];
+	}
+}
+
+__global__ void k_rows(uint64_t n_rows, double alpha,
+		       const unsigned long long *rowbuf,
+		       struct final_out *out)
+{
+	unsigned long long failed = 0;
+
+	for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     r < n_rows; r += (uint64_t)gridDim.x * blockDim.x) {
+		double e = hrv_u2d(rowbuf[2 * r]), a = hrv_u2d(rowbuf[2 * r + 1]);
+
+		failed += e > hrv_row_bound(alpha, a);
+	}
+	if (failed)
+		atomicAdd(&out->rows_failed, failed);
+}
+
+template <int DT>
+__global__ void k_pass2(const void *ref, const void *cand, uint64_t n,
+			double si_rtol, double si_thr, double row_alpha,
+			double amax_all, int per_row, uint64_t row_len,
+			const unsigned long long *rowbuf,
+			struct final_out *out)
+{
+	unsigned long long si_n = 0, row_n = 0, si_first = HRV_NONE,
+			   row_first = HRV_NONE;
+
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+		struct hrv_val r = hrv_load(DT, ref, i);
+		struct hrv_val c = hrv_load(DT, cand, i);
+		double ex, amax;
+
+		if (!hrv_isfinite_d(r.d) || !hrv_isfinite_d(c.d))
+			continue;
+		ex = hrv_excess(si_rtol, r.d, c.d);
+		amax = per_row ? hrv_u2d(rowbuf[2 * (i / row_len) + 1])
+			       : amax_all;
+		if (ex > si_thr) {
+			si_n++;
+			si_first = hrv_min_u(si_first, i);
+		}
+		if (ex > hrv_row_bound(row_alpha, amax)) {
+			row_n++;
+			row_first = hrv_min_u(row_first, i);
+		}
+	}
+	if (si_n) {
+		atomicAdd(&out->si_n, si_n);
+		atomicMin(&out->si_first, si_first);
+	}
+	if (row_n) {
+		atomicAdd(&out->row_n, row_n);
+		atomicMin(&out->row_first, row_first);
+	}
+}
+
+template <typename W>
+__global__ void k_bitwise(const W *a, const W *b, uint64_t n,
+			  unsigned long long *out)
+{
+	unsigned long long d = 0, first = HRV_NONE;
+
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+		if (a[i] != b[i]) {
+			d++;
+			first = hrv_min_u(first, i);
+		}
+	}
+	if (d) {
+		atomicAdd(&out[0], d);
+		atomicMin(&out[1], first);
+	}
+}
+
+int grid_for(uint64_t n)
+{
+	int dev = 0, sms = 132;
+
+	if (cudaGetDevice(&dev) == cudaSuccess)
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+				       dev);
+	uint64_t want = (n + 255) / 256;
+	uint64_t cap = (uint64_t)sms * 8;
+	return (int)(want < cap ? (want ? want : 1) : cap);
+}
+
+template <int DT>
+int run_dt(const struct hrv_job *j, struct hrv_result *res)
+{
+	constexpr int V = HRV_VEC_BYTES / esize_of<DT>::v;
+	const uint64_t tile = (uint64_t)HRV_LANES * HRV_STEPS * V;
+	const uint64_t ntiles = (j->n + tile - 1) / tile;
+	const int per_row = j->n_rows > 1;
+	const int aligned = ((uintptr_t)j->ref % 16 == 0) &&
+			    ((uintptr_t)j->cand % 16 == 0);
+	cudaStream_t st = 0;
+	double *tile_sums = NULL;
+	struct hrv_acc *tile_acc = NULL;
+	unsigned long long *rowbuf = NULL;
+	struct final_out *dout = NULL, hout;
+	int rc = HRV_OK;
+
+	memset(&hout, 0, sizeof(hout));
+	hrv_acc_init(&hout.acc);
+	hout.si_first = hout.row_first = HRV_NONE;
+	if (j->n == 0) {
+		res->rows_failed = 0;
+		hrv_finalize(&j->p, j->opts, &hout.acc, hout.sums, res);
+		return HRV_OK;
+	}
+	if (cudaMallocAsync((void **)&tile_sums, ntiles * HRV_NSUMS *
+			    sizeof(double), st) != cudaSuccess ||
+	    cudaMallocAsync((void **)&tile_acc, ntiles *
+			    sizeof(struct hrv_acc), st) != cudaSuccess ||
+	    cudaMallocAsync((void **)&dout, sizeof(hout), st) != cudaSuccess ||
+	    (per_row && cudaMallocAsync((void **)&rowbuf, j->n_rows * 2 *
+			    sizeof(unsigned long long), st) != cudaSuccess)) {
+		rc = HRV_ENOMEM;
+		goto done;
+	}
+	if (cudaMemcpyAsync(dout, &hout, sizeof(hout), cudaMemcpyHostToDevice,
+			    st) != cudaSuccess ||
+	    (per_row && cudaMemsetAsync(rowbuf, 0, j->n_rows * 2 *
+			    sizeof(unsigned long long), st) != cudaSuccess)) {
+		rc = HRV_ECUDA;
+		goto done;
+	}
+	k_pass1<DT><<<(unsigned)ntiles, HRV_LANES, 0, st>>>(
+		j->ref, j->cand, j->n, j->p, j->row_len,
+		1.0 / (double)j->row_len, per_row, aligned, rowbuf, tile_sums,
+		tile_acc);
+	k_final<<<1, HRV_LANES, 0, st>>>(ntiles, tile_sums, tile_acc, dout);
+	if (per_row)
+		k_rows<<<grid_for(j->n_rows), 256, 0, st>>>(
+			j->n_rows, j->opts->si_row_alpha, rowbuf, dout);
+	if (cudaGetLastError() != cudaSuccess ||
+	    cudaMemcpyAsync(&hout, dout, sizeof(hout), cudaMemcpyDeviceToHost,
+			    st) != cudaSuccess ||
+	    cudaStreamSynchronize(st) != cudaSuccess) {
+		rc = HRV_ECUDA;
+		goto done;
+	}
+	if (per_row) {
+		res->rows_failed = hout.rows_failed;
+	} else {
+		res->rows_failed = hout.acc.max_excess >
+			hrv_row_bound(j->opts->si_row_alpha,
+				      hrv_acc_amax(&hout.acc));
+	}
+	hrv_finalize(&j->p, j->opts, &hout.acc, hout.sums, res);
+	if (!res->si_pass || !res->row_pass) {
+		k_pass2<DT><<<grid_for(j->n), 256, 0, st>>>(
+			j->ref, j->cand, j->n, j->p.si_rtol, res->si_threshold,
+			j->opts->si_row_alpha, hrv_acc_amax(&hout.acc), per_row,
+			j->row_len, rowbuf, dout);
+		if (cudaGetLastError() != cudaSuccess ||
+		    cudaMemcpyAsync(&hout, dout, sizeof(hout),
+				    cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+		    cudaStreamSynchronize(st) != cudaSuccess) {
+			rc = HRV_ECUDA;
+			goto done;
+		}
+		res->si_violations = hout.si_n;
+		res->si_first_violation = hout.si_first == HRV_NONE ? -1
+					  : (int64_t)hout.si_first;
+		res->row_violations = hout.row_n;
+		res->row_first_violation = hout.row_first == HRV_NONE ? -1
+					   : (int64_t)hout.row_first;
+	}
+done:
+	cudaFreeAsync(tile_sums, st);
+	cudaFreeAsync(tile_acc, st);
+	cudaFreeAsync(dout, st);
+	if (rowbuf)
+		cudaFreeAsync(rowbuf, st);
+	if (cudaStreamSynchronize(st) != cudaSuccess && rc == HRV_OK)
+		rc = HRV_ECUDA;
+	return rc;
+}
+
+} /* namespace */
+
+extern "C" int hrv_cuda_run(const struct hrv_job *j, struct hrv_result *res)
+{
+	switch (j->dtype) {
+	case HRV_F32: return run_dt<HRV_F32>(j, res);
+	case HRV_F16: return run_dt<HRV_F16>(j, res);
+	case HRV_BF16: return run_dt<HRV_BF16>(j, res);
+	case HRV_I32: return run_dt<HRV_I32>(j, res);
+	case HRV_I64: return run_dt<HRV_I64>(j, res);
+	case HRV_BOOL: return run_dt<HRV_BOOL>(j, res);
+	default: return HRV_EINVAL;
+	}
+}
+
+extern "C" int hrv_cuda_bitwise(const void *a, const void *b, uint64_t n,
+				int esize, struct hrv_bitwise_result *out)
+{
+	unsigned long long h[2] = { 0, HRV_NONE }, *d = NULL;
+	int g = grid_for(n);
+	int rc = HRV_OK;
+
+	out->n = n;
+	if (n == 0) {
+		out->identical = 1;
+		out->first_diff = -1;
+		return HRV_OK;
+	}
+	if (cudaMalloc((void **)&d, sizeof(h)) != cudaSuccess)
+		return HRV_ENOMEM;
+	cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+	switch (esize) {
+	case 1: k_bitwise<<<g, 256>>>((const uint8_t *)a, (const uint8_t *)b, n, d); break;
+	case 2: k_bitwise<<<g, 256>>>((const uint16_t *)a, (const uint16_t *)b, n, d); break;
+	case 4: k_bitwise<<<g, 256>>>((const uint32_t *)a, (const uint32_t *)b, n, d); break;
+	default: k_bitwise<<<g, 256>>>((const uint64_t *)a, (const uint64_t *)b, n, d); break;
+	}
+	if (cudaGetLastError() != cudaSuccess ||
+	    cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost) != cudaSuccess)
+		rc = HRV_ECUDA;
+	cudaFree(d);
+	out->n_diff = h[0];
+	out->first_diff = h[1] == HRV_NONE ? -1 : (int64_t)h[1];
+	out->identical = h[0] == 0;
+	return rc;
+}
