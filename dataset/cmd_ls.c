@@ -18,7 +18,9 @@ static const char usage[] =
 	"level, problem and sample.  Columns: id, source, level, problem_id\n"
 	"(1-based), problem_name, model, sample_id, compiled, correct,\n"
 	"runtime_ms (as reported), speedup (reported vs eager, else computed\n"
-	"from the archive's eager baseline, else any stored one).\n"
+	"from the archive's eager baseline, else any stored one), then the\n"
+	"latest replay's replay_status (its verdict), replay_correct,\n"
+	"replay_runtime_ms and replay_speedup (empty when not replayed).\n"
 	"\n"
 	"  --level N     only level N\n"
 	"  --model M     only model M (exact name)\n"
@@ -31,6 +33,8 @@ static const struct table_col cols[] = {
 	{ "model", COL_TEXT }, { "sample_id", COL_INT },
 	{ "compiled", COL_BOOL }, { "correct", COL_BOOL },
 	{ "runtime_ms", COL_REAL }, { "speedup", COL_REAL },
+	{ "replay_status", COL_TEXT }, { "replay_correct", COL_BOOL },
+	{ "replay_runtime_ms", COL_REAL }, { "replay_speedup", COL_REAL },
 };
 #define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
 
@@ -39,8 +43,12 @@ static const char query[] =
 	" e.sample_id, e.compiled, e.correct, e.runtime_ms,"
 	" (SELECT sp.value FROM speedup sp WHERE sp.evaluation_id = e.id"
 	"   ORDER BY sp.baseline_kind = 'eager' DESC,"
-	"            sp.origin = 'reported' DESC, sp.id LIMIT 1)"
+	"            sp.origin = 'reported' DESC, sp.id LIMIT 1),"
+	" r.verdict, r.correct, r.runtime_ms, r.speedup"
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
+	" LEFT JOIN replay_job r ON r.id = (SELECT j.id FROM replay_job j"
+	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
+	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
 	" WHERE (?1 IS NULL OR e.level = ?1) AND (?2 IS NULL OR e.model = ?2)"
 	" ORDER BY s.name, e.model, e.level, e.problem_id, e.sample_id, e.id";
 

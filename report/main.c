@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
 	{ "show", cmd_show, "one evaluation with all its fields and code" },
 	{ "verify", cmd_verify, "compare a reference and a candidate tensor" },
+	{ "merge", cmd_merge, "join replay results of shard databases" },
+	{ "replay", cmd_replay, "re-run, re-check and re-time stored kernels" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,480 @@
+/* cmd_replay.c - `headroom replay`: re-run stored evaluations' kernels.
+ *
+ * Parses options, writes the run's settings, creates (or resumes) a run
+ * through jobs.h and hands it to replay.h; draws the progress bar and
+ * prints the verdict counts.  The one piece of global mutable state is
+ * stop_requested below: the SIGINT/SIGTERM flag that the main-level signal
+ * handler sets and the orchestrator polls (see STYLE.md: main-level only).
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../report/commands.h"
+#include "../report/table.h"
+#include "jobs.h"
+#include "replay.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const char usage[] =
+	"usage: headroom replay [--device cpu|cuda] [--gpus LIST] [--jobs N]\n"
+	"                       [--mode faithful|robust] [--resume]"
+	" [--shard I/N]\n"
+	"                       [--limit N] [--timeout-build S]"
+	" [--timeout-run S]\n"
+	"                       [--python PY] [--problems-set NAME]"
+	" [options]\n"
+	"\n"
+	"Re-run every stored evaluation's kernel against its problem: build\n"
+	"(a pool of build workers, one extension cache), check correctness and\n"
+	"time it against the eager reference, one worker per GPU.  Results go\n"
+	"to the tables replay_run and replay_job (see docs/replay.md); the\n"
+	"verdict counts of the run are printed.\n"
+	"\n"
+	"  --device D          cpu or cuda (default: cuda when /dev/nvidiactl"
+	" exists)\n"
+	"  --gpus LIST         physical GPU indices, e.g. 0,1 (default:"
+	" $CUDA_VISIBLE_DEVICES or 0)\n"
+	"  --jobs N            build workers (default: online CPUs)\n"
+	"  --mode M            faithful (KernelBench's semantics, default) or"
+	" robust\n"
+	"  --resume            finish the newest unfinished run instead\n"
+	"  --shard I/N         only evaluations whose id hashes to shard I of N"
+	" (0-based)\n"
+	"  --limit N           at most N evaluations\n"
+	"  --timeout-build S   seconds for a build phase (default 600)\n"
+	"  --timeout-run S     seconds for any other phase (default 300)\n"
+	"  --python PY         interpreter with torch (default $HEADROOM_PYTHON"
+	" or python3)\n"
+	"  --problems-set NAME match problems of this problem set only\n"
+	"  --harness H         v0, v0.1 or current for every job (default: each"
+	" evaluation's)\n"
+	"  --correct-trials N  correctness trials (default 5)\n"
+	"  --perf-trials N     timing trials (default 100)\n"
+	"  --warmup N          warm-up calls (default 3)\n"
+	"  --robust-inputs N   robust: distinct input sets (default 8)\n"
+	"  --robust-rounds N   robust: interleaved rounds (default 30)\n"
+	"  --scratch DIR       worker scratch (default DB.replay)\n"
+	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
+	"  --worker PATH       worker.py (default: found beside headroom)\n"
+	"  --verify-lib PATH   libhrverify.so for the checks, or 'none'\n"
+	"  --mem-limit-mb N    address-space limit per CPU job (default half the"
+	" RAM)\n"
+	"  --db FILE           database (default ./headroom.db or"
+	" $HEADROOM_DB)\n";
+
+enum {
+	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
+	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
+	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
+	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_MEM, OPT_JOBS
+};
+
+struct args {
+	const char *device, *gpus, *mode, *python, *set, *harness;
+	const char *scratch, *cache, *worker, *verify;
+	int jobs, resume, shard_i, shard_n, limit, mem_mb;
+	int ctrials, ptrials, warmup, rinputs, rrounds;
+	double tbuild, trun;
+};
+
+static int parse_int(const char *s, int min, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_secs(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || !(v > 0))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Look for rel beside the executable (and one or two folders up, for
+ * build/asan/headroom), then in the working directory. */
+static char *find_near_exe(const char *rel)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 64];
+	static const char *const ups[] = { "", "/..", "/../.." };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')))
+			*slash = '\0';
+		for (size_t i = 0; i < sizeof(ups) / sizeof(*ups); i++) {
+			snprintf(cand, sizeof(cand), "%s%s/%s", exe, ups[i], rel);
+			if (access(cand, R_OK) == 0)
+				return realpath(cand, NULL);
+		}
+	}
+	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
+}
+
+static char *settings_json(const struct args *a)
+{
+	cJSON *s = cJSON_CreateObject();
+	char *txt;
+
+	cJSON_AddStringToObject(s, "mode", a->mode);
+	cJSON_AddStringToObject(s, "device", a->device);
+	cJSON_AddNumberToObject(s, "seed", 42);
+	cJSON_AddNumberToObject(s, "correct_trials", a->ctrials);
+	cJSON_AddNumberToObject(s, "perf_trials", a->ptrials);
+	cJSON_AddNumberToObject(s, "warmup", a->warmup);
+	if (a->harness)
+		cJSON_AddStringToObject(s, "harness", a->harness);
+	else
+		cJSON_AddNullToObject(s, "harness");
+	cJSON_AddStringToObject(s, "baseline", "eager");
+	cJSON_AddNumberToObject(s, "robust_inputs", a->rinputs);
+	cJSON_AddNumberToObject(s, "robust_rounds", a->rrounds);
+	cJSON_AddNumberToObject(s, "bootstrap", 1000);
+	cJSON_AddNumberToObject(s, "timeout_build", a->tbuild);
+	cJSON_AddNumberToObject(s, "timeout_run", a->trun);
+	txt = cJSON_PrintUnformatted(s);
+	cJSON_Delete(s);
+	return txt;
+}
+
+/* A resumed run keeps its own settings: the device and mode it began with. */
+static void adopt_settings(struct args *a, const cJSON *s)
+{
+	const cJSON *v;
+
+	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "mode")))
+		a->mode = v->valuestring;
+	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "device")))
+		a->device = v->valuestring;
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(s,
+							      "timeout_build")))
+		a->tbuild = v->valuedouble;
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(s,
+							      "timeout_run")))
+		a->trun = v->valuedouble;
+}
+
+struct bar {
+	int tty, verbose;
+	time_t started, last;
+	int seen;               /* jobs finished while watching */
+};
+
+static void on_progress(void *arg, int done, int total, const char *verdict,
+			const char *what)
+{
+	struct bar *b = arg;
+	time_t now = time(NULL);
+
+	b->seen++;
+	if (b->verbose)
+		fprintf(stderr, "%sreplay: [%d/%d] %s: %s\n", b->tty ? "\r" : "",
+			done, total, what, verdict);
+	if (!b->tty || (now == b->last && done < total))
+		return;
+	b->last = now;
+	{
+		double el = difftime(now, b->started);
+		double rate = el > 0 ? b->seen / el * 60 : 0;
+		double eta = rate > 0 ? (total - done) / rate * 60 : 0;
+
+		fprintf(stderr, "\rreplay: %d/%d (%d%%), %.1f jobs/min, ETA "
+			"%dm%02ds ", done, total, total ? 100 * done / total : 100,
+			rate, (int)eta / 60, (int)eta % 60);
+		if (done == total)
+			fputc('\n', stderr);
+	}
+}
+
+static int print_counts(struct store *s, int64_t run_id, enum hr_format fmt,
+			struct hr_err *e)
+{
+	static const struct table_col cols[] = {
+		{ "verdict", COL_TEXT }, { "jobs", COL_INT },
+	};
+	sqlite3_stmt *st;
+	struct table *t = table_new(cols, 2);
+	int rc;
+
+	if (!t)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (sqlite3_prepare_v2(store_db(s), "SELECT verdict, count(*) FROM"
+			       " replay_job WHERE run_id = ?1 GROUP BY verdict"
+			       " ORDER BY verdict", -1, &st, NULL) != SQLITE_OK) {
+		table_free(t);
+		return hr_errf(e, HR_SYSTEM, "database: %s",
+			       sqlite3_errmsg(store_db(s)));
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *cells[2] = {
+			(const char *)sqlite3_column_text(st, 0),
+			(const char *)sqlite3_column_text(st, 1),
+		};
+
+		if (table_add_row(t, cells)) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE && !e->code)
+		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(store_db(s)));
+	sqlite3_finalize(st);
+	if (!e->code)
+		table_write(t, fmt, stdout);
+	table_free(t);
+	return e->code;
+}
+
+static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "gpus", required_argument, NULL, OPT_GPUS },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "timeout-build", required_argument, NULL, OPT_TBUILD },
+		{ "timeout-run", required_argument, NULL, OPT_TRUN },
+		{ "python", required_argument, NULL, OPT_PYTHON },
+		{ "problems-set", required_argument, NULL, OPT_SET },
+		{ "harness", required_argument, NULL, OPT_HARNESS },
+		{ "correct-trials", required_argument, NULL, OPT_CTRIALS },
+		{ "perf-trials", required_argument, NULL, OPT_PTRIALS },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "robust-inputs", required_argument, NULL, OPT_RINPUTS },
+		{ "robust-rounds", required_argument, NULL, OPT_RROUNDS },
+		{ "scratch", required_argument, NULL, OPT_SCRATCH },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "worker", required_argument, NULL, OPT_WORKER },
+		{ "verify-lib", required_argument, NULL, OPT_VERIFY },
+		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
+		{ 0 }
+	};
+	int c, r, bad;
+
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		r = cli_common_option(g, "replay", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		bad = 0;
+		switch (c) {
+		case OPT_GPUS: a->gpus = optarg; break;
+		case OPT_DEVICE:
+			a->device = optarg;
+			bad = strcmp(optarg, "cpu") && strcmp(optarg, "cuda");
+			break;
+		case OPT_JOBS: bad = parse_int(optarg, 1, &a->jobs); break;
+		case OPT_MODE:
+			a->mode = optarg;
+			bad = strcmp(optarg, "faithful") && strcmp(optarg, "robust");
+			break;
+		case OPT_RESUME: a->resume = 1; break;
+		case OPT_SHARD:
+			bad = sscanf(optarg, "%d/%d%n", &a->shard_i, &a->shard_n,
+				     &r) != 2 || optarg[r] || a->shard_n < 1 ||
+				a->shard_i < 0 || a->shard_i >= a->shard_n;
+			break;
+		case OPT_LIMIT: bad = parse_int(optarg, 1, &a->limit); break;
+		case OPT_TBUILD: bad = parse_secs(optarg, &a->tbuild); break;
+		case OPT_TRUN: bad = parse_secs(optarg, &a->trun); break;
+		case OPT_PYTHON: a->python = optarg; break;
+		case OPT_SET: a->set = optarg; break;
+		case OPT_HARNESS:
+			a->harness = optarg;
+			bad = strcmp(optarg, "v0") && strcmp(optarg, "v0.1") &&
+				strcmp(optarg, "current");
+			break;
+		case OPT_CTRIALS: bad = parse_int(optarg, 1, &a->ctrials); break;
+		case OPT_PTRIALS: bad = parse_int(optarg, 1, &a->ptrials); break;
+		case OPT_WARMUP: bad = parse_int(optarg, 0, &a->warmup); break;
+		case OPT_RINPUTS: bad = parse_int(optarg, 1, &a->rinputs); break;
+		case OPT_RROUNDS: bad = parse_int(optarg, 2, &a->rrounds); break;
+		case OPT_SCRATCH: a->scratch = optarg; break;
+		case OPT_CACHE: a->cache = optarg; break;
+		case OPT_WORKER: a->worker = optarg; break;
+		case OPT_VERIFY: a->verify = optarg; break;
+		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
+		default: return HR_USAGE;
+		}
+		if (bad)
+			return cli_usage_error("replay", "bad value '%s' for %s",
+					       optarg, argv[optind - 1]);
+	}
+	if (optind < argc)
+		return cli_usage_error("replay", "unexpected argument '%s'",
+				       argv[optind]);
+	return CLI_NEXT;
+}
+
+static void defaults(struct args *a)
+{
+	const char *env = getenv("HEADROOM_PYTHON");
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+
+	memset(a, 0, sizeof(*a));
+	a->device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
+	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
+	a->mode = "faithful";
+	a->python = env && *env ? env : "python3";
+	a->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (a->jobs < 1)
+		a->jobs = 1;
+	a->ctrials = 5;
+	a->ptrials = 100;
+	a->warmup = 3;
+	a->rinputs = 8;
+	a->rrounds = 30;
+	a->tbuild = 600;
+	a->trun = 300;
+	a->mem_mb = pages > 0 && psize > 0 ?
+		(int)((double)pages * (double)psize / 2 / (1 << 20)) : 0;
+}
+
+/* Resolve paths and create or find the run.  Owned strings land in the
+ * out-parameters (free()). */
+static int setup(struct store *s, struct hr_global *g, struct args *a,
+		 int64_t *run_id, char **settings, char **paths, struct hr_err *e)
+{
+	char shard[32];
+	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set };
+	cJSON *adopted;
+
+	if (a->resume) {
+		if (jobs_find_resumable(s, run_id, settings, e))
+			return e->code;
+		if (!*run_id)
+			return hr_errf(e, HR_INPUT, "%s: no unfinished replay run "
+				       "to resume", g->db_path);
+		if (!(adopted = cJSON_Parse(*settings)))
+			return hr_errf(e, HR_INPUT, "replay run %lld: settings "
+				       "are not JSON", (long long)*run_id);
+		/* Keep the strings alive: a holds pointers into the copy. */
+		adopt_settings(a, adopted);
+		a->mode = strdup(a->mode);
+		a->device = strdup(a->device);
+		paths[3] = (char *)a->mode;
+		paths[4] = (char *)a->device;
+		cJSON_Delete(adopted);
+	} else {
+		if (!(*settings = settings_json(a)))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		snprintf(shard, sizeof(shard), "%d/%d", a->shard_i, a->shard_n);
+		if (jobs_create_run(s, a->mode, a->device, a->shard_n ? shard :
+				    NULL, *settings, &f, run_id, e))
+			return e->code;
+	}
+	if (!a->worker && !(a->worker = paths[0] = find_near_exe(
+				    "replay/worker.py")))
+		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
+			       "headroom; give --worker PATH");
+	if (!a->verify)
+		a->verify = paths[1] = find_near_exe(strcmp(a->device, "cuda") ?
+			"build/libhrverify.so" : "build/libhrverify_cuda.so");
+	else if (!strcmp(a->verify, "none"))
+		a->verify = NULL;
+	if (!a->scratch) {
+		size_t n = strlen(g->db_path) + 16;
+
+		if (!(paths[2] = malloc(n)))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		snprintf(paths[2], n, "%s.replay", g->db_path);
+		a->scratch = paths[2];
+	}
+	return HR_OK;
+}
+
+int cmd_replay(int argc, char **argv, struct hr_global *g)
+{
+	struct args a;
+	struct hr_err e;
+	struct store *s = NULL;
+	struct replay_stats st;
+	struct sigaction sa, old_int, old_term, old_pipe;
+	struct bar bar = { 0 };
+	char *settings = NULL, *paths[5] = { 0 }, cache[PATH_MAX + 16];
+	int64_t run_id = 0;
+	int r;
+	time_t t0 = time(NULL);
+
+	hr_err_clear(&e);
+	defaults(&a);
+	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT)
+		return r;
+	if (store_open(&s, g->db_path, STORE_WRITE, &e))
+		return cli_report("replay", &e);
+	if (setup(s, g, &a, &run_id, &settings, paths, &e))
+		goto out;
+	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
+	bar.tty = isatty(2) && !g->quiet;
+	bar.verbose = g->verbose;
+	bar.started = bar.last = time(NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;   /* no SA_RESTART: poll returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = SIG_IGN;     /* a dead worker's pipe is not our death */
+	sigaction(SIGPIPE, &sa, &old_pipe);
+	{
+		struct replay_opts o = {
+			.device = a.device, .gpus = a.gpus, .build_jobs = a.jobs,
+			.python = a.python, .worker = a.worker,
+			.scratch = a.scratch, .cache = a.cache ? a.cache : cache,
+			.verify_lib = a.verify,
+			.mem_limit_mb = strcmp(a.device, "cuda") ? a.mem_mb : 0,
+			.timeout_build = a.tbuild, .timeout_run = a.trun,
+			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,
+			.settings_json = settings,
+			.progress = bar.tty || bar.verbose ? on_progress : NULL,
+			.cb_arg = &bar, .stop = &stop_requested,
+		};
+		r = replay_run(s, run_id, &o, &st, &e);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	if (!g->quiet)
+		fprintf(stderr, "replay: run %lld: %d of %d jobs done (%d now), "
+			"%d builds (%d cache hits), %d worker restarts, %lds\n",
+			(long long)run_id, st.done, st.total, st.ran, st.builds,
+			st.build_hits, st.restarts, (long)(time(NULL) - t0));
+	if (r == HR_OK)
+		print_counts(s, run_id, g->format, &e);
+out:
+	free(settings);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
+		free(paths[i]);
+	store_close(s);
+	return cli_report("replay", &e);
+}

@@ -1,0 +1,98 @@
+/* jobs.h - replay runs and jobs in the store (tables replay_run, replay_job).
+ *
+ * Owns: creating a run and its jobs (matching each evaluation to its
+ * problem), finding a run to resume, loading its pending jobs, and writing
+ * one finished job per transaction.  The schema is dataset/store.c's
+ * (migration "replay").  Must not: run anything, print anything.
+ *
+ * A job is pending until its result is written; nothing else marks it, so a
+ * run killed at any moment resumes with exactly the jobs that have no
+ * result (none lost, none written twice: the write is
+ * "UPDATE ... WHERE state = 'pending'" inside one transaction).
+ */
+#ifndef HR_REPLAY_JOBS_H
+#define HR_REPLAY_JOBS_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../dataset/store.h"
+
+/* What selects the evaluations of a new run. */
+struct jobs_filter {
+	int shard_i, shard_n;      /* shard_n 0: all; else hash(id) % n == i */
+	int limit;                 /* 0: no limit (after sharding) */
+	const char *problems_set;  /* match problems of this set only; NULL all */
+};
+
+/* The shard of an evaluation id (a fixed 64-bit mix, stable across hosts). */
+int jobs_shard_of(int64_t evaluation_id, int shard_n);
+
+/* Insert a run (state running) and one job per selected evaluation, in one
+ * transaction.  Evaluations without a problem or without kernel code get
+ * their verdict (no_problem, no_kernel) at once.  *run_id is the new run. */
+int jobs_create_run(struct store *s, const char *mode, const char *device,
+		    const char *shard, const char *settings_json,
+		    const struct jobs_filter *f, int64_t *run_id,
+		    struct hr_err *e);
+
+/* The newest run that did not finish; *run_id 0 when there is none.
+ * *settings (owned by the caller, free()) is its settings JSON. */
+int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,
+			struct hr_err *e);
+
+/* One pending job with everything a worker needs (all strings owned). */
+struct job {
+	int64_t id, evaluation_id;
+	int level, problem_id, sample_id;
+	char *model;
+	char *harness;          /* v0 | v0.1 | current (from evaluation.harness) */
+	char *precision;        /* fp32 | fp16 | bf16 */
+	char *kernel_sha256;
+	char *kernel_code;
+	char *problem_code;
+	char *problem_file;
+	int attempts;           /* as stored, before this process */
+};
+
+/* Load the pending jobs of run_id in id order.  *jobs is an array of *n
+ * (free with jobs_free). */
+int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,
+		      int *n, struct hr_err *e);
+void jobs_free(struct job *jobs, int n);
+
+/* Counts of a run: all jobs and those done. */
+int jobs_count(struct store *s, int64_t run_id, int *total, int *done,
+	       struct hr_err *e);
+
+/* Count one more attempt of a job (one small transaction). */
+int jobs_mark_attempt(struct store *s, int64_t job_id, struct hr_err *e);
+
+/* What a finished job stores.  res is the worker's result object (may be
+ * NULL); verdict overrides res's verdict when not NULL (timeout, crashed);
+ * error_text likewise.  Strings are borrowed. */
+struct job_outcome {
+	const cJSON *res;
+	const char *verdict;
+	const char *error_kind;
+	const char *error_text;
+	const char *phase;
+	const char *stderr_tail;
+	double wall_ms;
+};
+
+/* Write a finished job in one transaction.  A job that is no longer
+ * pending is left alone (returns HR_OK, *written 0). */
+int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
+		int *written, struct hr_err *e);
+
+/* Record the environment a run worker reported (its hello line). */
+int jobs_set_env(struct store *s, int64_t run_id, const cJSON *hello,
+		 struct hr_err *e);
+
+/* Set a run's state (finished | interrupted) and finished_at. */
+int jobs_end_run(struct store *s, int64_t run_id, const char *state,
+		 struct hr_err *e);
+
+#endif

@@ -1,0 +1,272 @@
+/* pool.c - see pool.h. */
+#include "pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* In the forked child: wire the pipes, set the environment, exec. */
+static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
+{
+	char mem[32];
+	const char *argv[20];
+	int a = 0;
+
+	setpgid(0, 0);
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_IGN);   /* the orchestrator decides when to stop */
+	if (chdir(sp->scratch) != 0)
+		_exit(127);
+	setenv("PYTHONUNBUFFERED", "1", 1);
+	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+	if (!strcmp(sp->device, "cuda"))
+		setenv("CUDA_VISIBLE_DEVICES", sp->gpu, 1);
+	else
+		setenv("CUDA_VISIBLE_DEVICES", "", 1);
+	snprintf(mem, sizeof(mem), "%d", sp->mem_limit_mb);
+	argv[a++] = sp->python;
+	argv[a++] = sp->worker;
+	argv[a++] = "--device";
+	argv[a++] = sp->device;
+	argv[a++] = "--gpu-index";
+	argv[a++] = sp->gpu ? sp->gpu : "0";
+	argv[a++] = "--scratch";
+	argv[a++] = sp->scratch;
+	argv[a++] = "--cache";
+	argv[a++] = sp->cache;
+	argv[a++] = "--mem-limit-mb";
+	argv[a++] = mem;
+	if (sp->verify_lib) {
+		argv[a++] = "--verify-lib";
+		argv[a++] = sp->verify_lib;
+	}
+	argv[a] = NULL;
+	execvp(sp->python, (char *const *)argv);
+	dprintf(2, "cannot run %s: %s\n", sp->python, strerror(errno));
+	_exit(127);
+}
+
+int wproc_start(struct wproc *w, const struct wproc_spec *sp, struct hr_err *e)
+{
+	int in[2], out[2], err[2];
+	pid_t pid;
+
+	memset(w, 0, sizeof(*w));
+	w->in_fd = w->out_fd = w->err_fd = -1;
+	if (pipe2(in, O_CLOEXEC))
+		return hr_errf(e, HR_SYSTEM, "pipe: %s", strerror(errno));
+	if (pipe2(out, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		return hr_errf(e, HR_SYSTEM, "pipe: %s", strerror(errno));
+	}
+	if (pipe2(err, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return hr_errf(e, HR_SYSTEM, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid == 0)
+		exec_worker(sp, in[0], out[1], err[1]);
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		return hr_errf(e, HR_SYSTEM, "fork: %s", strerror(errno));
+	}
+	setpgid(pid, pid);   /* both sides, so a kill never races the child */
+	w->pid = pid;
+	w->in_fd = in[1];
+	w->out_fd = out[0];
+	w->err_fd = err[0];
+	fcntl(w->out_fd, F_SETFL, O_NONBLOCK);
+	fcntl(w->err_fd, F_SETFL, O_NONBLOCK);
+	return HR_OK;
+}
+
+int wproc_send(struct wproc *w, const cJSON *msg)
+{
+	char *txt = cJSON_PrintUnformatted(msg);
+	size_t len, off = 0;
+	int rc = 0;
+
+	if (!txt || w->in_fd < 0) {
+		cJSON_free(txt);
+		return -1;
+	}
+	len = strlen(txt);
+	txt[len] = '\n';   /* replaces the NUL; len + 1 bytes go out */
+	while (off < len + 1) {
+		ssize_t n = write(w->in_fd, txt + off, len + 1 - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = -1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	cJSON_free(txt);
+	return rc;
+}
+
+int wproc_read(struct wproc *w)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(w->out_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -1;
+		if (n == 0)
+			return -1;
+		if (w->len + (size_t)n > w->cap) {
+			size_t cap = w->cap ? w->cap : 65536;
+			char *p;
+
+			while (cap < w->len + (size_t)n)
+				cap *= 2;
+			if (cap > WPROC_MAX_LINE + sizeof(buf) ||
+			    !(p = realloc(w->line, cap)))
+				return -2;
+			w->line = p;
+			w->cap = cap;
+		}
+		memcpy(w->line + w->len, buf, (size_t)n);
+		w->len += (size_t)n;
+	}
+}
+
+int wproc_next(struct wproc *w, cJSON **out)
+{
+	char *nl = w->len ? memchr(w->line, '\n', w->len) : NULL;
+	size_t used;
+	cJSON *j;
+
+	*out = NULL;
+	if (!nl)
+		return w->len > WPROC_MAX_LINE ? -2 : 0;
+	used = (size_t)(nl - w->line) + 1;
+	j = cJSON_ParseWithLength(w->line, used - 1);
+	memmove(w->line, w->line + used, w->len - used);
+	w->len -= used;
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return -2;
+	}
+	*out = j;
+	return 1;
+}
+
+int wproc_drain_err(struct wproc *w)
+{
+	char buf[65536];
+
+	if (w->err_fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = read(w->err_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -1;
+		if (n == 0) {
+			close_fd(&w->err_fd);   /* poll skips it from now on */
+			return -1;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			w->err_tail[(w->err_pos + (size_t)i) % WPROC_ERR_TAIL] = buf[i];
+		w->err_pos += (size_t)n;
+	}
+}
+
+const char *wproc_err_tail(struct wproc *w, char *buf, size_t n, int clear)
+{
+	size_t have = w->err_pos < WPROC_ERR_TAIL ? w->err_pos : WPROC_ERR_TAIL;
+	size_t take = have < n - 1 ? have : n - 1;
+	size_t start = w->err_pos - take;
+
+	for (size_t i = 0; i < take; i++) {
+		char c = w->err_tail[(start + i) % WPROC_ERR_TAIL];
+
+		buf[i] = c ? c : ' ';  /* a NUL would cut the stored text */
+	}
+	buf[take] = '\0';
+	if (clear)
+		w->err_pos = 0;
+	return buf;
+}
+
+void wproc_kill(struct wproc *w, int *status)
+{
+	int st = 0;
+
+	if (w->job_pgid > 0)
+		kill(-w->job_pgid, SIGKILL);
+	if (w->pid > 0) {
+		kill(-w->pid, SIGKILL);
+		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (status)
+		*status = st;
+	close_fd(&w->in_fd);
+	close_fd(&w->out_fd);
+	close_fd(&w->err_fd);
+	free(w->line);
+	w->line = NULL;
+	w->len = w->cap = 0;
+	w->pid = 0;
+	w->job_pgid = 0;
+}
+
+void wproc_stop(struct wproc *w, int grace_ms)
+{
+	cJSON *quit = cJSON_CreateObject();
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int st;
+
+	if (w->pid <= 0) {
+		cJSON_Delete(quit);
+		return;
+	}
+	cJSON_AddStringToObject(quit, "op", "quit");
+	wproc_send(w, quit);
+	cJSON_Delete(quit);
+	close_fd(&w->in_fd);
+	for (int waited = 0; waited < grace_ms; waited += 10) {
+		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
+			w->pid = 0;   /* reaped: only its group's strays remain */
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	wproc_kill(w, NULL);
+}

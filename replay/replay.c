@@ -1,0 +1,599 @@
+/* replay.c - see replay.h.
+ *
+ * A job moves BUILD -> (a build worker executes the candidate; its
+ * extension lands in the cache) -> READY -> (the run worker of a GPU runs
+ * correctness and timing) -> DONE.  A kernel built once in this run skips
+ * the build of its later jobs; a job whose build already gave a verdict
+ * (compile_error, timeout, ...) is done without a run.  One poll(2) loop
+ * watches every worker's protocol and stderr pipes and every deadline.
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "jobs.h"
+#include "pool.h"
+
+enum role { ROLE_BUILD, ROLE_RUN };
+enum wstate { WS_STARTING, WS_IDLE, WS_BUSY };
+enum jstate { JS_BUILD, JS_BUILDING, JS_READY, JS_RUNNING, JS_DONE };
+
+struct slot {
+	struct wproc p;
+	enum role role;
+	enum wstate state;
+	char gpu[16];
+	char scratch[PATH_MAX];
+	int job;              /* index of the running job, -1 none */
+	char phase[32];
+	double deadline;      /* monotonic seconds */
+	double job_started;
+	cJSON *result;        /* the running job's result line, owned */
+	int start_failures;   /* in a row, without a hello */
+};
+
+struct sched {
+	struct store *s;
+	const struct replay_opts *o;
+	int64_t run_id;
+	struct job *jobs;
+	enum jstate *js;
+	unsigned char *built;      /* job's kernel built in this run */
+	unsigned char *dispatched; /* attempt already counted */
+	int n;
+	struct slot *slots;
+	int nslots;
+	cJSON *settings;
+	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
+	struct replay_stats *st;
+	int env_recorded;
+	struct hr_err *e;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int mkdir_p(const char *path, struct hr_err *e)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return hr_errf(e, HR_USAGE, "bad directory name '%s'", path);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) && errno != EEXIST)
+				return hr_errf(e, HR_SYSTEM, "%s: %s", buf,
+					       strerror(errno));
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return HR_OK;
+}
+
+/* Create dir when missing and write its absolute path into out. */
+static int absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
+{
+	if (mkdir_p(dir, e))
+		return e->code;
+	if (!realpath(dir, out))
+		return hr_errf(e, HR_SYSTEM, "%s: %s", dir, strerror(errno));
+	return HR_OK;
+}
+
+static int slot_start(struct sched *sc, struct slot *sl)
+{
+	struct wproc_spec spec = {
+		.python = sc->o->python, .worker = sc->o->worker,
+		.device = sc->o->device, .gpu = sl->gpu,
+		.scratch = sl->scratch, .cache = sc->cache,
+		.verify_lib = sc->o->verify_lib,
+		.mem_limit_mb = sc->o->mem_limit_mb,
+	};
+
+	if (wproc_start(&sl->p, &spec, sc->e))
+		return sc->e->code;
+	sl->state = WS_STARTING;
+	sl->job = -1;
+	sl->deadline = now_s() + sc->o->timeout_start;
+	snprintf(sl->phase, sizeof(sl->phase), "start");
+	return HR_OK;
+}
+
+static void progress(struct sched *sc, int j, const char *verdict)
+{
+	char what[160];
+	const struct job *jb = &sc->jobs[j];
+
+	if (!sc->o->progress)
+		return;
+	snprintf(what, sizeof(what), "evaluation %lld (level %d problem %d "
+		 "sample %d, %s)", (long long)jb->evaluation_id, jb->level,
+		 jb->problem_id, jb->sample_id, jb->model);
+	sc->o->progress(sc->o->cb_arg, sc->st->done, sc->st->total, verdict,
+			what);
+}
+
+/* Store a finished job and account for it. */
+static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
+		  const char *verdict, const char *ekind, const char *etext)
+{
+	char tail[WPROC_ERR_TAIL];
+	struct job_outcome out = {
+		.res = res, .verdict = verdict, .error_kind = ekind,
+		.error_text = etext,
+		.phase = sl && sl->phase[0] ? sl->phase : NULL,
+		.stderr_tail = sl ? wproc_err_tail(&sl->p, tail, sizeof(tail), 0)
+			: NULL,
+		.wall_ms = sl ? (now_s() - sl->job_started) * 1e3 : 0,
+	};
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
+	int written;
+
+	if (jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e))
+		return hr_err_prefix(sc->e, "evaluation %lld",
+				     (long long)sc->jobs[j].evaluation_id);
+	sc->js[j] = JS_DONE;
+	sc->st->ran += written;
+	sc->st->done += written;
+	progress(sc, j, verdict ? verdict : cJSON_IsString(v) ? v->valuestring
+		 : "crashed");
+	return HR_OK;
+}
+
+static int same_kernel(const struct sched *sc, int a, int b)
+{
+	return !strcmp(sc->jobs[a].kernel_sha256, sc->jobs[b].kernel_sha256);
+}
+
+/* Next job for an idle build worker: -1 none.  A kernel that another
+ * worker is building now waits (the cache would make it wait anyway); a
+ * kernel built in this run needs no build. */
+static int pick_build(struct sched *sc)
+{
+	for (int j = 0; j < sc->n; j++) {
+		int busy = 0;
+
+		if (sc->js[j] != JS_BUILD)
+			continue;
+		for (int k = 0; k < sc->n && !busy; k++) {
+			if (k == j || !same_kernel(sc, j, k))
+				continue;
+			if (sc->built[k]) {
+				sc->built[j] = 1;
+				sc->js[j] = JS_READY;
+				busy = 2;
+			} else if (sc->js[k] == JS_BUILDING) {
+				busy = 1;
+			}
+		}
+		if (!busy)
+			return j;
+	}
+	return -1;
+}
+
+static int pick_run(struct sched *sc)
+{
+	for (int j = 0; j < sc->n; j++)
+		if (sc->js[j] == JS_READY)
+			return j;
+	return -1;
+}
+
+static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
+{
+	const struct job *jb = &sc->jobs[j];
+	cJSON *m = cJSON_Duplicate(sc->settings, 1);
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(sc->settings,
+							  "harness");
+	char cand[96];
+
+	if (!m)
+		return NULL;
+	snprintf(cand, sizeof(cand), "kernel-%.16s.py", jb->kernel_sha256);
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "harness");
+	cJSON_AddStringToObject(m, "op", "job");
+	cJSON_AddNumberToObject(m, "job", (double)jb->id);
+	cJSON_AddNumberToObject(m, "evaluation_id", (double)jb->evaluation_id);
+	cJSON_AddStringToObject(m, "stop_after", stop_after);
+	cJSON_AddStringToObject(m, "harness", cJSON_IsString(h) ?
+				h->valuestring : jb->harness);
+	cJSON_AddStringToObject(m, "precision", jb->precision);
+	cJSON_AddStringToObject(m, "problem_file", jb->problem_file);
+	cJSON_AddStringToObject(m, "problem_code", jb->problem_code);
+	cJSON_AddStringToObject(m, "candidate_file", cand);
+	cJSON_AddStringToObject(m, "candidate_code", jb->kernel_code);
+	return m;
+}
+
+static int dispatch(struct sched *sc, struct slot *sl, int j)
+{
+	cJSON *m = job_message(sc, j, sl->role == ROLE_BUILD ? "build" : "all");
+	int rc;
+
+	if (!m)
+		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
+	if (!sc->dispatched[j]) {
+		sc->dispatched[j] = 1;
+		if (jobs_mark_attempt(sc->s, sc->jobs[j].id, sc->e)) {
+			cJSON_Delete(m);
+			return sc->e->code;
+		}
+	}
+	rc = wproc_send(&sl->p, m);
+	cJSON_Delete(m);
+	sl->state = WS_BUSY;
+	sl->job = j;
+	sl->job_started = now_s();
+	sl->deadline = sl->job_started + sc->o->timeout_build;
+	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
+	sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
+	/* A failed send shows up as the worker's death in the poll loop. */
+	(void)rc;
+	return HR_OK;
+}
+
+/* The job of sl ended without a usable answer: record verdict, restart. */
+static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
+		       const char *why)
+{
+	char tail[WPROC_ERR_TAIL];
+	int j = sl->job, status = 0, rc = HR_OK;
+
+	wproc_kill(&sl->p, &status);
+	sc->st->restarts++;
+	if (j >= 0) {
+		cJSON *res = cJSON_CreateObject();
+		int compiled = sc->built[j] || sl->role == ROLE_RUN ||
+			!strcmp(sl->phase, "load") ||
+			!strcmp(sl->phase, "correctness") ||
+			!strcmp(sl->phase, "timing");
+
+		cJSON_AddItemToObject(res, "compiled", compiled ?
+				      cJSON_CreateTrue() : cJSON_CreateNull());
+		rc = finish(sc, j, sl, res, verdict, "worker", why);
+		cJSON_Delete(res);
+	} else if (sl->state == WS_STARTING &&
+		   ++sl->start_failures >= 3) {
+		return hr_errf(sc->e, HR_SYSTEM, "the %s worker (%s %s) does not "
+			       "start: %s", sl->role == ROLE_RUN ? "run" :
+			       "build", sc->o->python, sc->o->worker,
+			       wproc_err_tail(&sl->p, tail, 600, 0));
+	}
+	cJSON_Delete(sl->result);
+	sl->result = NULL;
+	sl->phase[0] = '\0';
+	if (rc)
+		return rc;
+	return slot_start(sc, sl);
+}
+
+static void describe_exit(int status, char *buf, size_t n)
+{
+	if (status < 0)
+		snprintf(buf, n, "the job process was killed by signal %d (%s)",
+			 -status, strsignal(-status));
+	else
+		snprintf(buf, n, "the job process exited with status %d "
+			 "without an answer", status);
+}
+
+/* A job process ended ("exit" line): use its result, or name the death. */
+static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
+{
+	const cJSON *stv = cJSON_GetObjectItemCaseSensitive(msg, "status");
+	const cJSON *res = sl->result;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
+	int j = sl->job, status = cJSON_IsNumber(stv) ? stv->valueint : 0;
+	char why[160];
+	int rc = HR_OK;
+
+	sl->p.job_pgid = 0;
+	if (j < 0)
+		return HR_OK;
+	if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
+	    !strcmp(v->valuestring, "built")) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cache");
+
+		if (cJSON_IsString(c) && strcmp(c->valuestring, "none")) {
+			sc->st->builds++;
+			sc->st->build_hits += !strcmp(c->valuestring, "hit");
+		}
+		sc->built[j] = 1;
+		sc->js[j] = JS_READY;
+	} else if (res) {
+		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
+	} else {
+		describe_exit(status, why, sizeof(why));
+		rc = finish(sc, j, sl, NULL, "crashed", "exit", why);
+	}
+	cJSON_Delete(sl->result);
+	sl->result = NULL;
+	sl->job = -1;
+	sl->state = WS_IDLE;
+	sl->phase[0] = '\0';
+	wproc_err_tail(&sl->p, why, 2, 1);   /* each job gets its own tail */
+	return rc;
+}
+
+static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "type");
+	const char *type = cJSON_IsString(t) ? t->valuestring : "";
+	int rc = HR_OK;
+
+	if (!strcmp(type, "hello")) {
+		if (sl->state == WS_STARTING) {
+			sl->state = WS_IDLE;
+			sl->start_failures = 0;
+		}
+		if (sl->role == ROLE_RUN && !sc->env_recorded) {
+			sc->env_recorded = 1;
+			rc = jobs_set_env(sc->s, sc->run_id, msg, sc->e);
+		}
+	} else if (!strcmp(type, "start")) {
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(msg, "pid");
+
+		if (cJSON_IsNumber(pid) && pid->valueint > 1)
+			sl->p.job_pgid = pid->valueint;
+	} else if (!strcmp(type, "phase") && sl->state == WS_BUSY) {
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
+		const char *p = cJSON_IsString(ph) ? ph->valuestring : "?";
+		int building = !strcmp(p, "build") || !strcmp(p, "reference");
+
+		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
+		sl->deadline = now_s() + (building ? sc->o->timeout_build :
+					  sc->o->timeout_run);
+	} else if (!strcmp(type, "result") && sl->state == WS_BUSY &&
+		   !sl->result) {
+		sl->result = msg;
+		return HR_OK;   /* kept until the job process exits */
+	} else if (!strcmp(type, "exit") && sl->state == WS_BUSY) {
+		rc = job_exited(sc, sl, msg);
+	}
+	cJSON_Delete(msg);
+	return rc;
+}
+
+/* Read whatever sl has to say; handle its death. */
+static int service(struct sched *sc, struct slot *sl, short out_ev,
+		   short err_ev)
+{
+	int eof = 0, bad = 0, r;
+	cJSON *msg;
+	char why[96];
+
+	if (err_ev)
+		wproc_drain_err(&sl->p);  /* its end alone is no death */
+	if (out_ev) {
+		r = wproc_read(&sl->p);
+		eof = r == -1;
+		bad = r == -2;
+		while (!bad && (r = wproc_next(&sl->p, &msg)) != 0) {
+			if (r < 0) {
+				bad = 1;
+				break;
+			}
+			if (handle_line(sc, sl, msg))
+				return sc->e->code;
+		}
+	}
+	if (bad)
+		return lose_worker(sc, sl, "crashed", "the worker wrote a line "
+				   "that is not protocol JSON");
+	if (eof) {
+		wproc_drain_err(&sl->p);
+		snprintf(why, sizeof(why), "the worker process ended (during "
+			 "phase %s)", sl->phase[0] ? sl->phase : "idle");
+		return lose_worker(sc, sl, "crashed", why);
+	}
+	return HR_OK;
+}
+
+static int check_deadlines(struct sched *sc, double now)
+{
+	for (int i = 0; i < sc->nslots; i++) {
+		struct slot *sl = &sc->slots[i];
+		char why[128];
+
+		if (sl->state == WS_IDLE || now < sl->deadline)
+			continue;
+		if (sl->state == WS_STARTING) {
+			if (lose_worker(sc, sl, NULL, NULL))
+				return sc->e->code;
+			continue;
+		}
+		snprintf(why, sizeof(why), "phase %s exceeded its limit of %g s",
+			 sl->phase, !strcmp(sl->phase, "build") ||
+			 !strcmp(sl->phase, "reference") ||
+			 !strcmp(sl->phase, "dispatch") ?
+			 sc->o->timeout_build : sc->o->timeout_run);
+		if (lose_worker(sc, sl, "timeout", why))
+			return sc->e->code;
+	}
+	return HR_OK;
+}
+
+static int assign(struct sched *sc)
+{
+	for (int i = 0; i < sc->nslots; i++) {
+		struct slot *sl = &sc->slots[i];
+		int j;
+
+		if (sl->state != WS_IDLE)
+			continue;
+		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc);
+		if (j >= 0 && dispatch(sc, sl, j))
+			return sc->e->code;
+	}
+	return HR_OK;
+}
+
+static int all_done(const struct sched *sc)
+{
+	for (int j = 0; j < sc->n; j++)
+		if (sc->js[j] != JS_DONE)
+			return 0;
+	return 1;
+}
+
+static int loop(struct sched *sc)
+{
+	struct pollfd *pfd = calloc((size_t)sc->nslots * 2, sizeof(*pfd));
+
+	if (!pfd)
+		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
+	while (!all_done(sc)) {
+		double now = now_s(), next = now + 1.0;
+		int timeout_ms, nfd = 0;
+
+		if (sc->o->stop && *sc->o->stop) {
+			sc->st->interrupted = 1;
+			break;
+		}
+		if (assign(sc))
+			break;
+		for (int i = 0; i < sc->nslots; i++) {
+			struct slot *sl = &sc->slots[i];
+
+			pfd[2 * i].fd = sl->p.out_fd;
+			pfd[2 * i + 1].fd = sl->p.err_fd;
+			pfd[2 * i].events = pfd[2 * i + 1].events = POLLIN;
+			pfd[2 * i].revents = pfd[2 * i + 1].revents = 0;
+			if (sl->state != WS_IDLE && sl->deadline < next)
+				next = sl->deadline;
+			nfd += 2;
+		}
+		timeout_ms = next > now ? (int)((next - now) * 1e3) + 1 : 0;
+		if (poll(pfd, (nfds_t)nfd, timeout_ms) < 0 && errno != EINTR) {
+			hr_errf(sc->e, HR_SYSTEM, "poll: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < sc->nslots; i++) {
+			short o = pfd[2 * i].revents, r = pfd[2 * i + 1].revents;
+
+			if ((o || r) && service(sc, &sc->slots[i], o, r))
+				goto out;
+		}
+		if (check_deadlines(sc, now_s()))
+			break;
+	}
+out:
+	free(pfd);
+	return sc->e->code;
+}
+
+/* Build slots, then one run slot per GPU (one on CPU). */
+static int make_slots(struct sched *sc)
+{
+	const struct replay_opts *o = sc->o;
+	char gpus[256], *save = NULL, *tok;
+	int nrun = 0, i = 0;
+	const char *first_gpu = "0";
+
+	snprintf(gpus, sizeof(gpus), "%s", o->gpus && *o->gpus ? o->gpus : "0");
+	for (const char *p = gpus; *p; p++)
+		nrun += *p == ',';
+	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
+	sc->nslots = o->build_jobs + nrun;
+	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
+		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
+	tok = strtok_r(gpus, ",", &save);
+	if (tok)
+		first_gpu = tok;
+	for (; i < o->build_jobs; i++) {
+		sc->slots[i].role = ROLE_BUILD;
+		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
+			 first_gpu);
+	}
+	for (int r = 0; r < nrun; r++, i++) {
+		sc->slots[i].role = ROLE_RUN;
+		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
+			 tok ? tok : "0");
+		tok = strtok_r(NULL, ",", &save);
+	}
+	for (i = 0; i < sc->nslots; i++) {
+		struct slot *sl = &sc->slots[i];
+
+		sl->p.in_fd = sl->p.out_fd = sl->p.err_fd = -1;
+		sl->job = -1;
+		if ((size_t)snprintf(sl->scratch, sizeof(sl->scratch), "%s/%s%d",
+				     sc->scratch, sl->role == ROLE_RUN ? "run" :
+				     "build", i) >= sizeof(sl->scratch))
+			return hr_errf(sc->e, HR_USAGE, "scratch path too long");
+		if (mkdir_p(sl->scratch, sc->e) || slot_start(sc, sl))
+			return sc->e->code;
+	}
+	return HR_OK;
+}
+
+int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
+	       struct replay_stats *st, struct hr_err *e)
+{
+	struct sched sc = { .s = s, .o = o, .run_id = run_id, .st = st, .e = e };
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (jobs_count(s, run_id, &st->total, &st->done, e))
+		return e->code;
+	if (!(sc.settings = cJSON_Parse(o->settings_json)))
+		return hr_errf(e, HR_INPUT, "replay run %lld: settings are not "
+			       "JSON", (long long)run_id);
+	if (jobs_load_pending(s, run_id, &sc.jobs, &sc.n, e))
+		goto done;
+	sc.js = calloc((size_t)sc.n + 1, sizeof(*sc.js));
+	sc.built = calloc((size_t)sc.n + 1, 1);
+	sc.dispatched = calloc((size_t)sc.n + 1, 1);
+	if (!sc.js || !sc.built || !sc.dispatched) {
+		hr_errf(e, HR_SYSTEM, "out of memory");
+		goto done;
+	}
+	if (sc.n > 0 && (absolute_dir(o->scratch, sc.scratch, e) ||
+			 absolute_dir(o->cache, sc.cache, e) ||
+			 make_slots(&sc) || loop(&sc)))
+		goto done;
+done:
+	for (int i = 0; i < sc.nslots; i++) {
+		if (e->code || st->interrupted)
+			wproc_kill(&sc.slots[i].p, NULL);
+		else
+			wproc_stop(&sc.slots[i].p, 3000);
+		cJSON_Delete(sc.slots[i].result);
+	}
+	rc = e->code;
+	if (!rc && st->interrupted)
+		rc = hr_errf(e, HR_SYSTEM, "interrupted with %d of %d jobs done; "
+			     "'headroom replay --resume' finishes the rest",
+			     st->done, st->total);
+	if (!rc)
+		rc = jobs_end_run(s, run_id, "finished", e);
+	else if (st->interrupted)
+		jobs_end_run(s, run_id, "interrupted", &(struct hr_err){ 0 });
+	free(sc.slots);
+	free(sc.js);
+	free(sc.built);
+	free(sc.dispatched);
+	jobs_free(sc.jobs, sc.n);
+	cJSON_Delete(sc.settings);
+	return rc;
+}

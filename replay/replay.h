@@ -1,0 +1,51 @@
+/* replay.h - the replay orchestrator: schedule jobs on worker processes.
+ *
+ * Owns: the build pool (workers that execute candidates so their extensions
+ * are compiled into the shared cache, ahead of run work), one run worker per
+ * GPU (one on CPU), per-phase time limits, killing and restarting workers,
+ * and the one write per finished job (through jobs.h).  Must not: print
+ * (progress goes through the callback), run candidate code itself.
+ */
+#ifndef HR_REPLAY_H
+#define HR_REPLAY_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "../dataset/store.h"
+
+struct replay_opts {
+	const char *device;          /* cpu | cuda */
+	const char *gpus;            /* "0,1,..." physical indices (cuda) */
+	int build_jobs;              /* build workers, >= 1 */
+	const char *python, *worker; /* interpreter and worker.py */
+	const char *scratch, *cache; /* directories (created when missing) */
+	const char *verify_lib;      /* NULL: torch.allclose only */
+	int mem_limit_mb;            /* RLIMIT_AS per CPU job, 0 none */
+	double timeout_build;        /* seconds, build phase (and reference) */
+	double timeout_run;          /* seconds, every other phase */
+	double timeout_start;        /* seconds, worker start (import torch) */
+	const char *settings_json;   /* the run's settings: sent with each job */
+	/* Called after every finished job (may be NULL); arg is cb_arg. */
+	void (*progress)(void *cb_arg, int done, int total, const char *verdict,
+			 const char *what);
+	void *cb_arg;
+	volatile sig_atomic_t *stop; /* set asynchronously to stop early */
+};
+
+struct replay_stats {
+	int total, done;             /* jobs of the run */
+	int ran;                     /* finished by this process */
+	int builds, build_hits;      /* build jobs that built extensions; of
+	                              * which every extension was cached */
+	int restarts;                /* workers killed or lost and restarted */
+	int interrupted;             /* stopped through *stop */
+};
+
+/* Run every pending job of run_id.  Returns HR_OK when the run finished,
+ * HR_SYSTEM with e set when it could not go on (workers cannot start, the
+ * store fails, interrupted). */
+int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
+	       struct replay_stats *st, struct hr_err *e);
+
+#endif
