@@ -22,6 +22,8 @@ have_replay() { [ -x ./headroom ] && ./headroom replay --help >/dev/null 2>&1; }
 stage_setup() {
 	sh replay/gpu-machine.sh -d "$DEBS" -j "$JOBS" && . .sysroot/env.sh &&
 		./headroom --version && ldd ./headroom | grep -E 'archive|cjson|sqlite|crypto'
+	[ -f build/libhrverify_cuda.so ] && ldd build/libhrverify_cuda.so | grep -E 'cudart|not found'
+	return 0
 }
 
 stage_info() {
@@ -57,46 +59,68 @@ stage_kb_serial() {
 		--cache "$WORK/kb-cache-serial" --out "$OUT/kb-serial.json"
 }
 
-# headroom's side: the same candidates as a KernelBench run directory.
-stage_replay() {
-	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
-	local db=$WORK/replay.db run=$WORK/hr-run
-	rm -rf "$db" "$run" && mkdir -p "$run" && cp $CAND/*.py "$run/"
-	./headroom --db "$db" problems add "$KB/KernelBench" &&
-	./headroom --db "$db" ingest "$run" --source h200-candidates &&
-	local TIMEFORMAT='replay wall %R s, user %U s, sys %S s'
-	time ./headroom --db "$db" replay --mode faithful ${REPLAY_ARGS:-}
-	rc=$?
-	./headroom --db "$db" ls --format json >"$OUT/replay-ls.json"
-	./headroom --db "$db" ls
-	return $rc
+# headroom's side.  One run directory holds the side-by-side candidates
+# (sample 0 of every problem) and, for the benchmark, two variants of each
+# problem but 14 (make_variants.py): 9 + 16 = 25 evaluations.  KB_RESULTS,
+# when set, is KernelBench's eval_results.json for sample 0 (kb-best), so
+# that `headroom ls` shows KernelBench's verdicts beside the replay's.
+prepare_runs() {
+	local run=$WORK/hr-run
+	[ -f "$WORK/hr.db" ] && return 0
+	rm -rf "$run" && python3 tests/gpu/make_variants.py $CAND "$run" -n 3 --skip 14 || return 1
+	[ -n "${KB_RESULTS:-}" ] && [ -f "$KB_RESULTS" ] && cp "$KB_RESULTS" "$run/eval_results.json"
+	./headroom --db "$WORK/hr.db" problems add "$KB/KernelBench" &&
+		./headroom --db "$WORK/hr.db" ingest "$run" --source h200-candidates
 }
 
-stage_bench() {
+replay_pass() {   # NAME: one `headroom replay` over every stored evaluation
+	local TIMEFORMAT="replay $1: wall %R s, user %U s, sys %S s (headroom and all its workers)"
+	time ./headroom --db "$WORK/hr.db" replay --device cuda --mode faithful \
+		--harness current --scratch "$WORK/scratch-$1" --cache "$WORK/cache" \
+		${REPLAY_ARGS:-}
+}
+
+dump_jobs() {
+	python3 - "$WORK/hr.db" "$OUT/replay-jobs.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.row_factory = sqlite3.Row
+runs = [dict(r) for r in db.execute("SELECT id, state, mode, started_at, finished_at, gpu_name, driver, cuda, torch, python, tool_version FROM replay_run ORDER BY id")]
+jobs = [dict(r) for r in db.execute("""
+    SELECT j.run_id, e.problem_id, e.sample_id, e.compiled AS kb_compiled, e.correct AS kb_correct,
+           e.runtime_ms AS kb_runtime_ms, j.verdict, j.compiled, j.correct, j.trials_passed,
+           j.trials_total, j.runtime_ms, j.runtime_stats_json, j.baseline_kind, j.baseline_ms,
+           j.speedup, j.phase, j.error_kind, substr(j.error_text, 1, 300) AS error_text,
+           j.attempts, j.wall_ms, j.finished_at, j.checks_json
+    FROM replay_job j JOIN evaluation e ON e.id = j.evaluation_id ORDER BY j.run_id, e.problem_id, e.sample_id""")]
+json.dump({"runs": runs, "jobs": jobs}, open(sys.argv[2], "w"), indent=1)
+for j in jobs:
+    print("run %(run_id)s P%(problem_id)s S%(sample_id)s kb=%(kb_compiled)s/%(kb_correct)s/%(kb_runtime_ms)s "
+          "hr=%(verdict)s %(compiled)s/%(correct)s rt=%(runtime_ms)s base=%(baseline_ms)s wall_ms=%(wall_ms)s" % j)
+PY
+}
+
+stage_replay() {
 	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
-	local db=$WORK/bench.db run=$WORK/bench-run
-	rm -rf "$db" "$run"
-	python3 tests/gpu/make_variants.py $CAND "$run" -n 3 --skip 14,13
-	./headroom --db "$db" problems add "$KB/KernelBench" &&
-	./headroom --db "$db" ingest "$run" --source h200-bench || return 1
-	for pass in cold warm; do
-		echo "-- bench $pass"
-		[ $pass = cold ] && rm -rf "${HEADROOM_CACHE:-$HOME/.cache/headroom}"
-		local TIMEFORMAT="bench $pass: wall %R s, user %U s, sys %S s"
-		time ./headroom --db "$db" replay --mode faithful ${REPLAY_ARGS:-} -v
-	done
-	./headroom --db "$db" ls --format json >"$OUT/bench-ls.json"
+	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-*
+	prepare_runs || return 1
+	replay_pass cold
+}
+
+stage_warm() {
+	have_replay || return 3
+	replay_pass warm
+}
+
+stage_report() {
+	./headroom --db "$WORK/hr.db" ls --format json >"$OUT/replay-ls.json"
+	./headroom --db "$WORK/hr.db" ls
+	dump_jobs
 }
 
 stage_hostile() {
 	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
-	local db=$WORK/hostile.db run=$WORK/hostile-run
-	rm -rf "$db" "$run" && mkdir -p "$run"
-	cp tests/gpu/hostile/*.py $CAND/level_1_problem_12_sample_0_kernel.py "$run/"
-	./headroom --db "$db" problems add "$KB/KernelBench" &&
-	./headroom --db "$db" ingest "$run" --source hostile &&
-	./headroom --db "$db" replay --mode faithful ${HOSTILE_ARGS:-}
-	./headroom --db "$db" ls
+	TIMEOUT_RUN=${TIMEOUT_RUN:-15} REPLAY_ARGS="--cache $WORK/cache" sh tests/gpu/replay_gpu_test.sh
 }
 
 for s in "$@"; do
