@@ -73,9 +73,10 @@ prepare_runs() {
 		./headroom --db "$WORK/hr.db" ingest "$run" --source h200-candidates
 }
 
-replay_pass() {   # NAME: one `headroom replay` over every stored evaluation
+replay_pass() {   # NAME CAP: one `headroom replay` over every stored evaluation,
+	# stopped (SIGTERM: the run is left resumable) after CAP seconds
 	local TIMEFORMAT="replay $1: wall %R s, user %U s, sys %S s (headroom and all its workers)"
-	time ./headroom --db "$WORK/hr.db" replay --device cuda --mode faithful \
+	time timeout "$2" ./headroom --db "$WORK/hr.db" replay --device cuda --mode faithful \
 		--harness current --scratch "$WORK/scratch-$1" --cache "$WORK/cache" \
 		${REPLAY_ARGS:-}
 }
@@ -104,23 +105,25 @@ stage_replay() {
 	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
 	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-*
 	prepare_runs || return 1
-	replay_pass cold
+	replay_pass cold "${CAP_COLD:-300}"
 }
 
 stage_warm() {
 	have_replay || return 3
-	replay_pass warm
+	replay_pass warm "${CAP_WARM:-300}"
 }
 
 stage_report() {
 	./headroom --db "$WORK/hr.db" ls --format json >"$OUT/replay-ls.json"
 	./headroom --db "$WORK/hr.db" ls
 	dump_jobs
+	cp "$WORK/hr.db" "$OUT/replay.db"
 }
 
 stage_hostile() {
 	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
-	TIMEOUT_RUN=${TIMEOUT_RUN:-15} REPLAY_ARGS="--cache $WORK/cache" sh tests/gpu/replay_gpu_test.sh
+	TIMEOUT_RUN=${TIMEOUT_RUN:-15} REPLAY_ARGS="--cache $WORK/cache" \
+		timeout "${CAP_HOSTILE:-300}" sh tests/gpu/replay_gpu_test.sh
 }
 
 for s in "$@"; do
