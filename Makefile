@@ -99,6 +99,7 @@ test: check
 
 bench: headroom
 	@sh tests/bench/run.sh
+	@$(MAKE) --no-print-directory bench-verify
 
 clean:
 	rm -rf build headroom

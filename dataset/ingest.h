@@ -32,8 +32,10 @@ struct ingest_ctx {
 
 /* KernelBench run directories + baseline timing JSON (any depth).
  * A run directory is one holding eval_results.json and/or
- * level_L_problem_P_sample_S_kernel.py files; baselines are files named
- * baseline_time_*.json.  What is assumed (model name source, unit, ids,
+ * level_L_problem_P_sample_S_kernel.py files; a file named
+ * baseline_<model>_level_<L>_<hardware>.json (the early sample store's
+ * results, without kernels) is read like an eval_results.json; baselines
+ * are files named baseline_time_*.json.  What is assumed (model name source, unit, ids,
  * which baselines made which speedups) goes to ctx->notes. */
 int ingest_kernelbench(const struct afileset *fs, struct ingest_ctx *ctx,
 		       struct hr_err *e);

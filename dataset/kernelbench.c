@@ -50,6 +50,7 @@ struct kb {
 	size_t ntrees;
 	char **strs;               /* strings the rows borrow */
 	size_t nstrs;
+	int64_t results_files;     /* baseline_<model>_level_<L>_*.json read */
 	int64_t not_computed;      /* speedups left out: several baselines */
 	int64_t name_conflicts;    /* problem names the baselines disagree on */
 };
@@ -65,6 +66,7 @@ struct run {
 	const char *level_from;
 	int cfg_level;
 	const char *schema;        /* harness: which eval_results schema */
+	int no_kernels;            /* a results file without a run dir */
 	int64_t records, kernels;
 };
 
@@ -828,7 +830,7 @@ static int one_record(struct kb *k, struct run *r, const struct afile *f,
 	join(kpath, sizeof(kpath), r->dir, kname);
 	/* A kernel already used means a duplicate record: the store names
 	 * both records when the evaluation is added. */
-	kf = afileset_find(k->fs, kpath);
+	kf = r->no_kernels ? NULL : afileset_find(k->fs, kpath);
 	if (rc == HR_OK && kf && !k->used[kf - k->fs->files])
 		rc = store_kernel(k, kf, &ev.kernel_id, e);
 	if (rc == HR_OK)
@@ -996,6 +998,55 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 	return rc;
 }
 
+/* The early sample store's per-model result files,
+ * baseline_<model>_level_<L>_<hardware>.json (not baseline_time_*): model
+ * and level from the name.  Returns 0 and fills model and *level when
+ * base has that shape. */
+static int parse_results_name(const char *base, char *model, size_t n,
+			      int *level)
+{
+	const char *s = base + strlen("baseline_"), *lv = NULL, *p = s;
+	size_t len = strlen(base);
+
+	if (strncmp(base, "baseline_", 9) || is_baseline_file(base) ||
+	    len < 5 || strcmp(base + len - 5, ".json"))
+		return -1;
+	/* The last "_level_<digits>_" or "_level_<digits>.json". */
+	while ((p = strstr(p, "_level_"))) {
+		const char *d = p + 7;
+		int v;
+
+		if (!parse_uint(&d, &v) && v >= 1 && (*d == '_' || *d == '.')) {
+			lv = p;
+			*level = v;
+		}
+		p += 7;
+	}
+	if (!lv || lv == s)
+		return -1;
+	snprintf(model, n, "%.*s", (int)(lv - s), s);
+	return 0;
+}
+
+static int read_results_file(struct kb *k, const struct afile *f,
+			     struct hr_err *e)
+{
+	struct run r = { .dir = "", .no_kernels = 1, .cfg_level = -1,
+		.model_from = "file name (baseline_<model>_level_<L>_"
+			"<hardware>.json)", .level_from = "file name" };
+	int rc;
+
+	if (parse_results_name(base_name(f->path), r.model, sizeof(r.model),
+			       &r.level))
+		return HR_OK;
+	snprintf(r.name, sizeof(r.name), "%s", f->path);
+	k->results_files++;
+	rc = read_eval_results(k, &r, f, e);
+	if (rc == HR_OK)
+		note_run(k, &r);
+	return rc;
+}
+
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1091,13 +1142,16 @@ int ingest_kernelbench(const struct afileset *fs, struct ingest_ctx *ctx,
 		qsort(k.bl, k.nbl, sizeof(*k.bl), row_cmp);
 	if (rc == HR_OK)
 		rc = find_runs(&k, &runs, &nruns, e);
-	if (rc == HR_OK && !nruns && !ctx->n_baselines)
-		rc = hr_errf(e, HR_INPUT, "%s: no KernelBench run directory "
-			     "(%s, level_L_problem_P_sample_S_kernel.py) and "
-			     "no baseline_time_*.json found", k.input,
-			     eval_results_name);
 	for (size_t i = 0; i < nruns && rc == HR_OK; i++)
 		rc = read_run(&k, runs[i], e);
+	for (size_t i = 0; i < fs->n && rc == HR_OK; i++)
+		rc = read_results_file(&k, &fs->files[i], e);
+	if (rc == HR_OK && !nruns && !k.results_files && !ctx->n_baselines)
+		rc = hr_errf(e, HR_INPUT, "%s: no KernelBench run directory "
+			     "(%s, level_L_problem_P_sample_S_kernel.py), no "
+			     "baseline_<model>_level_<L>_<hw>.json results and "
+			     "no baseline_time_*.json found", k.input,
+			     eval_results_name);
 	if (rc == HR_OK)
 		final_notes(&k);
 	free(runs);

@@ -81,7 +81,7 @@ static const char *const migrations[] = {
 	"  unit_assumed TEXT,"
 	"  record_ref TEXT NOT NULL,"
 	"  metadata_json TEXT,"
-	"  UNIQUE(source_id, run, level, problem_id, sample_id)"
+	"  UNIQUE(source_id, run, model, level, problem_id, sample_id)"
 	") STRICT;"
 	"CREATE INDEX evaluation_by_model ON evaluation(model, level, problem_id);"
 	"CREATE TABLE speedup("
@@ -217,7 +217,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
 		" ?27, ?28)",
 	[ST_EVAL_FIND] = "SELECT record_ref FROM evaluation WHERE source_id = ?1"
-		" AND run = ?2 AND level = ?3 AND problem_id = ?4 AND sample_id = ?5",
+		" AND run = ?2 AND level = ?3 AND problem_id = ?4 AND sample_id = ?5"
+		" AND model = ?6",
 	[ST_SPEEDUP_ADD] = "INSERT INTO speedup(evaluation_id, baseline_kind,"
 		" baseline_ms, value, origin, baseline_ref)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -611,6 +612,7 @@ static int duplicate_eval(struct store *s, const struct store_eval *ev,
 	sqlite3_bind_int(st, 3, ev->level);
 	sqlite3_bind_int(st, 4, ev->problem_id);
 	sqlite3_bind_int(st, 5, ev->sample_id);
+	bind_text(st, 6, ev->model);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		prev = (const char *)sqlite3_column_text(st, 0);
 	hr_errf(e, HR_INPUT, "%s: duplicate record: run '%s' level %d problem "

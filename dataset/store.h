@@ -103,8 +103,10 @@ struct store_eval {
 	const char *metadata_json; /* raw metadata, verbatim */
 };
 
-/* Insert an evaluation.  A second record with the same (source, run, level,
- * problem, sample) is a duplicate: HR_INPUT naming both records. */
+/* Insert an evaluation.  A second record with the same (source, run, model,
+ * level, problem, sample) is a duplicate: HR_INPUT naming both records.
+ * The model is part of the key because one leaderboard dump (one run)
+ * holds the records of many models. */
 int store_add_evaluation(struct store *s, const struct store_eval *ev,
 			 int64_t *id, struct hr_err *e);
 

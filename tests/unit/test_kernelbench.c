@@ -91,6 +91,23 @@ static void flat_schema_reads_correct_and_avg_runtime(void **state)
 		"\"correctness_trials\":\"(5 / 5)\"}");
 }
 
+static void early_results_file_names_model_and_level(void **state)
+{
+	struct fx *f = *state;
+	char b[256];
+
+	fx_file(f, "times/baseline_claude-3.5-sonnet_level_2_L40S.json",
+		"{\"57\": {\"device\": \"cuda:7\", \"correct\": false,"
+		" \"compiled\": false, \"hardware\": \"NVIDIA L40S\","
+		" \"avg_runtime\": -1.0, \"other_error\": \"error: name 'math'"
+		" is not defined\", \"runtime_stats\": {}}}");
+	assert_int_equal(run(f), HR_OK);
+	assert_string_equal(fx_text(f, b, sizeof(b), "SELECT model || ' ' ||"
+		" level || ' ' || problem_id || ' ' || run || ' ' || error_kind"
+		" FROM evaluation"), "claude-3.5-sonnet 2 57 times/baseline_"
+		"claude-3.5-sonnet_level_2_L40S.json other_error");
+}
+
 static void minus_one_means_no_runtime(void **state)
 {
 	struct fx *f = *state;
@@ -454,6 +471,7 @@ int main(void)
 		FX_TEST(metadata_is_kept_as_json),
 		FX_TEST(object_schema_is_one_record_per_problem),
 		FX_TEST(flat_schema_reads_correct_and_avg_runtime),
+		FX_TEST(early_results_file_names_model_and_level),
 		FX_TEST(minus_one_means_no_runtime),
 		FX_TEST(other_negative_runtime_is_refused),
 		FX_TEST(first_error_key_is_the_error_kind),
