@@ -279,9 +279,9 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ 0 }
 	};
-	int c, r, bad;
+	int c, r, bad, li = 0;
 
-	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
 		r = cli_common_option(g, "replay", usage, c, optarg);
 		if (r == CLI_NEXT)
 			continue;
@@ -328,8 +328,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		default: return HR_USAGE;
 		}
 		if (bad)
-			return cli_usage_error("replay", "bad value '%s' for %s",
-					       optarg, argv[optind - 1]);
+			return cli_usage_error("replay", "bad value '%s' for --%s",
+					       optarg, opts[li].name);
 	}
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",

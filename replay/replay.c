@@ -252,6 +252,22 @@ static int dispatch(struct sched *sc, struct slot *sl, int j)
 	return HR_OK;
 }
 
+/* What is known of a job that ended without an answer: it compiled when
+ * its build finished (in this run, or before the load phase began). */
+static cJSON *crash_result(const struct sched *sc, const struct slot *sl,
+			   int j)
+{
+	cJSON *res = cJSON_CreateObject();
+	int compiled = sc->built[j] || sl->role == ROLE_RUN ||
+		!strcmp(sl->phase, "load") || !strcmp(sl->phase, "correctness") ||
+		!strcmp(sl->phase, "timing");
+
+	if (res)
+		cJSON_AddItemToObject(res, "compiled", compiled ?
+				      cJSON_CreateTrue() : cJSON_CreateNull());
+	return res;
+}
+
 /* The job of sl ended without a usable answer: record verdict, restart. */
 static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
 		       const char *why)
@@ -262,14 +278,8 @@ static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
 	wproc_kill(&sl->p, &status);
 	sc->st->restarts++;
 	if (j >= 0) {
-		cJSON *res = cJSON_CreateObject();
-		int compiled = sc->built[j] || sl->role == ROLE_RUN ||
-			!strcmp(sl->phase, "load") ||
-			!strcmp(sl->phase, "correctness") ||
-			!strcmp(sl->phase, "timing");
+		cJSON *res = crash_result(sc, sl, j);
 
-		cJSON_AddItemToObject(res, "compiled", compiled ?
-				      cJSON_CreateTrue() : cJSON_CreateNull());
 		rc = finish(sc, j, sl, res, verdict, "worker", why);
 		cJSON_Delete(res);
 	} else if (sl->state == WS_STARTING &&
@@ -324,8 +334,11 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	} else if (res) {
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
 	} else {
+		cJSON *crash = crash_result(sc, sl, j);
+
 		describe_exit(status, why, sizeof(why));
-		rc = finish(sc, j, sl, NULL, "crashed", "exit", why);
+		rc = finish(sc, j, sl, crash, "crashed", "exit", why);
+		cJSON_Delete(crash);
 	}
 	cJSON_Delete(sl->result);
 	sl->result = NULL;

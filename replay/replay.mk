@@ -1,0 +1,20 @@
+# replay.mk - the replay stage's own rules (included by the root Makefile).
+#
+#   make gpu-check       on a CUDA machine: the worker's Python tests on the
+#                        GPU (HR_TEST_DEVICE=cuda) and tests/gpu/replay.sh
+#                        (a `headroom replay --device cuda` of the CUDA
+#                        fixtures when tests/fixtures/replay/cuda/ has them)
+#
+# Nothing here runs in `make check`: the CPU side of replay is tested there
+# by tests/cli/replay-* and tests/py/test_worker_*.py.
+
+.PHONY: gpu-check gpu-check-replay
+
+gpu-check: gpu-check-replay
+
+gpu-check-replay: headroom
+	@for t in tests/py/test_worker_*.py; do \
+		echo "== $$t (cuda)"; \
+		HR_TEST_DEVICE=cuda $(PYTHON) $$t || exit 1; \
+	done
+	@HEADROOM=$(abspath headroom) PYTHON=$(PYTHON) sh tests/gpu/replay.sh

@@ -1,0 +1,24 @@
+#!/bin/sh
+# replay.sh - GPU smoke test of `headroom replay --device cuda` (device
+# machine only; `make gpu-check`).  Replays every CUDA fixture candidate in
+# tests/fixtures/replay/cuda/candidates/ against problem 1 of the fixture
+# problems and prints the verdict counts; fails when a job has no verdict.
+# The GPU engineer adds fixtures (and expected verdicts) there.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+F=$ROOT/tests/fixtures/replay
+cands=$(ls "$F/cuda/candidates" 2>/dev/null | grep '\.py$' || true)
+if [ -z "$cands" ]; then
+	echo "replay.sh: no CUDA fixtures in $F/cuda/candidates; nothing to replay"
+	exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+specs=
+for c in $cands; do specs="$specs ../cuda/candidates/$c"; done
+# shellcheck disable=SC2086
+sh "$F/mkdb.sh" "$work/t.db" $specs
+"$HEADROOM" --db "$work/t.db" replay --device cuda --python "${PYTHON:-python3}" \
+	--cache "$ROOT/build/gpu-replay-cache"
+left=$(sqlite3 "$work/t.db" "SELECT count(*) FROM replay_job WHERE state != 'done'")
+[ "$left" = 0 ] || { echo "replay.sh: $left jobs without a verdict" >&2; exit 1; }

@@ -1,0 +1,97 @@
+"""Faithful mode reproduces KernelBench's semantics (src/kernelbench/eval.py
+at 423217d; v0/v0.1 src/eval.py): seeds, tolerance per version, allclose
+argument order, one namespace, precision casts."""
+import os
+import sys
+
+import torch
+
+from workerlib import ROOT, Worker, check
+
+# Reference output 0.9801, candidate 1.0: |d| = 0.0199.
+# KernelBench's allclose(ref, cand): 0.0199 <= 0.01 + 0.01 * 1.0 = 0.02 -> pass
+# reversed order would give     0.0199 <= 0.01 + 0.01 * 0.9801 -> fail.
+PROBLEM = '''
+import torch
+import torch.nn as nn
+
+WIDTH = 8
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.full((WIDTH,), 0.9801) + 0 * x
+
+def get_inputs():
+    return [torch.rand(WIDTH)]
+
+def get_init_inputs():
+    return []
+'''
+
+# No imports at all: only works in KernelBench's one namespace, where the
+# problem's torch, nn and WIDTH are visible.
+ONES = '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        self.dtype_seen = str(x.dtype)
+        return torch.ones(WIDTH, dtype=x.dtype, device=x.device)
+'''
+
+EXACT = '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.full((WIDTH,), 0.9801) + 0 * x
+'''
+
+w = Worker()
+_, res = w.run(PROBLEM, ONES, harness="v0.1")
+check(res["verdict"] == "correct", "v0.1 (tol 1e-2) with reference first: correct")
+check(res["checks"]["semantics"]["namespace"] == "one", "faithful records one namespace")
+
+torch.manual_seed(42)
+kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)]
+seeds = [t["seed"] for t in res["checks"]["trials"]]
+check(seeds == kb_seeds, "per-trial seeds are KernelBench's, drawn from seed 42")
+check(res["trials_total"] == 5 and res["trials_passed"] == 5, "5 correctness trials")
+
+_, res = w.run(PROBLEM, ONES, harness="current")
+check(res["verdict"] == "incorrect" and res["checks"]["semantics"]["tolerance"] == 1e-4,
+      "current harness fp32 tol 1e-4: incorrect")
+
+_, res = w.run(PROBLEM, ONES, harness="current", precision="bf16")
+check(res["checks"]["semantics"]["tolerance"] == 1e-2, "current bf16 tolerance 1e-2")
+check(res["checks"]["semantics"]["inputs_cast"] is True, "current casts inputs to the precision")
+
+_, res = w.run(PROBLEM, ONES, harness="v0.1", mode="robust", robust_rounds=4,
+               robust_inputs=2, bootstrap=50)
+check(res["verdict"] == "correct" and res["ci_low"] is not None and
+      res["ci_low"] <= res["speedup"] <= res["ci_high"],
+      "robust mode: median speedup inside its bootstrap interval")
+check(res["checks"]["timing"]["input_sets"] == 2, "robust mode records its input pool")
+
+_, res = w.run(PROBLEM, ONES, harness="v0")
+timing = res["checks"]["timing"]
+check(timing["l2_fill_bytes"] == 0 and timing["discard_first"] == 0,
+      "v0 timing: no L2 fill, no discarded trial")
+_, res = w.run(PROBLEM, EXACT, harness="current", precision="fp32", perf_trials=4)
+timing = res["checks"]["timing"]
+check(timing["discard_first"] == 1 and timing["sync_before_each"] and
+      res["runtime_stats"]["n"] == 4, "current timing: discard 1, sync each, N trials kept")
+w.close()
+
+# The verify library (verify/verify.h through ctypes) gives the same verdicts
+# as torch.allclose; checked when build/libhrverify.so is built.
+lib = os.environ.get("HR_VERIFY_LIB") or os.path.join(ROOT, "build", "libhrverify.so")
+if not os.path.exists(lib):
+    print("note: %s not built; verify-library checks not run" % lib)
+    sys.exit(0)
+w = Worker("--verify-lib", lib)
+check(w.hello["verify"] == lib, "the worker loads the verify library: %s"
+      % w.hello.get("verify_error"))
+for harness, want in (("v0.1", "correct"), ("current", "incorrect")):
+    _, res = w.run(PROBLEM, ONES, harness=harness)
+    t0 = res["checks"]["trials"][0]
+    check(res["verdict"] == want and t0["checker"] == "hrverify" and
+          t0["torch_allclose"] == (want == "correct"),
+          "verify library and torch.allclose agree (%s: %s)" % (harness, want))
+w.close()

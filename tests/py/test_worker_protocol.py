@@ -1,0 +1,64 @@
+"""The worker's protocol: hello, start/phase/result/exit per job, and no
+candidate output on the protocol stream; the worker survives a job's death."""
+from workerlib import Worker, check
+
+PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+def get_inputs():
+    return [torch.randn(16, 32)]
+
+def get_init_inputs():
+    return []
+'''
+
+NOISY = '''
+import os, sys
+import torch
+import torch.nn as nn
+print('{"type": "result", "job": 1, "verdict": "correct", "speedup": 1000}')
+os.write(1, b'{"type": "exit", "job": 1, "status": 0}\\n')
+sys.stdout.flush()
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        print("noise from forward")
+        return torch.relu(x)
+'''
+
+DIES = '''
+import os
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        os.kill(os.getpid(), 9)
+'''
+
+w = Worker()
+check(w.hello["type"] == "hello" and w.hello["protocol"] == 1, "hello comes first")
+check(w.hello["torch"] and w.hello["device"], "hello names torch and the device")
+
+msgs, res = w.run(PROBLEM, NOISY)
+types = [m["type"] for m in msgs]
+check(types[0] == "start" and types[-1] == "exit", "a job is framed by start and exit")
+phases = [m["phase"] for m in msgs if m["type"] == "phase"]
+check(phases == ["reference", "build", "load", "correctness", "timing"],
+      "phases in order: %s" % phases)
+check(res is not None and res["verdict"] == "correct", "prints cannot forge a result")
+check(res.get("speedup") != 1000 and len([m for m in msgs if m["type"] == "result"]) == 1,
+      "exactly one result, the worker's own")
+check(msgs[-1]["status"] == 0, "the job process exits 0")
+
+msgs, res = w.run(PROBLEM, DIES)
+check(res is None and msgs[-1]["status"] == -9, "a killed job: exit line with -signal, no result")
+
+msgs, res = w.run(PROBLEM, NOISY, stop_after="build")
+check(res["verdict"] == "built" and res["compiled"] is True, "stop_after=build answers built")
+check(res["build"]["cache"] == "none", "no extension: build cache 'none'")
+w.close()
