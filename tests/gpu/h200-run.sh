@@ -64,10 +64,16 @@ stage_kb_serial() {
 # problem but 14 (make_variants.py): 9 + 16 = 25 evaluations.  KB_RESULTS,
 # when set, is KernelBench's eval_results.json for sample 0 (kb-best), so
 # that `headroom ls` shows KernelBench's verdicts beside the replay's.
+# ONLY="P..." keeps those problems; VARIANTS=1 keeps sample 0 only.
 prepare_runs() {
 	local run=$WORK/hr-run
 	[ -f "$WORK/hr.db" ] && return 0
-	rm -rf "$run" && python3 tests/gpu/make_variants.py $CAND "$run" -n 3 --skip 14 || return 1
+	local src=$CAND
+	if [ -n "${ONLY:-}" ]; then   # a subset of the problems, e.g. ONLY="1 9 88"
+		src=$WORK/only && rm -rf "$src" && mkdir -p "$src"
+		for p in $ONLY; do cp $CAND/level_1_problem_${p}_sample_0_kernel.py "$src/"; done
+	fi
+	rm -rf "$run" && python3 tests/gpu/make_variants.py "$src" "$run" -n "${VARIANTS:-3}" --skip 14 || return 1
 	[ -n "${KB_RESULTS:-}" ] && [ -f "$KB_RESULTS" ] && cp "$KB_RESULTS" "$run/eval_results.json"
 	./headroom --db "$WORK/hr.db" problems add "$KB/KernelBench" &&
 		./headroom --db "$WORK/hr.db" ingest "$run" --source h200-candidates
