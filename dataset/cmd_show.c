@@ -1,5 +1,5 @@
 /* cmd_show.c - `headroom show ID`: one evaluation with everything stored
- * about it, a section each (evaluation, speedups, kernel).  A later stage
+ * about it, a section each (evaluation, speedups, replays, kernel).  A later stage
  * adds its own section as one more function of the same shape.
  *
  * md output is "field: value" lines and a speedup table; json output is
@@ -20,8 +20,9 @@ static const char usage[] =
 	"Show evaluation ID (the id column of 'headroom ls'): every field\n"
 	"read from the archive (verdicts, timings, error, metadata as stored\n"
 	"JSON, where it came from, what its source's reader had to assume),\n"
-	"its speedups with their baselines, and the kernel's SHA-256 and\n"
-	"code.\n"
+	"its speedups with their baselines, every replay of it (headroom\n"
+	"replay: verdict, timings, checks, errors, with its run's device and\n"
+	"versions), and the kernel's SHA-256 and code.\n"
 	"\n"
 	"  --no-code     leave the kernel code out\n"
 	"  --format F    md (default) or json\n";
@@ -218,6 +219,59 @@ static int show_kernel(sqlite3 *db, int64_t id, int with_code,
 	return HR_OK;
 }
 
+/* The replay stage's section: every replay of this evaluation, latest
+ * first, each with its run's provenance (replay_run, replay_job). */
+static const char replay_sql[] =
+	"SELECT r.mode, r.device, r.gpu_name, r.driver, r.cuda, r.torch,"
+	" r.tool_version AS replay_tool_version, j.*"
+	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
+	" WHERE j.evaluation_id = ?1"
+	" ORDER BY j.finished_at IS NULL, j.finished_at DESC, j.id DESC";
+
+static int show_replays(sqlite3 *db, int64_t id, struct out *o,
+			struct hr_err *e)
+{
+	cJSON *arr = NULL;
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (sqlite3_prepare_v2(db, replay_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	sqlite3_bind_int64(st, 1, id);
+	if (o->fmt == HR_FMT_JSON)
+		arr = cJSON_AddArrayToObject(o->root, "replays");
+	else
+		printf("\n## replays\n");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *row = arr ? cJSON_CreateObject() : NULL;
+
+		if (!arr)
+			printf("\n### replay job %lld (run %lld)\n\n",
+			       (long long)sqlite3_column_int64(st, 7),
+			       (long long)sqlite3_column_int64(st, 8));
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const char *name = sqlite3_column_name(st, c);
+			const char *v = (const char *)sqlite3_column_text(st, c);
+
+			if (row)
+				cJSON_AddItemToObject(row, name,
+						      column_json(st, c));
+			else
+				printf("%s:%s%s\n", name, v ? " " : "",
+				       v ? v : "");
+		}
+		if (row)
+			cJSON_AddItemToArray(arr, row);
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		db_err(db, e);
+	else if (!arr && !n)
+		printf("\n(not replayed)\n");
+	sqlite3_finalize(st);
+	return e->code;
+}
+
 int cmd_show(int argc, char **argv, struct hr_global *g)
 {
 	static const struct option opts[] = {
@@ -257,7 +311,8 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	if (o.fmt == HR_FMT_JSON && !(o.root = cJSON_CreateObject()))
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 	if (!e.code && !show_evaluation(store_db(s), id, &o, &e) &&
-	    !show_speedups(store_db(s), id, &o, &e))
+	    !show_speedups(store_db(s), id, &o, &e) &&
+	    !show_replays(store_db(s), id, &o, &e))
 		show_kernel(store_db(s), id, with_code, &o, &e);
 	if (!e.code && o.root) {
 		char *txt = cJSON_Print(o.root);

@@ -3,7 +3,7 @@
  * Each `headroom replay --shard I/N` writes its own copy of the store; this
  * copies every replay run of each IN (and its jobs) into OUT, mapping
  * evaluations and problems by their natural keys (source hash + run +
- * level + problem + sample; problem file hash), not by row ids.  A run
+ * model + level + problem + sample; problem file hash), not by row ids.  A run
  * already in OUT (same uuid) is skipped, so merging twice changes nothing.
  * When OUT does not exist it starts as a copy of the first IN without its
  * replay rows, which the merge then copies like any other's.  One
@@ -22,7 +22,7 @@ static const char usage[] =
 	"\n"
 	"Copy the replay runs and results of each IN.db (e.g. the databases of\n"
 	"'headroom replay --shard I/N') into OUT.db.  Evaluations are matched\n"
-	"by source hash, run, level, problem and sample.  Runs already in\n"
+	"by source hash, run, model, level, problem and sample.  Runs already in\n"
 	"OUT.db are skipped.  A missing OUT.db starts as a copy of the first\n"
 	"IN.db.  Prints one row per input: file, runs, jobs copied.\n";
 
@@ -62,6 +62,7 @@ static const char copy_jobs[] =
 	" JOIN src.source ss ON ss.id = se.source_id"
 	" JOIN main.source ms ON ms.sha256 = ss.sha256 AND ms.kind = ss.kind"
 	" JOIN main.evaluation me ON me.source_id = ms.id AND me.run = se.run"
+	"  AND me.model = se.model"
 	"  AND me.level = se.level AND me.problem_id = se.problem_id"
 	"  AND me.sample_id = se.sample_id"
 	" WHERE sr.uuid IN (SELECT value FROM json_each(?1)) ORDER BY j.id";

@@ -291,7 +291,9 @@ class Job:
     def hook_load_inline(self, exts):
         """Give each load_inline call without a build_directory one keyed by
         its own arguments, so an identical extension is built once whatever
-        Python wraps it; record hit or miss per extension."""
+        Python wraps it; record hit or miss per extension.  A build the
+        compiler rejected is kept too (its error text), and answered again
+        from the cache."""
         import inspect
         import torch.utils.cpp_extension as cpp
         orig, job = cpp.load_inline, self
@@ -311,8 +313,20 @@ class Job:
             rec = {"name": ba.arguments.get("name"), "dir": os.path.basename(d),
                    "cache": "hit" if hit else "miss"}
             exts.append(rec)
+            failed = os.path.join(d, ".headroom-build-failed")
             try:
+                if not hit and os.path.exists(failed):
+                    rec.update(cache="hit", failed=True)
+                    with open(failed) as f:
+                        raise RuntimeError(f.read())
                 return orig(*ba.args, **ba.kwargs)
+            except Exception as e:
+                # The compiler's "no" is as deterministic as its "yes" for
+                # this key; lock or I/O trouble is not, and is not kept.
+                if "Error building extension" in str(e) and not rec.get("failed"):
+                    with open(failed, "w") as f:
+                        f.write(str(e))
+                raise
             finally:
                 rec["seconds"] = round(time.monotonic() - t0, 3)
         cpp.load_inline = load_inline
@@ -547,8 +561,29 @@ class Job:
                 "mean_3sf": float("%.3g" % a.mean())}
 
     def fresh_inputs(self, seed):
-        self.set_seed(seed)
-        return [self.place(x) for x in self.get_inputs()]
+        """set_seed(seed); get_inputs(); placed.  The CPU draw of a seed is
+        kept: asked again (KernelBench draws seed 42 for the candidate's and
+        the reference's timing), the same values are placed afresh (never
+        the same objects) and the RNG state left by the draw is restored,
+        so nothing downstream can tell; it saves one CPU draw a job."""
+        t = self.torch
+        kept = getattr(self, "_drawn", {}).get(seed)
+        if kept is None:
+            self.set_seed(seed)
+            raw = self.get_inputs()
+            kept = (raw, t.get_rng_state(), t.cuda.get_rng_state() if self.cuda else None)
+            self._drawn = {seed: kept}
+        else:
+            t.set_rng_state(kept[1])
+            if self.cuda:
+                t.cuda.set_rng_state(kept[2])
+        out = []
+        for x in kept[0]:
+            y = self.place(x)
+            if isinstance(x, t.Tensor) and y.data_ptr() == x.data_ptr():
+                y = y.clone()
+            out.append(y)
+        return out
 
     def time_faithful(self):
         # KernelBench: set_seed(seed); inputs = get_inputs(); timed outside no_grad.
@@ -693,14 +728,22 @@ def child(msg, cfg, proto, torch):
 
 
 def serve(msg, cfg, proto, torch):
+    # The child waits for one byte, so "start" is always the job's first line.
+    go_r, go_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(go_w)
+        os.read(go_r, 1)
+        os.close(go_r)
         child(msg, cfg, proto, torch)
+    os.close(go_r)
     try:
         os.setpgid(pid, pid)
     except OSError:
         pass
     proto.send({"type": "start", "job": msg["job"], "pid": pid})
+    os.write(go_w, b"!")
+    os.close(go_w)
     _, status = os.waitpid(pid, 0)
     try:
         os.killpg(pid, signal.SIGKILL)     # strays the job forked

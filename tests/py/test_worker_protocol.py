@@ -1,6 +1,8 @@
 """The worker's protocol: hello, start/phase/result/exit per job, and no
 candidate output on the protocol stream; the worker survives a job's death."""
-from workerlib import Worker, check
+import os
+
+from workerlib import ROOT, Worker, check
 
 PROBLEM = '''
 import torch
@@ -61,4 +63,15 @@ check(res is None and msgs[-1]["status"] == -9, "a killed job: exit line with -s
 msgs, res = w.run(PROBLEM, NOISY, stop_after="build")
 check(res["verdict"] == "built" and res["compiled"] is True, "stop_after=build answers built")
 check(res["build"]["cache"] == "none", "no extension: build cache 'none'")
+
+# A build the compiler rejects is cached too: the second job gets the same
+# compile error from the cache, without running the compiler.
+with open(os.path.join(ROOT, "tests/fixtures/replay/candidates/compile_error.py")) as f:
+    BROKEN = f.read()
+_, first = w.run(PROBLEM, BROKEN, stop_after="build")
+_, second = w.run(PROBLEM, BROKEN, stop_after="build")
+check(first["verdict"] == second["verdict"] == "compile_error", "compile_error twice")
+check(first["build"]["cache"] == "miss" and second["build"]["cache"] == "hit" and
+      second["build"]["extensions"][0].get("failed"), "the failed build is a cache hit")
+check("this is not C++" in second["build_log"], "the cached failure keeps the compiler's text")
 w.close()
