@@ -29,9 +29,11 @@ DEST=$(cd "$DEST" && pwd)
 
 # The packages of .ci/deps.sh's "build" group that a bare CUDA image lacks,
 # with the runtime libraries they pull in (libssl3 so that -lcrypto links
-# against the same OpenSSL the headers describe).
+# against the same OpenSSL the headers describe), and the sqlite3 shell
+# that some GPU tests query the store with (it needs libreadline8, which
+# CUDA images have).
 PKGS="libarchive13 libarchive-dev libcjson1 libcjson-dev libsqlite3-0
-libsqlite3-dev libssl-dev libssl3"
+libsqlite3-dev libssl-dev libssl3 sqlite3"
 
 if [ -n "$DEBS" ]; then
 	mkdir -p "$DEST/.debs"

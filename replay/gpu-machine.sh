@@ -67,7 +67,11 @@ mkdir -p "$SYS"
 {
 	echo "# written by replay/gpu-machine.sh; source it: . .sysroot/env.sh"
 	echo "export HEADROOM=\"$ROOT/headroom\""
-	echo "export PATH=\"$ROOT:/usr/local/cuda/bin:\$PATH\""
+	if [ -n "$SYSLIBS" ]; then
+		echo "export PATH=\"$ROOT:$SYS/usr/bin:/usr/local/cuda/bin:\$PATH\""
+	else
+		echo "export PATH=\"$ROOT:/usr/local/cuda/bin:\$PATH\""
+	fi
 	[ -n "$SYSLIBS" ] &&
 		echo "export LD_LIBRARY_PATH=\"$SYSLIBS\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
 	[ -n "$CUDA_LIB" ] && echo "export HEADROOM_VERIFY_LIB=\"$ROOT/$CUDA_LIB\""
