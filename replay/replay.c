@@ -37,6 +37,7 @@ struct slot {
 	double job_started;
 	cJSON *result;        /* the running job's result line, owned */
 	int start_failures;   /* in a row, without a hello */
+	int64_t last_problem; /* problem of the last job run here */
 };
 
 struct sched {
@@ -191,12 +192,22 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-static int pick_run(struct sched *sc)
+/* Next job for an idle run worker: one of the problem it ran last when
+ * there is one (its input cache then holds that problem's draws), else
+ * the first ready job. */
+static int pick_run(struct sched *sc, const struct slot *sl)
 {
-	for (int j = 0; j < sc->n; j++)
-		if (sc->js[j] == JS_READY)
+	int first = -1;
+
+	for (int j = 0; j < sc->n; j++) {
+		if (sc->js[j] != JS_READY)
+			continue;
+		if (sc->jobs[j].problem_ref == sl->last_problem)
 			return j;
-	return -1;
+		if (first < 0)
+			first = j;
+	}
+	return first;
 }
 
 static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
@@ -247,6 +258,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j)
 	sl->deadline = sl->job_started + sc->o->timeout_build;
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
+	sl->last_problem = sc->jobs[j].problem_ref;
 	/* A failed send shows up as the worker's death in the poll loop. */
 	(void)rc;
 	return HR_OK;
@@ -455,7 +467,7 @@ static int assign(struct sched *sc)
 
 		if (sl->state != WS_IDLE)
 			continue;
-		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc);
+		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc, sl);
 		if (j >= 0 && dispatch(sc, sl, j))
 			return sc->e->code;
 	}
