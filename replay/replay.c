@@ -38,6 +38,7 @@ struct slot {
 	cJSON *result;        /* the running job's result line, owned */
 	int start_failures;   /* in a row, without a hello */
 	int64_t last_problem; /* problem of the last job run here */
+	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
 };
 
 struct sched {
@@ -108,6 +109,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.scratch = sl->scratch, .cache = sc->cache,
 		.verify_lib = sc->o->verify_lib,
 		.mem_limit_mb = sc->o->mem_limit_mb,
+		.nice = sl->nice,
 	};
 
 	if (wproc_start(&sl->p, &spec, sc->e))
@@ -546,8 +548,13 @@ static int make_slots(struct sched *sc)
 	tok = strtok_r(gpus, ",", &save);
 	if (tok)
 		first_gpu = tok;
+	/* Build workers run niced, each one step lower than the one before:
+	 * the oldest builds (the next jobs in line) get the cores first, so the
+	 * GPU worker starts early, and no build slows the run workers' own CPU
+	 * work (drawing inputs, launching).  The total build work is the same. */
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
+		sc->slots[i].nice = i + 1 < 19 ? i + 1 : 19;
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 first_gpu);
 	}
