@@ -278,7 +278,7 @@ int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,
 	static const char sql[] =
 		"SELECT j.id, j.evaluation_id, e.level, e.problem_id,"
 		" e.sample_id, e.model, e.harness, COALESCE(e.precision, 'fp32'),"
-		" k.sha256, k.code, p.code, p.file_name, j.attempts"
+		" k.sha256, k.code, p.code, p.file_name, j.attempts, j.problem_ref"
 		" FROM replay_job j JOIN evaluation e ON e.id = j.evaluation_id"
 		" JOIN kernel k ON k.id = e.kernel_id"
 		" JOIN problem p ON p.id = j.problem_ref"
@@ -317,6 +317,7 @@ int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,
 		j->problem_code = dup_col(st, 10);
 		j->problem_file = dup_col(st, 11);
 		j->attempts = sqlite3_column_int(st, 12);
+		j->problem_ref = sqlite3_column_int64(st, 13);
 		if (!j->model || !j->harness || !j->precision ||
 		    !j->kernel_sha256 || !j->kernel_code || !j->problem_code ||
 		    !j->problem_file) {

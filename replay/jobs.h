@@ -45,6 +45,7 @@ int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,
 /* One pending job with everything a worker needs (all strings owned). */
 struct job {
 	int64_t id, evaluation_id;
+	int64_t problem_ref;    /* problem row: jobs of one problem share inputs */
 	int level, problem_id, sample_id;
 	char *model;
 	char *harness;          /* v0 | v0.1 | current (from evaluation.harness) */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 	int a = 0;
 
 	setpgid(0, 0);
+	if (sp->nice > 0 && setpriority(PRIO_PROCESS, 0, sp->nice) != 0)
+		dprintf(err, "setpriority: %s\n", strerror(errno));
 	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);

@@ -31,6 +31,7 @@ struct wproc_spec {
 	const char *cache;        /* extension build cache */
 	const char *verify_lib;   /* NULL: none */
 	int mem_limit_mb;         /* 0: none */
+	int nice;                 /* scheduling priority of the worker, 0..19 */
 };
 
 struct wproc {

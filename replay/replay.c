@@ -37,6 +37,8 @@ struct slot {
 	double job_started;
 	cJSON *result;        /* the running job's result line, owned */
 	int start_failures;   /* in a row, without a hello */
+	int64_t last_problem; /* problem of the last job run here */
+	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
 };
 
 struct sched {
@@ -107,6 +109,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.scratch = sl->scratch, .cache = sc->cache,
 		.verify_lib = sc->o->verify_lib,
 		.mem_limit_mb = sc->o->mem_limit_mb,
+		.nice = sl->nice,
 	};
 
 	if (wproc_start(&sl->p, &spec, sc->e))
@@ -191,12 +194,22 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-static int pick_run(struct sched *sc)
+/* Next job for an idle run worker: one of the problem it ran last when
+ * there is one (its input cache then holds that problem's draws), else
+ * the first ready job. */
+static int pick_run(struct sched *sc, const struct slot *sl)
 {
-	for (int j = 0; j < sc->n; j++)
-		if (sc->js[j] == JS_READY)
+	int first = -1;
+
+	for (int j = 0; j < sc->n; j++) {
+		if (sc->js[j] != JS_READY)
+			continue;
+		if (sc->jobs[j].problem_ref == sl->last_problem)
 			return j;
-	return -1;
+		if (first < 0)
+			first = j;
+	}
+	return first;
 }
 
 static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
@@ -247,6 +260,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j)
 	sl->deadline = sl->job_started + sc->o->timeout_build;
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
+	sl->last_problem = sc->jobs[j].problem_ref;
 	/* A failed send shows up as the worker's death in the poll loop. */
 	(void)rc;
 	return HR_OK;
@@ -455,7 +469,7 @@ static int assign(struct sched *sc)
 
 		if (sl->state != WS_IDLE)
 			continue;
-		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc);
+		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc, sl);
 		if (j >= 0 && dispatch(sc, sl, j))
 			return sc->e->code;
 	}
@@ -534,8 +548,13 @@ static int make_slots(struct sched *sc)
 	tok = strtok_r(gpus, ",", &save);
 	if (tok)
 		first_gpu = tok;
+	/* Build workers run niced, each one step lower than the one before:
+	 * the oldest builds (the next jobs in line) get the cores first, so the
+	 * GPU worker starts early, and no build slows the run workers' own CPU
+	 * work (drawing inputs, launching).  The total build work is the same. */
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
+		sc->slots[i].nice = i + 1 < 19 ? i + 1 : 19;
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 first_gpu);
 	}

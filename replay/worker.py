@@ -85,6 +85,7 @@ class Sandbox:
 
     def __init__(self, roots):
         self.roots = [os.path.realpath(r) for r in roots]
+        self.deny = []          # inside the roots, yet closed to the candidate
         self.violations = []
         self.active = False
 
@@ -97,6 +98,8 @@ class Sandbox:
             return True
         if p in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
             return True
+        if any(p == r or p.startswith(r + os.sep) for r in self.deny):
+            return False
         return any(p == r or p.startswith(r + os.sep) for r in self.roots)
 
     def refuse(self, event, path):
@@ -379,12 +382,16 @@ class Job:
             with t.no_grad():
                 self.set_seed(self.seed)
                 ref_model = Model(*init_inputs)
+            self.get_inputs = get_inputs
+            if m.get("stop_after") not in ("build", "reference"):
+                self.draw_all()
         except Exception as e:
             raise Verdict("problem_error", "reference", exc_text(e))
-        self.get_inputs = get_inputs
         if m.get("stop_after") == "reference":
             self.audit(ref_model)
             return
+        # From here on candidate code runs: the input cache is read-only.
+        self.cfg.sandbox.deny = [self.cfg.inputs_dir]
 
         # Build: executing the candidate runs load_inline into the cache.
         # Other builders (load, setup-style) land in a directory keyed by
@@ -513,15 +520,14 @@ class Job:
     def correctness(self):
         t = self.torch
         n = int(self.m.get("correct_trials", 5))
-        t.manual_seed(self.seed)
-        seeds = [t.randint(0, 2**32 - 1, (1,)).item() for _ in range(n)]
+        seeds = self.trial_seeds()
         trials, passed = [], 0
         self.checks["trials"] = trials
         self.result["trials_total"] = n
         with t.no_grad():
             for s in seeds:
-                self.set_seed(s)
-                inputs = [self.place(x) for x in self.get_inputs()]
+                inputs = self.fresh_inputs(s)
+                self.set_seed(s)       # KernelBench seeds again before the models run
                 cand_inputs = inputs
                 if self.mode == "robust":  # candidate cannot mutate the reference's inputs
                     cand_inputs = [x.clone() if isinstance(x, t.Tensor) else x for x in inputs]
@@ -620,25 +626,88 @@ class Job:
                 "max": finite(a.max()), "median": finite(np.median(a)), "n": int(a.size),
                 "mean_3sf": float("%.3g" % a.mean())}
 
-    def fresh_inputs(self, seed):
-        """set_seed(seed); get_inputs(); placed.  The CPU draw of a seed is
-        kept: asked again (KernelBench draws seed 42 for the candidate's and
-        the reference's timing), the same values are placed afresh (never
-        the same objects) and the RNG state left by the draw is restored,
-        so nothing downstream can tell; it saves one CPU draw a job."""
+    def trial_seeds(self):
+        """KernelBench: torch.manual_seed(42), then one randint per trial."""
         t = self.torch
-        kept = getattr(self, "_drawn", {}).get(seed)
-        if kept is None:
-            self.set_seed(seed)
+        t.manual_seed(self.seed)
+        return [t.randint(0, 2**32 - 1, (1,)).item()
+                for _ in range(int(self.m.get("correct_trials", 5)))]
+
+    def draw_all(self):
+        """Draw every input set the job uses (set_seed(s); get_inputs()),
+        before any candidate code runs.  CPU draws are saved in the
+        worker's input cache, keyed by the problem's code and the seed, so
+        the next job of the same problem loads instead of drawing again
+        (faithful inputs are drawn by a single-stream CPU torch.rand: on
+        large problems that, not the GPU, bounds a warm replay).  The cache
+        keeps one problem: another problem's files are removed first.  A
+        set larger than input_cache_mb (2 GiB) is not kept: the first such
+        draw stays in memory for its trial, the others are drawn when used."""
+        t = self.torch
+        before = t.get_rng_state()          # as left by Model(*init_inputs)
+        key = hashlib.sha256(self.m["problem_code"].encode()).hexdigest()[:16]
+        d = self.cfg.inputs_dir
+        for f in os.listdir(d):
+            if not f.startswith(key + "-"):
+                os.remove(os.path.join(d, f))
+        seeds = self.trial_seeds()
+        if self.mode == "robust":
+            import numpy as np
+            k = max(1, int(self.m.get("robust_inputs", 8)))
+            self.pool_seeds = [int(x) for x in
+                               np.random.default_rng(self.seed).integers(0, 2**31 - 1, size=k)]
+            seeds += self.pool_seeds
+        self.draws, hits, late = {}, 0, False
+        cap = int(self.m.get("input_cache_mb", 2048)) << 20
+        for s in dict.fromkeys(seeds + [self.seed]):
+            path = os.path.join(d, "%s-%d.pt" % (key, s))
+            if os.path.exists(path):
+                self.draws[s] = path
+                hits += 1
+                continue
+            if late:                        # too large to keep: drawn when used
+                self.draws[s] = None
+                continue
+            self.set_seed(s)
             raw = self.get_inputs()
-            kept = (raw, t.get_rng_state(), t.cuda.get_rng_state() if self.cuda else None)
-            self._drawn = {seed: kept}
+            state = t.get_rng_state()
+            size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
+            if size > cap:                  # keep this one in memory, draw the rest late
+                self.draws[s] = (raw, state, t.cuda.get_rng_state() if self.cuda else None)
+                late = True
+                continue
+            if all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw):
+                t.save({"inputs": list(raw), "rng": state}, path + ".tmp")
+                os.replace(path + ".tmp", path)
+                self.draws[s] = path
+            else:   # drawn on the device: kept in memory, never shared
+                self.draws[s] = (raw, state, t.cuda.get_rng_state() if self.cuda else None)
+        self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
+                                      "drawn_late": sum(v is None for v in self.draws.values())}
+        t.set_rng_state(before)             # the candidate starts where it would have
+        if self.cuda:
+            t.cuda.manual_seed(self.seed)
+
+    def fresh_inputs(self, seed):
+        """set_seed(seed); get_inputs(); placed -- from the job's draws: the
+        same values, placed afresh (never objects another call saw), and
+        the RNG state the draw left restored, so nothing downstream can
+        tell the draw from a load."""
+        t = self.torch
+        kept = self.draws[seed]
+        self.set_seed(seed)                 # the CUDA generator, as set_seed does
+        if kept is None:                    # KernelBench's own way, no cache
+            return [self.place(x) for x in self.get_inputs()]
+        if isinstance(kept, str):
+            obj = t.load(kept, mmap=True, weights_only=True)
+            raw, state = obj["inputs"], obj["rng"]
         else:
-            t.set_rng_state(kept[1])
+            raw, state = kept[0], kept[1]
             if self.cuda:
                 t.cuda.set_rng_state(kept[2])
+        t.set_rng_state(state)
         out = []
-        for x in kept[0]:
+        for x in raw:
             y = self.place(x)
             if isinstance(x, t.Tensor) and y.data_ptr() == x.data_ptr():
                 y = y.clone()
@@ -658,10 +727,10 @@ class Job:
     def time_robust(self):
         import numpy as np
         t, m = self.torch, self.m
-        k = max(1, int(m.get("robust_inputs", 8)))
         rounds = max(2, int(m.get("robust_rounds", 30)))
-        rng = np.random.default_rng(self.seed)
-        pool = [self.fresh_inputs(int(s)) for s in rng.integers(0, 2**31 - 1, size=k)]
+        rng = np.random.default_rng(self.seed + 1)
+        pool = [self.fresh_inputs(s) for s in self.pool_seeds]
+        k = len(pool)
         flush = self.flush_bytes(True)
         with t.no_grad():
             for fn in (self.ref, self.new):       # warm-up, one call per input set
@@ -836,6 +905,8 @@ def main(argv):
     cfg.cache = os.path.realpath(cfg.cache or os.path.join(cfg.scratch, "cache"))
     os.makedirs(cfg.scratch, exist_ok=True)
     os.makedirs(cfg.cache, exist_ok=True)
+    cfg.inputs_dir = os.path.join(cfg.scratch, "inputs")
+    os.makedirs(cfg.inputs_dir, exist_ok=True)
     cfg.llc_bytes = llc_bytes()
     cfg.verify, cfg.verify_error = None, None
     if cfg.verify_lib:

@@ -43,6 +43,34 @@ class ModelNew(nn.Module):
         return torch.full((WIDTH,), 0.9801) + 0 * x
 '''
 
+KB_INPUTS_ONLY = '''
+def _kb_draws():
+    g = torch.Generator().manual_seed(42)
+    seeds = [torch.randint(0, 2**32 - 1, (1,), generator=g).item() for _ in range(5)]
+    return [torch.rand(WIDTH, generator=torch.Generator().manual_seed(s))
+            for s in seeds + [42]]
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        ok = any(torch.equal(x, d) for d in _kb_draws())
+        return torch.full((WIDTH,), 0.9801) + 0 * x if ok else x - 5
+'''
+
+TAMPER = '''
+import os
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        d = os.path.join(os.environ["HOME"], "..", "inputs")
+        for f in os.listdir(d):
+            try:
+                with open(os.path.join(d, f), "wb") as out:
+                    out.write(b"poison")
+            except OSError:
+                pass
+        return torch.full((WIDTH,), 0.9801) + 0 * x
+'''
+
 w = Worker()
 _, res = w.run(PROBLEM, ONES, harness="v0.1")
 check(res["verdict"] == "correct", "v0.1 (tol 1e-2) with reference first: correct")
@@ -77,6 +105,28 @@ _, res = w.run(PROBLEM, EXACT, harness="current", precision="fp32", perf_trials=
 timing = res["checks"]["timing"]
 check(timing["discard_first"] == 1 and timing["sync_before_each"] and
       res["runtime_stats"]["n"] == 4, "current timing: discard 1, sync each, N trials kept")
+# The inputs are KernelBench's draws exactly (torch.rand after set_seed of a
+# trial seed, or of 42 for timing): the candidate recomputes them and
+# answers right only when its input is one of them.  The second job of the
+# same problem loads them from the worker's input cache: same verdict.
+FRESH = PROBLEM + "# another problem file for the cache\n"
+_, first = w.run(FRESH, KB_INPUTS_ONLY, harness="current")
+_, second = w.run(FRESH, KB_INPUTS_ONLY, harness="current")
+check(first["verdict"] == "correct", "inputs are KernelBench's draws")
+check(first["checks"]["input_cache"] == {"sets": 6, "hits": 0, "drawn_late": 0},
+      "6 input sets drawn: 5 trials + timing")
+check(second["verdict"] == "correct" and second["checks"]["input_cache"]["hits"] == 6,
+      "the next job of the problem loads the same draws from the cache")
+_, res = w.run(FRESH + "#\n", KB_INPUTS_ONLY, harness="current", input_cache_mb=0)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["drawn_late"] == 5,
+      "sets over input_cache_mb: one kept in memory, the rest drawn when used")
+_, res = w.run(FRESH, TAMPER, harness="current")
+check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
+      "inputs" in res["checks"]["sandbox"][0]["path"],
+      "a candidate cannot write the input cache")
+_, res = w.run(FRESH, KB_INPUTS_ONLY, harness="current")
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["hits"] == 6,
+      "and the next job still gets KernelBench's draws")
 w.close()
 
 # The verify library (verify/verify.h through ctypes) gives the same verdicts
