@@ -191,7 +191,7 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 	return e->code;
 }
 
-static cJSON *job_message(const struct problem *p, int id)
+static cJSON *job_message(const struct problem *p, int id, int on_device)
 {
 	cJSON *m = cJSON_CreateObject(), *ps = cJSON_CreateArray();
 
@@ -206,6 +206,7 @@ static cJSON *job_message(const struct problem *p, int id)
 	cJSON_AddStringToObject(m, "harness", "current");
 	cJSON_AddStringToObject(m, "precision", "fp32");
 	cJSON_AddNumberToObject(m, "seed", 42);
+	cJSON_AddStringToObject(m, "audit_inputs", on_device ? "device" : "host");
 	for (int i = 0; i < audit_npresets; i++) {
 		cJSON *x = cJSON_CreateObject();
 
@@ -273,7 +274,8 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 		     struct audit_row *row, char **gates, char *why,
 		     size_t whylen, struct hr_err *e)
 {
-	cJSON *m = job_message(p, id), *msg, *result = NULL;
+	cJSON *m = job_message(p, id, o->inputs_on_device);
+	cJSON *msg, *result = NULL;
 	double deadline = now_s() + o->timeout;
 	int r, rc = HR_OK;
 

@@ -22,6 +22,7 @@ struct audit_opts {
 	double timeout;            /* seconds for one reference */
 	double timeout_start;      /* seconds for the worker to import torch */
 	int mem_limit_mb;
+	int inputs_on_device;      /* draw inputs with the device generator */
 };
 
 /* One audited problem, as the callback sees it. */

@@ -25,7 +25,7 @@ static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
 	"                               [--level N] [--set NAME] [--timeout S]\n"
 	"                               [--python PY] [--worker PATH]\n"
-	"                               [--verify-lib PATH]\n"
+	"                               [--verify-lib PATH] [--inputs host|device]\n"
 	"\n"
 	"Run each stored problem's reference once (seed 42, as KernelBench's\n"
 	"first input draw) in a replay worker and record, per KernelBench\n"
@@ -50,6 +50,10 @@ static const char usage[] =
 	"  --worker PATH   replay/worker.py (default: beside headroom)\n"
 	"  --verify-lib L  build/libhrverify.so (cpu) or _cuda.so (default:\n"
 	"                  beside headroom; the audit needs it)\n"
+	"  --inputs W      host (default): get_inputs() as KernelBench calls it,\n"
+	"                  on the CPU generator; device: the same code under\n"
+	"                  torch.device(D), other values of the same\n"
+	"                  distributions, far faster for 10^9-element inputs\n"
 	"\n"
 	"Exit: 0 every problem audited, 1 some could not be (their reference\n"
 	"failed or timed out), 3 bad input, 4 worker or database failure.\n";
@@ -170,6 +174,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		{ "python", required_argument, NULL, 'P' },
 		{ "worker", required_argument, NULL, 'W' },
 		{ "verify-lib", required_argument, NULL, 'V' },
+		{ "inputs", required_argument, NULL, 'I' },
 		{ 0 }
 	};
 	const char *env = getenv("HEADROOM_PYTHON");
@@ -228,6 +233,13 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 			break;
 		case 'V':
 			o.verify_lib = optarg;
+			break;
+		case 'I':
+			if (strcmp(optarg, "host") && strcmp(optarg, "device"))
+				return cli_usage_error("audit", "--inputs is "
+						       "host or device, not "
+						       "'%s'", optarg);
+			o.inputs_on_device = !strcmp(optarg, "device");
 			break;
 		}
 	}

@@ -459,10 +459,20 @@ class Job:
             raise Verdict("problem_error", "audit",
                           "the audit needs the verify library: %s"
                           % (self.cfg.verify_error or "none given (--verify-lib)"))
+        # "device": draw the inputs with the device's generator (same
+        # distributions, other values): problems of 10^9 elements then take
+        # seconds, not the minute the CPU generator needs.
+        on_device = self.m.get("audit_inputs") == "device"
         try:
             with t.no_grad():
                 self.set_seed(self.seed)
-                inputs = [self.place(x) for x in self.get_inputs()]
+                if on_device:
+                    with t.device(self.device):
+                        raw = self.get_inputs()
+                else:
+                    raw = self.get_inputs()
+                inputs = [self.place(x) for x in raw]
+                del raw
                 out = self.place_model(ref_model)(*inputs)
                 self.sync()
         except Exception as e:
@@ -491,6 +501,7 @@ class Job:
                                     ("ref_amax", "ref_rms", "ref_min", "ref_max",
                                      "ref_mean", "n_nan_ref", "n_inf_ref"))
         self.result.update(verdict="audited", audit={
+            "inputs": "device generator" if on_device else "host generator (KernelBench)",
             "output_shape": list(out.shape), "output_dtype": str(out.dtype)[6:],
             "numel": out.numel(), "stats": full, "gates": gates})
 

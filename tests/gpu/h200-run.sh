@@ -132,6 +132,39 @@ stage_hostile() {
 		timeout "${CAP_HOSTILE:-300}" sh tests/gpu/replay_gpu_test.sh
 }
 
+# The embedded sample on the GPU: every kernel of dataset/samples replayed
+# (faithful), then the report; the store comes back as $OUT/sample.db.
+stage_sample() {
+	have_replay || return 3
+	local db=$WORK/sample.db
+	rm -rf "$db" "$db".replay
+	./headroom --db "$db" -q problems add dataset/samples/problems &&
+	./headroom --db "$db" -q ingest dataset/samples/archive &&
+	./headroom --db "$db" -q ingest dataset/samples/archive/leaderboard/records.jsonl \
+		--map dataset/maps/sample-leaderboard.json || return 1
+	timeout "${CAP_SAMPLE:-400}" ./headroom --db "$db" replay --device cuda \
+		--python python3 --timeout-run 60
+	./headroom --db "$db" audit problems --device cuda --python python3 -q
+	./headroom --db "$db" ls
+	./headroom --db "$db" report models
+	./headroom --db "$db" report findings
+	cp "$db" "$OUT/sample.db"
+}
+
+# Which KernelBench level-1 problems accept zeros, the reference mean or an
+# input (the paper's "4 of 60"): every level-1 reference run once on the
+# GPU, inputs drawn with the device generator (audit --inputs device).
+stage_kb_audit() {
+	local db=$WORK/kb-audit.db
+	rm -rf "$db" "$db".replay
+	./headroom --db "$db" -q problems add "$KB/KernelBench" --name kernelbench || return 1
+	timeout "${CAP_AUDIT:-300}" ./headroom --db "$db" --format csv audit problems \
+		--device cuda --level 1 --inputs device --python python3 --timeout 60 \
+		>"$OUT/kb-audit.csv"
+	cat "$OUT/kb-audit.csv"
+	cp "$db" "$OUT/kb-audit.db"
+}
+
 for s in "$@"; do
 	fn=stage_$(echo "$s" | tr - _)
 	echo "== stage $s  $(date -u +%H:%M:%S)"
