@@ -37,7 +37,8 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 all: headroom
 
 help:
-	@echo "make run        ingest the sample archive into ./headroom.db and list it"
+	@echo "make run        ingest the sample archive into ./headroom.db, list it,"
+	@echo "                write its tables (out/report) and figures (out/figures)"
 	@echo "make check      build with sanitizers and run every test (CI calls this)"
 	@echo "make bench      benchmarks (figures go to docs/benchmarks.md by hand)"
 	@echo "make gpu-check  GPU tests (on a CUDA machine only)"
@@ -90,6 +91,7 @@ run: deps
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
 	./headroom --db $(DB) ls
+	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
 
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom $(UNIT_BINS)
@@ -98,9 +100,11 @@ test: check
 
 bench: headroom
 	@sh tests/bench/run.sh
+	@$(MAKE) --no-print-directory bench-verify
 
 clean:
 	rm -rf build headroom
 
 -include $(wildcard $(addsuffix /*.mk,$(STAGES)))
+-include paper/paper.mk
 -include $(OBJS:.o=.d) $(AOBJS:.o=.d)

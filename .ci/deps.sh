@@ -15,7 +15,7 @@ pkgs=
 for group in "$@"; do
 	case $group in
 	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev" ;;
-	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip" ;;
+	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox" ;;
 	figures) pkgs="$pkgs gnuplot-nox" ;;
 	paper) pkgs="$pkgs texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended" ;;
 	*) echo "deps: unknown group $group" >&2; exit 2 ;;

@@ -20,11 +20,13 @@ struct command {
 
 static const struct command commands[] = {
 	{ "export", cmd_export, "write the canonical archive of the store" },
+	{ "figures", cmd_figures, "draw the figures (gnuplot) from the store" },
 	{ "ingest", cmd_ingest, "store evaluation archives, dirs or files" },
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 	{ "merge", cmd_merge, "join replay results of shard databases" },
 	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
 	{ "replay", cmd_replay, "re-run, re-check and re-time stored kernels" },
+	{ "report", cmd_report, "tables and the claims ledger, from the store" },
 	{ "show", cmd_show, "one evaluation with all its fields and code" },
 	{ "verify", cmd_verify, "compare a reference and a candidate tensor" },
 };

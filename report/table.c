@@ -10,6 +10,7 @@ struct table {
 	int ncols;
 	int nrows, cap;
 	char **cells; /* nrows * ncols, row-major; NULL = missing */
+	const char **tex_width; /* ncols, borrowed; NULL = l or r */
 };
 
 struct table *table_new(const struct table_col *cols, int ncols)
@@ -30,7 +31,19 @@ void table_free(struct table *t)
 	for (long i = 0; i < (long)t->nrows * t->ncols; i++)
 		free(t->cells[i]);
 	free(t->cells);
+	free(t->tex_width);
 	free(t);
+}
+
+int table_set_tex_width(struct table *t, int col, const char *width)
+{
+	if (col < 0 || col >= t->ncols)
+		return -1;
+	if (!t->tex_width &&
+	    !(t->tex_width = calloc((size_t)t->ncols, sizeof(*t->tex_width))))
+		return -1;
+	t->tex_width[col] = width;
+	return 0;
 }
 
 int table_rows(const struct table *t)
@@ -211,8 +224,13 @@ int table_write(const struct table *t, enum hr_format fmt, FILE *f)
 		break;
 	case HR_FMT_TEX:
 		fputs("\\begin{tabular}{", f);
-		for (c = 0; c < t->ncols; c++)
-			fputc(is_numeric(t->cols[c].type) ? 'r' : 'l', f);
+		for (c = 0; c < t->ncols; c++) {
+			if (t->tex_width && t->tex_width[c])
+				fprintf(f, "p{%s}", t->tex_width[c]);
+			else
+				fputc(is_numeric(t->cols[c].type) ? 'r' : 'l',
+				      f);
+		}
 		fputs("}\n\\toprule\n", f);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(c ? " & " : "", f);

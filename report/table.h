@@ -29,6 +29,11 @@ void table_free(struct table *t);
 int table_add_row(struct table *t, const char *const *cells);
 int table_rows(const struct table *t);
 
+/* LaTeX only: typeset column col as a paragraph column p{width} (e.g.
+ * "5cm") so long text wraps; width is borrowed.  Other formats ignore it.
+ * Returns 0, or -1 when col is out of range. */
+int table_set_tex_width(struct table *t, int col, const char *width);
+
 /* Write the whole table.  Returns 0, or -1 when f reports a write error. */
 int table_write(const struct table *t, enum hr_format fmt, FILE *f);
 

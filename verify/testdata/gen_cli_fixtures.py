@@ -64,3 +64,17 @@ open(os.path.join(case("verify-huge-header"), "bad.npy"), "wb").write(
 open(os.path.join(case("verify-big-endian"), "bad.npy"), "wb").write(
     header("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }")
     + good.astype(">f4").tobytes())
+
+# ReLU of uniform [0, 1) inputs is the identity: the input passes as the
+# candidate (input gate).  The candidate left one element unwritten (the
+# poison payload 0x7FA57FA5, a NaN); a second run differs in one element.
+d = case("verify-input-poison-same-as")
+x = (np.arange(8, dtype=np.float32) + 0.5) / 8
+np.save(os.path.join(d, "input.npy"), x.reshape(2, 4))
+np.save(os.path.join(d, "ref.npy"), np.maximum(x, 0).reshape(2, 4))
+cand = x.copy()
+cand.view(np.uint32)[5] = 0x7FA57FA5
+np.save(os.path.join(d, "cand.npy"), cand.reshape(2, 4))
+cand2 = x.copy()
+cand2[2] = np.float32(0.3125001)
+np.save(os.path.join(d, "cand2.npy"), cand2.reshape(2, 4))

@@ -1,0 +1,123 @@
+/* cmd_figures.c - `headroom figures`: write each figure's data from the
+ * store and draw it with gnuplot (figures/<name>.gp) as SVG, PNG and, when
+ * gnuplot has pdfcairo, PDF.  Read-only on the store.
+ */
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../dataset/store.h"
+#include "../report/commands.h"
+#include "../report/outdir.h"
+#include "../report/provenance.h"
+#include "figures.h"
+
+static const char usage[] =
+	"usage: headroom figures [--out DIR] [--scripts DIR] [--data-only]\n"
+	"\n"
+	"Write the data behind every figure (NAME.dat, NAME.cfg, with a\n"
+	"provenance line and DIR/provenance.json) and draw it with gnuplot:\n"
+	"NAME.svg, NAME.png, and NAME.pdf when gnuplot has pdfcairo.  The\n"
+	"scripts are copied next to the data, so `gnuplot -d NAME.gp` in DIR\n"
+	"redraws a figure.  Figures: speedup_cdf, correctness, ref_magnitude,\n"
+	"reported_vs_replayed, coverage, addressable, amdahl (a placeholder\n"
+	"says so when its data is not in the store).\n"
+	"\n"
+	"  --out DIR      output folder (default out/figures; created)\n"
+	"  --scripts DIR  where the .gp scripts are (default: the figures/\n"
+	"                 folder of the source tree this headroom was built in)\n"
+	"  --data-only    write the data files, do not run gnuplot\n"
+	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n";
+
+/* figures/ of the tree this binary was built in: ./headroom or
+ * build/asan/headroom. */
+static void default_scripts(char *buf, size_t n)
+{
+	static const char *const up[] = { "/figures", "/../../figures" };
+	char exe[PATH_MAX], try[PATH_MAX + 32];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	snprintf(buf, n, "figures");
+	if (len <= 0)
+		return;
+	exe[len] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return;
+	*slash = '\0';
+	for (int i = 0; i < 2; i++) {
+		snprintf(try, sizeof(try), "%s%s/style.gp", exe, up[i]);
+		if (!access(try, R_OK)) {
+			snprintf(buf, n, "%.*s%s", (int)(n - 20), exe, up[i]);
+			return;
+		}
+	}
+}
+
+int cmd_figures(int argc, char **argv, struct hr_global *g)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "out", required_argument, NULL, 'o' },
+		{ "scripts", required_argument, NULL, 's' },
+		{ "data-only", no_argument, NULL, 'd' },
+		{ 0 }
+	};
+	struct evalset es;
+	struct auditset as;
+	struct replayset rs;
+	struct hr_err e;
+	struct store *s = NULL;
+	cJSON *prov = NULL;
+	const char *out = "out/figures", *scripts = NULL;
+	char defscripts[PATH_MAX], date[64];
+	int c, r, data_only = 0;
+
+	memset(&es, 0, sizeof(es));
+	memset(&as, 0, sizeof(as));
+	memset(&rs, 0, sizeof(rs));
+	hr_err_clear(&e);
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
+				NULL)) != -1) {
+		r = cli_common_option(g, "figures", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		if (c == 'o')
+			out = optarg;
+		else if (c == 's')
+			scripts = optarg;
+		else if (c == 'd')
+			data_only = 1;
+	}
+	if (optind < argc)
+		return cli_usage_error("figures", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!scripts) {
+		default_scripts(defscripts, sizeof(defscripts));
+		scripts = defscripts;
+	}
+	if (store_open(&s, g->db_path, STORE_READ, &e))
+		return cli_report("figures", &e);
+	if (outdir_create(out, &e) ||
+	    evalset_load(&es, store_db(s), &e) ||
+	    auditset_load(&as, store_db(s), &e) ||
+	    replayset_load(&rs, store_db(s), &e) ||
+	    provenance_build(store_db(s), &rs, &prov, &e) ||
+	    provenance_date(store_db(s), date, sizeof(date), &e) ||
+	    provenance_write_file(prov, out, &e) ||
+	    figures_write_data(out, store_db(s), &es, &as, &rs, prov, &e))
+		goto done;
+	if (!data_only && figures_render(out, scripts, date, &e) == HR_OK &&
+	    !g->quiet)
+		fprintf(stderr, "figures: %s/{%s,...}.{svg,png,pdf}\n", out,
+			figure_names[0]);
+done:
+	cJSON_Delete(prov);
+	auditset_release(&as);
+	replayset_release(&rs);
+	evalset_release(&es);
+	store_close(s);
+	return cli_report("figures", &e);
+}

@@ -1,0 +1,471 @@
+/* figures.c - see figures.h. */
+#include "figures.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../report/metrics.h"
+#include "../report/provenance.h"
+
+const char *const figure_names[] = {
+	"speedup_cdf", "correctness", "ref_magnitude", "reported_vs_replayed",
+	"coverage", "addressable", "amdahl", NULL,
+};
+
+const char *const figure_support[] = { "style", "render", NULL };
+
+struct datafile {
+	FILE *f;
+	char path[4096];
+	int rows, blocks;
+};
+
+static int open_data(struct datafile *d, const char *dir, const char *name,
+		     const char *ext, const cJSON *prov, struct hr_err *e)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->path, sizeof(d->path), "%s/%s.%s", dir, name, ext);
+	if (!(d->f = fopen(d->path, "w")))
+		return hr_errf(e, HR_SYSTEM, "%s: %s", d->path,
+			       strerror(errno));
+	if (prov)
+		provenance_write_line(prov, "# provenance:", "\n", d->f);
+	return HR_OK;
+}
+
+static int close_data(struct datafile *d, struct hr_err *e)
+{
+	int bad = ferror(d->f);
+
+	if (fclose(d->f) || bad)
+		return hr_errf(e, HR_SYSTEM, "%s: write error", d->path);
+	return HR_OK;
+}
+
+/* <name>.cfg: the facts a script branches on, as gnuplot assignments. */
+static int write_cfg(const char *dir, const char *name, int rows, int blocks,
+		     const char *extra, struct hr_err *e)
+{
+	struct datafile c;
+
+	if (open_data(&c, dir, name, "cfg", NULL, e))
+		return e->code;
+	fprintf(c.f, "rows = %d\nblocks = %d\n%s", rows, blocks,
+		extra ? extra : "");
+	return close_data(&c, e);
+}
+
+/* gnuplot strings in double quotes: escape what would end or break one. */
+static void gp_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int write_speedup_cdf(const char *dir, const struct evalset *es,
+			     const cJSON *prov, struct hr_err *e)
+{
+	struct datafile d;
+	double *v = malloc((es->n ? es->n : 1) * sizeof(*v));
+
+	if (!v)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (open_data(&d, dir, "speedup_cdf", "dat", prov, e)) {
+		free(v);
+		return e->code;
+	}
+	for (size_t c = 0; c < es->nconfigs; c++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < es->n; i++) {
+			const struct evalrow *r = &es->rows[i];
+
+			if (!strcmp(r->config, es->configs[c]) &&
+			    r->sample_id == 0 && r->correct == 1 &&
+			    !isnan(r->speedup) && r->speedup > 0)
+				v[n++] = r->speedup;
+		}
+		if (n == 0)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_double);
+		fputs(d.blocks ? "\n\n" : "", d.f);
+		gp_string(d.f, es->configs[c]);
+		fputs(" \"\"\n", d.f);
+		for (size_t i = 0; i < n; i++)
+			fprintf(d.f, "%.6g %.6g\n", v[i],
+				(double)(i + 1) / (double)n);
+		d.rows += (int)n;
+		d.blocks++;
+	}
+	free(v);
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "speedup_cdf", d.rows, d.blocks, NULL, e);
+}
+
+/* How many of a configuration's evaluations the robust replay ran. */
+static size_t replayed_rows(const struct replayset *rs,
+			    const struct evalset *es, const char *config)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		const struct replay_row *rr;
+
+		if (strcmp(es->rows[i].config, config))
+			continue;
+		rr = replayset_find(rs, es->rows[i].id);
+		n += rr && rr->robust.have;
+	}
+	return n;
+}
+
+static int write_correctness(const char *dir, sqlite3 *db,
+			     const struct evalset *es,
+			     const struct replayset *rs, const cJSON *prov,
+			     struct hr_err *e)
+{
+	struct datafile d;
+	struct evalset robust;
+
+	if (open_data(&d, dir, "correctness", "dat", prov, e))
+		return e->code;
+	fputs("# configuration original_pct scale_invariant_pct\n", d.f);
+	for (size_t c = 0; c < es->nconfigs; c++) {
+		struct eval_filter f = { es->configs[c], 0, NULL };
+		struct config_stats cs;
+		size_t nprob = 0;
+
+		/* The models table's denominator: the problem set's size at
+		 * the configuration's level. */
+		for (size_t i = 0; i < es->n; i++)
+			if (!strcmp(es->rows[i].config, es->configs[c])) {
+				f.level = es->rows[i].level;
+				break;
+			}
+		if (evalset_dataset_problems(db, f.level, &nprob, e)) {
+			fclose(d.f);
+			return e->code;
+		}
+		if (evalset_stats(es, &f, nprob, &cs)) {
+			fclose(d.f);
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		}
+		gp_string(d.f, es->configs[c]);
+		fprintf(d.f, " %.4g", isnan(cs.correct_rate) ? 0.0 :
+			cs.correct_rate);
+		/* Scale-invariant: the robust replay's verdicts (original and
+		 * scale-invariant checks both passed). */
+		if (replayed_rows(rs, es, es->configs[c]) &&
+		    !replayset_view(rs, es, 1, &robust)) {
+			evalset_stats(&robust, &f, nprob, &cs);
+			replayset_view_release(&robust);
+			fprintf(d.f, " %.4g\n", isnan(cs.correct_rate) ? 0.0 :
+				cs.correct_rate);
+		} else {
+			fputs(" NaN\n", d.f);
+		}
+		d.rows++;
+	}
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "correctness", d.rows, 1, rs->n ?
+			 "have_scale_invariant = 1\n" :
+			 "have_scale_invariant = 0\n", e);
+}
+
+static int write_ref_magnitude(const char *dir, const struct auditset *as,
+			       const cJSON *prov, struct hr_err *e)
+{
+	struct datafile d;
+	char label[64];
+
+	if (open_data(&d, dir, "ref_magnitude", "dat", prov, e))
+		return e->code;
+	fputs("# index max_abs_ref label\n", d.f);
+	for (size_t i = 0; i < as->n; i++) {
+		const struct audit_row *a = &as->rows[i];
+
+		if (isnan(a->max_abs_ref))
+			continue;
+		snprintf(label, sizeof(label), "L%d-%d", a->level,
+			 a->problem_id);
+		fprintf(d.f, "%d %.6g ", ++d.rows, a->max_abs_ref);
+		gp_string(d.f, label);
+		fputc('\n', d.f);
+	}
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "ref_magnitude", d.rows, 1, NULL, e);
+}
+
+/* Figures whose data only replay or profiles provide: an empty table with
+ * its header, so the script draws its placeholder. */
+static int write_empty(const char *dir, const char *name, const char *header,
+		       const cJSON *prov, struct hr_err *e)
+{
+	struct datafile d;
+
+	if (open_data(&d, dir, name, "dat", prov, e))
+		return e->code;
+	fprintf(d.f, "# %s\n", header);
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, name, 0, 0, NULL, e);
+}
+
+static int write_amdahl(const char *dir, const cJSON *prov, struct hr_err *e)
+{
+	/* The paper's stated fractions (DESIGN.md): the least and most
+	 * addressable workload, with the DLRM-Bench win rate, and every
+	 * kernel won for the recommender. */
+	static const struct {
+		double f, w;
+	} curves[] = {
+		{ 0.089, 0.417 }, { 0.582, 0.417 }, { 0.582, 1.0 },
+	};
+	struct datafile d;
+
+	if (open_data(&d, dir, "amdahl", "dat", prov, e))
+		return e->code;
+	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
+		fprintf(d.f, "%s\"f %.1f %%, w %.1f %%\" \"\"\n",
+			c ? "\n\n" : "", 100 * curves[c].f, 100 * curves[c].w);
+		for (int k = 0; k <= 60; k++) {
+			double s = 1.0 + k * 0.05;
+
+			fprintf(d.f, "%.2f %.6g\n", s, 100.0 *
+				metric_amdahl_reduction(curves[c].f,
+							curves[c].w, s));
+		}
+		d.blocks++;
+		d.rows += 61;
+	}
+	if (close_data(&d, e) ||
+	    open_data(&d, dir, "amdahl_point", "dat", prov, e))
+		return e->code;
+	fprintf(d.f, "1.552 %.6g\n",
+		100.0 * metric_amdahl_reduction(0.582, 0.417, 1.552));
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "amdahl", 3 * 61, 3, NULL, e);
+}
+
+static int write_replayed(const char *dir, const struct evalset *es,
+			  const struct replayset *rs, const cJSON *prov,
+			  struct hr_err *e)
+{
+	struct datafile d;
+
+	if (open_data(&d, dir, "reported_vs_replayed", "dat", prov, e))
+		return e->code;
+	fputs("# reported robust ci_low ci_high (correct, timed, replayed)\n",
+	      d.f);
+	for (size_t i = 0; i < es->n; i++) {
+		const struct evalrow *r = &es->rows[i];
+		const struct replay_row *rr = replayset_find(rs, r->id);
+
+		if (r->correct != 1 || isnan(r->speedup) || !rr ||
+		    !rr->robust.have || isnan(rr->robust.speedup))
+			continue;
+		fprintf(d.f, "%.6g %.6g %.6g %.6g\n", r->speedup,
+			rr->robust.speedup,
+			isnan(rr->robust.ci_low) ? rr->robust.speedup :
+			rr->robust.ci_low,
+			isnan(rr->robust.ci_high) ? rr->robust.speedup :
+			rr->robust.ci_high);
+		d.rows++;
+	}
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "reported_vs_replayed", d.rows, 1, NULL, e);
+}
+
+int figures_write_data(const char *dir, sqlite3 *db,
+		       const struct evalset *es, const struct auditset *as,
+		       const struct replayset *rs, const cJSON *prov,
+		       struct hr_err *e)
+{
+	return write_speedup_cdf(dir, es, prov, e) ||
+		write_correctness(dir, db, es, rs, prov, e) ||
+		write_ref_magnitude(dir, as, prov, e) ||
+		write_replayed(dir, es, rs, prov, e) ||
+		write_empty(dir, "coverage", "index coverage_pct kernel (no "
+			    "replay results)", prov, e) ||
+		write_empty(dir, "addressable", "index fraction_pct workload "
+			    "(no profiles ingested)", prov, e) ||
+		write_amdahl(dir, prov, e) ? e->code : HR_OK;
+}
+
+/* --- rendering ----------------------------------------------------------- */
+
+static int read_all(const char *path, char **buf, size_t *len,
+		    struct hr_err *e)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	*buf = NULL;
+	if (!f)
+		return hr_errf(e, HR_INPUT, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) || !(*buf = malloc((size_t)n + 1)) ||
+	    fread(*buf, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(*buf);
+		*buf = NULL;
+		return hr_errf(e, HR_SYSTEM, "%s: cannot read", path);
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return HR_OK;
+}
+
+static int write_all(const char *path, const char *buf, size_t len,
+		     struct hr_err *e)
+{
+	FILE *f = fopen(path, "wb");
+	int bad;
+
+	if (!f)
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	bad = fwrite(buf, 1, len, f) != len;
+	if (fclose(f) || bad)
+		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
+	return HR_OK;
+}
+
+static int copy_script(const char *from_dir, const char *to_dir,
+		       const char *name, struct hr_err *e)
+{
+	char from[4096], to[4096], *buf;
+	size_t len;
+
+	snprintf(from, sizeof(from), "%s/%s.gp", from_dir, name);
+	snprintf(to, sizeof(to), "%s/%s.gp", to_dir, name);
+	if (read_all(from, &buf, &len, e))
+		return e->code;
+	write_all(to, buf, len, e);
+	free(buf);
+	return e->code;
+}
+
+/* Run gnuplot -d NAME.gp with dir as working directory; no shell. */
+static int run_gnuplot(const char *dir, const char *name, struct hr_err *e)
+{
+	char script[512], log[4096];
+	pid_t pid;
+	int status, fd;
+
+	snprintf(script, sizeof(script), "%s.gp", name);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		       0666)) < 0)
+		return hr_errf(e, HR_SYSTEM, "%s: %s", log, strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		return hr_errf(e, HR_SYSTEM, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char *argv[] = { "gnuplot", "-d", script, NULL };
+
+		if (chdir(dir) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return hr_errf(e, HR_SYSTEM, "waitpid: %s",
+				       strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return hr_errf(e, HR_SYSTEM, "gnuplot not found; install it "
+			       "(Debian: apt-get install gnuplot-nox)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return hr_errf(e, HR_SYSTEM, "gnuplot failed on %s/%s (see "
+			       "%s)", dir, script, log);
+	return HR_OK;
+}
+
+int figures_pdf_fix_dates(char *buf, size_t len, const char *date)
+{
+	static const char *const keys[] = { "/CreationDate (D:",
+					    "/ModDate (D:" };
+	char digits[15];
+	int n = 0, k = 0;
+
+	/* 2026-01-01T00:00:00Z -> 20260101000000 */
+	for (const char *p = date; *p && k < 14; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[k++] = *p;
+	if (k != 14)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		size_t kl = strlen(keys[i]);
+
+		for (size_t at = 0; at + kl + 14 <= len; at++) {
+			if (memcmp(buf + at, keys[i], kl))
+				continue;
+			memcpy(buf + at + kl, digits, 14);
+			n++;
+		}
+	}
+	return n;
+}
+
+static int fix_pdf(const char *dir, const char *name, const char *date,
+		   struct hr_err *e)
+{
+	char path[4096], *buf;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s.pdf", dir, name);
+	if (access(path, F_OK))
+		return HR_OK; /* this gnuplot has no pdfcairo */
+	if (read_all(path, &buf, &len, e))
+		return e->code;
+	if (figures_pdf_fix_dates(buf, len, date))
+		write_all(path, buf, len, e);
+	free(buf);
+	return e->code;
+}
+
+int figures_render(const char *dir, const char *scripts_dir,
+		   const char *date, struct hr_err *e)
+{
+	char log[4096];
+
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	unlink(log);
+	for (int i = 0; figure_support[i]; i++)
+		if (copy_script(scripts_dir, dir, figure_support[i], e))
+			return e->code;
+	for (int i = 0; figure_names[i]; i++)
+		if (copy_script(scripts_dir, dir, figure_names[i], e) ||
+		    run_gnuplot(dir, figure_names[i], e) ||
+		    fix_pdf(dir, figure_names[i], date, e))
+			return e->code;
+	return HR_OK;
+}

@@ -1,0 +1,652 @@
+/* claims.c - see claims.h. */
+#include "claims.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../dataset/archive.h"
+#include "../dataset/json.h"
+#include "provenance.h"
+
+struct ctx {
+	const struct ledger *l;
+	const struct ledger_data *d;
+	const struct claim_result *done; /* results of claims before this */
+	size_t ndone;
+	int which;       /* the value being computed: 0 archive, 1 faithful,
+			    2 robust (derived metrics take their inputs' same
+			    value) */
+};
+
+typedef void metric_fn(const struct ctx *x, const struct claim *c,
+		       struct claim_value *out);
+
+struct metric_def {
+	const char *name;
+	int replayable;   /* replay re-measures it (else an archive fact) */
+	metric_fn *fn;
+};
+
+static void na(struct claim_value *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void na(struct claim_value *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->v.lo = out->v.hi = NAN;
+	va_start(ap, fmt);
+	vsnprintf(out->why, sizeof(out->why), fmt, ap);
+	va_end(ap);
+}
+
+static void set(struct claim_value *out, double v)
+{
+	out->v.lo = out->v.hi = v;
+	out->why[0] = '\0';
+}
+
+static const cJSON *param(const struct claim *c, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(c->params, key);
+}
+
+static int param_int(const struct claim *c, const char *key, int def)
+{
+	const cJSON *v = param(c, key);
+
+	return cJSON_IsNumber(v) ? v->valueint : def;
+}
+
+static const char *param_str(const struct claim *c, const char *key)
+{
+	return cJSON_GetStringValue(param(c, key));
+}
+
+/* Turn the claim's role / suite / level parameters into a filter; on
+ * failure out says why and 0 is returned. */
+static int resolve_filter(const struct ctx *x, const struct claim *c,
+			  struct eval_filter *f, struct claim_value *out)
+{
+	const cJSON *models = cJSON_GetObjectItemCaseSensitive(x->l->roles_doc,
+							       "models");
+	const cJSON *suites = cJSON_GetObjectItemCaseSensitive(x->l->roles_doc,
+							       "suites");
+	const char *role = param_str(c, "role");
+	const char *suite = param_str(c, "suite");
+
+	memset(f, 0, sizeof(*f));
+	f->level = param_int(c, "level", 0);
+	if (role) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(models, role);
+		size_t i;
+
+		if (!m) {
+			na(out, "role '%s' is not in the roles file", role);
+			return 0;
+		}
+		if (!cJSON_IsString(m)) {
+			na(out, "role '%s' is not mapped to a configuration "
+			   "in the roles file", role);
+			return 0;
+		}
+		f->config = m->valuestring;
+		for (i = 0; i < x->d->es->nconfigs; i++)
+			if (!strcmp(x->d->es->configs[i], f->config))
+				break;
+		if (i == x->d->es->nconfigs) {
+			na(out, "configuration '%s' (role '%s') has no "
+			   "evaluations in the store", f->config, role);
+			return 0;
+		}
+	}
+	if (suite) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(suites, suite);
+
+		if (!cJSON_IsObject(s)) {
+			na(out, "suite '%s' is not mapped in the roles file",
+			   suite);
+			return 0;
+		}
+		f->source = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(s, "source"));
+		if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s,
+								    "level")))
+			f->level = cJSON_GetObjectItemCaseSensitive(
+				s, "level")->valueint;
+	}
+	return 1;
+}
+
+/* Summary of the rows the claim selects; 0 with out set on failure. */
+static int stats_for(const struct ctx *x, const struct claim *c,
+		     struct config_stats *cs, struct claim_value *out)
+{
+	struct eval_filter f;
+	struct hr_err e;
+	size_t nprob = 0;
+
+	if (!resolve_filter(x, c, &f, out))
+		return 0;
+	hr_err_clear(&e);
+	if (f.level && !f.source &&
+	    evalset_dataset_problems(x->d->db, f.level, &nprob, &e)) {
+		na(out, "%s", e.msg);
+		return 0;
+	}
+	if (evalset_stats(x->d->es, &f, nprob, cs)) {
+		na(out, "out of memory");
+		return 0;
+	}
+	if (cs->evaluations == 0) {
+		na(out, "no evaluations match (configuration %s, level %d)",
+		   f.config ? f.config : "any", f.level);
+		return 0;
+	}
+	return 1;
+}
+
+static void m_evaluations(const struct ctx *x, const struct claim *c,
+			  struct claim_value *out)
+{
+	struct eval_filter f;
+	size_t n = 0;
+
+	if (!resolve_filter(x, c, &f, out))
+		return;
+	for (size_t i = 0; i < x->d->es->n; i++)
+		n += (size_t)eval_filter_match(&f, &x->d->es->rows[i]);
+	set(out, (double)n);
+}
+
+static void m_configurations(const struct ctx *x, const struct claim *c,
+			     struct claim_value *out)
+{
+	(void)c;
+	set(out, (double)x->d->es->nconfigs);
+}
+
+#define STATS_METRIC(fname, expr)                                           \
+	static void fname(const struct ctx *x, const struct claim *c,       \
+			  struct claim_value *out)                          \
+	{                                                                   \
+		struct config_stats cs;                                     \
+		if (stats_for(x, c, &cs, out))                              \
+			set(out, (expr));                                   \
+	}
+
+STATS_METRIC(m_correct_rate, cs.correct_rate)
+STATS_METRIC(m_correct_problems, (double)cs.problems_correct)
+STATS_METRIC(m_speedup_count, (double)cs.winners)
+STATS_METRIC(m_conv_winners, (double)cs.conv_winners)
+STATS_METRIC(m_win_rate, cs.win_rate)
+STATS_METRIC(m_suite_problems, (double)cs.problems)
+
+static void m_median_winner(const struct ctx *x, const struct claim *c,
+			    struct claim_value *out)
+{
+	struct config_stats cs;
+
+	if (!stats_for(x, c, &cs, out))
+		return;
+	if (cs.winners == 0)
+		na(out, "no correct problem with speedup > 1");
+	else
+		set(out, cs.median_winner);
+}
+
+/* Audit-based metrics share: which preset and gate, and whether a row's
+ * gate passes. */
+static int audit_ready(const struct ctx *x, struct claim_value *out)
+{
+	if (x->d->as->n == 0) {
+		na(out, "no problem audit stored (run 'headroom audit "
+		   "problems')");
+		return 0;
+	}
+	return 1;
+}
+
+static int gate_passes(const struct claim *c, const struct audit_row *r)
+{
+	const char *preset = param_str(c, "preset");
+	const char *gate = param_str(c, "gate");
+	const struct audit_gate *g = preset ? audit_row_gate(r, preset) : NULL;
+
+	if (!g)
+		return 0;
+	if (!gate)
+		return audit_gate_vacuous(g);
+	if (!strcmp(gate, "zeros"))
+		return g->zeros;
+	if (!strcmp(gate, "constant"))
+		return g->constant;
+	if (!strcmp(gate, "input"))
+		return g->input;
+	return 0;
+}
+
+/* Count distinct (level, problem) audit rows at the claim's level; with
+ * gated set, only those whose gate passes. */
+static void count_audited(const struct ctx *x, const struct claim *c,
+			  int gated, struct claim_value *out)
+{
+	int level = param_int(c, "level", 0), last_l = -1, last_p = -1;
+	size_t n = 0;
+
+	if (!audit_ready(x, out))
+		return;
+	for (size_t i = 0; i < x->d->as->n; i++) {
+		const struct audit_row *r = &x->d->as->rows[i];
+
+		if (level && r->level != level)
+			continue;
+		if (r->level == last_l && r->problem_id == last_p)
+			continue;
+		if (gated && !gate_passes(c, r))
+			continue;
+		last_l = r->level;
+		last_p = r->problem_id;
+		n++;
+	}
+	set(out, (double)n);
+}
+
+static void m_vacuous_problems(const struct ctx *x, const struct claim *c,
+			       struct claim_value *out)
+{
+	count_audited(x, c, 1, out);
+}
+
+static void m_audited_problems(const struct ctx *x, const struct claim *c,
+			       struct claim_value *out)
+{
+	count_audited(x, c, 0, out);
+}
+
+/* Correct evaluations on problems whose gate passes: how many, and the
+ * highest speedup among them. */
+static void vacuous_correct(const struct ctx *x, const struct claim *c,
+			    struct claim_value *out, int want_max)
+{
+	size_t n = 0;
+	double best = NAN;
+
+	if (!audit_ready(x, out))
+		return;
+	for (size_t i = 0; i < x->d->es->n; i++) {
+		const struct evalrow *r = &x->d->es->rows[i];
+		const struct audit_row *a;
+
+		if (r->correct != 1)
+			continue;
+		a = auditset_find(x->d->as, r->level, r->problem_id);
+		if (!a || !gate_passes(c, a))
+			continue;
+		n++;
+		if (!isnan(r->speedup) && !(r->speedup <= best))
+			best = r->speedup;
+	}
+	if (!want_max)
+		set(out, (double)n);
+	else if (isnan(best))
+		na(out, "no timed correct kernel on a problem that gate "
+		   "passes");
+	else
+		set(out, best);
+}
+
+static void m_correct_on_vacuous(const struct ctx *x, const struct claim *c,
+				 struct claim_value *out)
+{
+	vacuous_correct(x, c, out, 0);
+}
+
+static void m_max_speedup_on_vacuous(const struct ctx *x,
+				     const struct claim *c,
+				     struct claim_value *out)
+{
+	vacuous_correct(x, c, out, 1);
+}
+
+static void m_output_coverage(const struct ctx *x, const struct claim *c,
+			      struct claim_value *out)
+{
+	(void)x;
+	(void)c;
+	na(out, "output coverage is measured by replay; an archive has "
+	   "none");
+}
+
+static void m_profiles(const struct ctx *x, const struct claim *c,
+		       struct claim_value *out)
+{
+	const char *why;
+
+	(void)c;
+	provenance_have_profiles(x->d->db, &why);
+	na(out, "%s", why);
+}
+
+/* One input of a derived metric: a number, or {"claim": ID} taking that
+ * earlier claim's stated (use_stated) or archive value. */
+static int input_value(const struct ctx *x, const struct claim *c,
+		       const char *key, int use_stated, double *v,
+		       struct claim_value *out)
+{
+	const cJSON *p = param(c, key);
+	const char *ref;
+
+	if (cJSON_IsNumber(p)) {
+		*v = p->valuedouble;
+		return 1;
+	}
+	ref = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p,
+								    "claim"));
+	for (size_t i = 0; ref && i < x->ndone; i++) {
+		const struct claim *rc = &x->l->claims[i];
+		double scale = !strcmp(rc->unit, "%") ? 0.01 : 1.0;
+
+		if (strcmp(rc->id, ref))
+			continue;
+		if (use_stated) {
+			*v = rc->stated.lo * scale;
+			return 1;
+		}
+		const struct claim_value *in = x->which == 0 ?
+			&x->done[i].archive : x->which == 1 ?
+			&x->done[i].faithful : &x->done[i].robust;
+
+		if (isnan(in->v.lo)) {
+			na(out, "input %s (claim %s): %s", key, ref, in->why);
+			return 0;
+		}
+		*v = in->v.lo * scale;
+		return 1;
+	}
+	na(out, "input %s: no earlier claim '%s'", key, ref ? ref : "?");
+	return 0;
+}
+
+static int amdahl_inputs(const struct ctx *x, const struct claim *c,
+			 int use_stated, double *r, struct claim_value *out)
+{
+	double f, w, s;
+
+	if (!input_value(x, c, "f", use_stated, &f, out) ||
+	    !input_value(x, c, "w", use_stated, &w, out) ||
+	    !input_value(x, c, "s", use_stated, &s, out))
+		return 0;
+	*r = 100.0 * metric_amdahl_reduction(f, w, s);
+	return 1;
+}
+
+static void m_amdahl(const struct ctx *x, const struct claim *c,
+		     struct claim_value *out)
+{
+	double r;
+
+	if (amdahl_inputs(x, c, 0, &r, out))
+		set(out, r);
+}
+
+static const struct metric_def metrics[] = {
+	{ "addressable_fraction", 0, m_profiles },
+	{ "amdahl_projection", 1, m_amdahl },
+	{ "audited_problems", 0, m_audited_problems },
+	{ "configurations", 0, m_configurations },
+	{ "conv_winners", 1, m_conv_winners },
+	{ "correct_on_vacuous", 1, m_correct_on_vacuous },
+	{ "correct_problems", 1, m_correct_problems },
+	{ "correct_rate", 1, m_correct_rate },
+	{ "evaluations", 0, m_evaluations },
+	{ "gemm_attention_share", 0, m_profiles },
+	{ "max_speedup_on_vacuous", 1, m_max_speedup_on_vacuous },
+	{ "median_winner_speedup", 1, m_median_winner },
+	{ "output_coverage", 1, m_output_coverage },
+	{ "speedup_count", 1, m_speedup_count },
+	{ "suite_problems", 0, m_suite_problems },
+	{ "vacuous_problems", 0, m_vacuous_problems },
+	{ "win_rate", 1, m_win_rate },
+	{ "workloads", 0, m_profiles },
+};
+
+#define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static const struct metric_def *find_metric(const char *name)
+{
+	for (size_t i = 0; i < N_METRICS; i++)
+		if (!strcmp(metrics[i].name, name))
+			return &metrics[i];
+	return NULL;
+}
+
+/* Parse a JSON file with dataset/'s strict reader: UTF-8 checked, errors
+ * with line and column. */
+static int read_json(const char *path, cJSON **out, struct hr_err *e)
+{
+	struct archive_limits lim;
+	struct afileset fs;
+
+	*out = NULL;
+	archive_limits_default(&lim);
+	if (archive_load(path, &lim, &fs, e) == HR_OK) {
+		if (fs.n != 1)
+			hr_errf(e, HR_INPUT, "%s: not a JSON file", path);
+		else
+			json_parse(path, &fs.files[0], out, e);
+	}
+	afileset_free(&fs);
+	return e->code;
+}
+
+static int parse_stated(const cJSON *v, struct metric_range *r)
+{
+	if (cJSON_IsNumber(v)) {
+		r->lo = r->hi = v->valuedouble;
+		return 0;
+	}
+	if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 &&
+	    cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) &&
+	    cJSON_IsNumber(cJSON_GetArrayItem(v, 1))) {
+		r->lo = cJSON_GetArrayItem(v, 0)->valuedouble;
+		r->hi = cJSON_GetArrayItem(v, 1)->valuedouble;
+		return 0;
+	}
+	return -1;
+}
+
+static int default_decimals(const char *unit)
+{
+	if (!strcmp(unit, "%"))
+		return 2;
+	if (!strcmp(unit, "x"))
+		return 3;
+	return 0;
+}
+
+static int parse_claim(struct ledger *l, const cJSON *o, size_t i,
+		       const char *path, struct hr_err *e)
+{
+	struct claim *c = &l->claims[i];
+	const cJSON *v;
+
+	c->id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "id"));
+	if (!c->id)
+		return hr_errf(e, HR_INPUT, "%s: claim %zu: no \"id\"", path,
+			       i + 1);
+	c->text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o,
+									"text"));
+	c->unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o,
+									"unit"));
+	c->metric = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(o, "metric"));
+	if (!c->text || !c->unit || !c->metric)
+		return hr_errf(e, HR_INPUT, "%s: claim '%s': \"text\", "
+			       "\"unit\" and \"metric\" must be strings",
+			       path, c->id);
+	if (!find_metric(c->metric))
+		return hr_errf(e, HR_INPUT, "%s: claim '%s': unknown metric "
+			       "'%s' (docs/report.md lists them)", path,
+			       c->id, c->metric);
+	if (parse_stated(cJSON_GetObjectItemCaseSensitive(o, "stated"),
+			 &c->stated))
+		return hr_errf(e, HR_INPUT, "%s: claim '%s': \"stated\" must "
+			       "be a number or [low, high]", path, c->id);
+	v = cJSON_GetObjectItemCaseSensitive(o, "tolerance");
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0)
+		return hr_errf(e, HR_INPUT, "%s: claim '%s': \"tolerance\" "
+			       "must be a number >= 0", path, c->id);
+	c->tolerance = v->valuedouble;
+	v = cJSON_GetObjectItemCaseSensitive(o, "decimals");
+	c->decimals = cJSON_IsNumber(v) ? v->valueint :
+		default_decimals(c->unit);
+	if (c->decimals < 0 || c->decimals > 9)
+		c->decimals = 3;
+	c->params = cJSON_GetObjectItemCaseSensitive(o, "params");
+	if (c->params && !cJSON_IsObject(c->params))
+		return hr_errf(e, HR_INPUT, "%s: claim '%s': \"params\" must "
+			       "be an object", path, c->id);
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(l->claims[j].id, c->id))
+			return hr_errf(e, HR_INPUT, "%s: claim id '%s' "
+				       "appears twice", path, c->id);
+	return HR_OK;
+}
+
+int ledger_load(struct ledger *l, const char *claims_path,
+		const char *roles_path, struct hr_err *e)
+{
+	const cJSON *arr, *o;
+	size_t i = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (read_json(claims_path, &l->claims_doc, e) ||
+	    read_json(roles_path, &l->roles_doc, e))
+		return e->code;
+	if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(l->roles_doc,
+							     "models")))
+		return hr_errf(e, HR_INPUT, "%s: wants an object \"models\" "
+			       "mapping roles to model names", roles_path);
+	arr = cJSON_GetObjectItemCaseSensitive(l->claims_doc, "claims");
+	if (!cJSON_IsArray(arr))
+		return hr_errf(e, HR_INPUT, "%s: wants an array \"claims\"",
+			       claims_path);
+	l->n = (size_t)cJSON_GetArraySize(arr);
+	if (!(l->claims = calloc(l->n ? l->n : 1, sizeof(*l->claims))))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	cJSON_ArrayForEach(o, arr) {
+		if (!cJSON_IsObject(o))
+			return hr_errf(e, HR_INPUT, "%s: claim %zu is not an "
+				       "object", claims_path, i + 1);
+		if (parse_claim(l, o, i++, claims_path, e))
+			return e->code;
+	}
+	return HR_OK;
+}
+
+void ledger_release(struct ledger *l)
+{
+	cJSON_Delete(l->claims_doc);
+	cJSON_Delete(l->roles_doc);
+	free(l->claims);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The claim's value as replayed: the same metric over the evaluations with
+ * the replay's verdicts and speedups (see replayset_view). */
+static void replay_value(const struct ctx *x, const struct claim *c,
+			 const struct metric_def *m, int robust,
+			 struct claim_value *out)
+{
+	struct ledger_data d = *x->d;
+	struct evalset view;
+	struct ctx vx = *x;
+	struct eval_filter f;
+	size_t n = 0, replayed = 0;
+
+	/* Only what the claim selects counts: a claim about a configuration
+	 * replay never ran is not available, not zero. */
+	if (resolve_filter(x, c, &f, out)) {
+		for (size_t i = 0; i < d.es->n; i++) {
+			const struct replay_row *rr;
+
+			if (!eval_filter_match(&f, &d.es->rows[i]))
+				continue;
+			n++;
+			rr = replayset_find(d.rs, d.es->rows[i].id);
+			replayed += rr && (robust ? rr->robust.have :
+					   rr->faithful.have);
+		}
+		if (n && !replayed && m->fn != m_amdahl) {
+			na(out, "none of its %zu evaluations was replayed", n);
+			return;
+		}
+	}
+	if (replayset_view(d.rs, d.es, robust, &view)) {
+		na(out, "out of memory");
+		return;
+	}
+	d.es = &view;
+	vx.d = &d;
+	vx.which = robust ? 2 : 1;
+	m->fn(&vx, c, out);
+	replayset_view_release(&view);
+}
+
+int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
+		    struct claim_result *out, struct hr_err *e)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct claim *c = &l->claims[i];
+		const struct metric_def *m = find_metric(c->metric);
+		struct ctx x = { l, d, out, i, 0 };
+		struct claim_result *r = &out[i];
+		double stated_r;
+
+		memset(r, 0, sizeof(*r));
+		m->fn(&x, c, &r->archive);
+		r->replayable = m->replayable;
+		if (!m->replayable) {
+			na(&r->faithful, "an archive fact");
+			r->robust = r->faithful;
+		} else if (!d->rs->n) {
+			na(&r->faithful, "%s", d->rs->why);
+			r->robust = r->faithful;
+		} else {
+			replay_value(&x, c, m, 0, &r->faithful);
+			replay_value(&x, c, m, 1, &r->robust);
+		}
+		r->status = metric_compare(c->stated, c->tolerance,
+					   r->archive.v);
+		r->replay_status = metric_compare(c->stated, c->tolerance,
+						  r->robust.v);
+		/* A derived claim also says whether the paper's own inputs
+		 * give its number: 8.63 % from (0.582, 0.417, 1.552). */
+		if (m->fn == m_amdahl) {
+			struct claim_value tmp;
+
+			if (amdahl_inputs(&x, c, 1, &stated_r, &tmp))
+				snprintf(r->note, sizeof(r->note), "from the "
+					 "stated inputs: %.*f %s",
+					 c->decimals, stated_r, c->unit);
+		}
+	}
+	(void)e;
+	return HR_OK;
+}
+
+void claim_format(const struct claim *c, struct metric_range v, char *buf,
+		  size_t n)
+{
+	if (isnan(v.lo) || isnan(v.hi))
+		snprintf(buf, n, "n/a");
+	else if (v.lo == v.hi)
+		snprintf(buf, n, "%.*f", c->decimals, v.lo);
+	else
+		snprintf(buf, n, "%.*f-%.*f", c->decimals, v.lo, c->decimals,
+			 v.hi);
+}

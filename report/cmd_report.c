@@ -1,0 +1,712 @@
+/* cmd_report.c - `headroom report claims|models|problems|findings|replay|
+ * profiles|all`: the tables behind the paper, from the store alone.
+ *
+ * Every table goes through report/table.h; every output carries its
+ * provenance (report/provenance.h says how per format).  Read-only.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../dataset/store.h"
+#include "claims.h"
+#include "commands.h"
+#include "findings.h"
+#include "outdir.h"
+#include "provenance.h"
+#include "table.h"
+
+static const char usage[] =
+	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"
+	"                       [--claims FILE] [--roles FILE] [--strict]\n"
+	"\n"
+	"Tables recomputed from the store (docs/report.md defines every\n"
+	"column).  REPORT is one of:\n"
+	"  claims     the paper's claims: stated value, value recomputed from\n"
+	"             the archive as reported, this machine's replay (faithful,\n"
+	"             robust), status\n"
+	"  models     per model configuration: evaluations, compiled, correct\n"
+	"             (original and scale-invariant checks), speedups > 1,\n"
+	"             median speedup of winners, convolutions solved\n"
+	"  problems   per problem: max|ref|, presets under which a degenerate\n"
+	"             output passes, margin (from 'headroom audit problems')\n"
+	"  findings   static findings per kernel, with evidence\n"
+	"  replay     per kernel: reported vs replayed speedup and interval\n"
+	"  profiles   addressable fraction per workload\n"
+	"  provenance where the numbers come from (sources, sha256, tool)\n"
+	"  all        every report above; needs --out\n"
+	"\n"
+	"  --out DIR      write REPORT.md/.csv/.json/.tex and provenance.json\n"
+	"                 into DIR instead of printing one format\n"
+	"  --claims FILE  claims ledger (default paper/claims.json)\n"
+	"  --roles FILE   roles -> configurations (default paper/roles.json)\n"
+	"  --strict       claims: exit 1 when a claim differs from the archive\n"
+	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
+	"  --format F     md (default), csv, json or tex\n"
+	"\n"
+	"md starts with a <!-- provenance --> line, tex with a % line, json\n"
+	"embeds it as \"provenance\"; csv has none (see provenance.json).\n";
+
+struct rdata {
+	sqlite3 *db;
+	struct evalset es;
+	struct auditset as;
+	struct finding_list fl;
+	struct replayset rs;
+	const char *claims_path, *roles_path;
+	const cJSON *prov;    /* provenance of this output */
+	int differs;          /* claims: how many differ from the archive */
+};
+
+typedef int build_fn(struct rdata *d, struct table **t, struct hr_err *e);
+
+/* A fixed-point cell, or NULL (missing) for NAN. */
+static char *fmt_fixed(char *buf, size_t n, int decimals, double v)
+{
+	if (isnan(v))
+		return NULL;
+	snprintf(buf, n, "%.*f", decimals, v);
+	return buf;
+}
+
+/* Four significant digits, for magnitudes spanning decades. */
+static char *fmt_sig(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		return NULL;
+	snprintf(buf, n, "%.4g", v);
+	return buf;
+}
+
+static char *fmt_count(char *buf, size_t n, size_t v)
+{
+	snprintf(buf, n, "%zu", v);
+	return buf;
+}
+
+/* --- models -------------------------------------------------------------- */
+
+static const struct table_col model_cols[] = {
+	{ "configuration", COL_TEXT }, { "model", COL_TEXT },
+	{ "level", COL_INT }, { "evaluations", COL_INT },
+	{ "compiled", COL_INT }, { "correct", COL_INT },
+	{ "problems", COL_INT }, { "correct_pct", COL_REAL },
+	{ "correct_scale_invariant", COL_TEXT },
+	{ "speedups_gt1", COL_INT }, { "median_winner_speedup", COL_REAL },
+	{ "geomean_speedup", COL_REAL }, { "conv_solved", COL_INT },
+	{ "correct_on_vacuous", COL_INT },
+};
+#define N_MODEL_COLS ((int)(sizeof(model_cols) / sizeof(model_cols[0])))
+
+static size_t vacuous_sample0(const struct finding_list *fl, const char *config,
+			      int level)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct evalrow *r = fl->items[i].eval;
+
+		n += !strcmp(fl->items[i].type, "vacuous-correct") &&
+			r->sample_id == 0 && r->level == level &&
+			!strcmp(r->config, config);
+	}
+	return n;
+}
+
+/* Sample-0 problems of a configuration and level whose robust replay
+ * passed the original and the scale-invariant checks; "n/a" without replay
+ * results or when the replay did not record the scale-invariant checks. */
+static const char *scale_invariant_cell(const struct rdata *d,
+					const char *config, int level,
+					char *buf, size_t n)
+{
+	size_t ok = 0, seen = 0;
+
+	for (size_t i = 0; i < d->es.n; i++) {
+		const struct evalrow *r = &d->es.rows[i];
+		const struct replay_row *rr;
+
+		if (r->sample_id || r->level != level ||
+		    strcmp(r->config, config) ||
+		    !(rr = replayset_find(&d->rs, r->id)) || !rr->robust.have ||
+		    rr->robust.scale_invariant < 0)
+			continue;
+		seen++;
+		ok += rr->robust.correct == 1 &&
+			rr->robust.scale_invariant == 1;
+	}
+	if (!seen)
+		return "n/a";
+	snprintf(buf, n, "%zu", ok);
+	return buf;
+}
+
+static int build_models(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	char b[N_MODEL_COLS][64];
+	const char *cells[N_MODEL_COLS];
+
+	if (!(*t = table_new(model_cols, N_MODEL_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	for (size_t i = 0; i < d->es.n; i++) {
+		const struct evalrow *r = &d->es.rows[i];
+		struct eval_filter f = { r->config, r->level, NULL };
+		struct config_stats cs;
+		size_t nprob;
+
+		/* One row per (configuration, level): at its first row. */
+		if (i && !strcmp(d->es.rows[i - 1].config, r->config) &&
+		    d->es.rows[i - 1].level == r->level)
+			continue;
+		if (evalset_dataset_problems(d->db, r->level, &nprob, e))
+			return e->code;
+		if (evalset_stats(&d->es, &f, nprob, &cs))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		cells[0] = r->config;
+		cells[1] = r->model;
+		cells[2] = fmt_count(b[2], 64, (size_t)r->level);
+		cells[3] = fmt_count(b[3], 64, cs.evaluations);
+		cells[4] = fmt_count(b[4], 64, cs.compiled);
+		cells[5] = fmt_count(b[5], 64, cs.correct);
+		cells[6] = fmt_count(b[6], 64, cs.problems);
+		cells[7] = fmt_fixed(b[7], 64, 1, cs.correct_rate);
+		cells[8] = scale_invariant_cell(d, r->config, r->level, b[8],
+						sizeof(b[8]));
+		cells[9] = fmt_count(b[9], 64, cs.winners);
+		cells[10] = fmt_fixed(b[10], 64, 3, cs.median_winner);
+		cells[11] = fmt_fixed(b[11], 64, 3, cs.geomean_correct);
+		cells[12] = fmt_count(b[12], 64, cs.conv_winners);
+		cells[13] = d->as.n ? fmt_count(b[13], 64, vacuous_sample0(
+			&d->fl, r->config, r->level)) : NULL;
+		if (table_add_row(*t, cells))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	return HR_OK;
+}
+
+/* --- problems ------------------------------------------------------------ */
+
+static const struct table_col problem_cols[] = {
+	{ "level", COL_INT }, { "problem_id", COL_INT }, { "name", COL_TEXT },
+	{ "dtype", COL_TEXT }, { "device", COL_TEXT },
+	{ "max_abs_ref", COL_REAL }, { "rms_ref", COL_REAL },
+	{ "vacuous_under", COL_TEXT },
+	{ "margin_v0", COL_REAL }, { "margin_fp32", COL_REAL },
+	{ "margin_bf16", COL_REAL }, { "margin_fp16", COL_REAL },
+};
+#define N_PROBLEM_COLS ((int)(sizeof(problem_cols) / sizeof(problem_cols[0])))
+
+static const char *const margin_presets[] = {
+	"kernelbench-v0", "kernelbench-fp32", "kernelbench-bf16",
+	"kernelbench-fp16",
+};
+
+static void vacuous_list(const struct audit_row *a, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < a->ngates; i++) {
+		const struct audit_gate *g = &a->gates[i];
+
+		if (!audit_gate_vacuous(g))
+			continue;
+		used += (size_t)snprintf(buf + used, n > used ? n - used : 0,
+			"%s%s:%s%s%s", used ? " " : "", g->preset,
+			g->zeros ? "z" : "", g->constant ? "c" : "",
+			g->input ? "i" : "");
+	}
+	if (!used)
+		snprintf(buf, n, "none");
+}
+
+static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	const char *cells[N_PROBLEM_COLS] = { 0 };
+	int rc;
+
+	if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT level, problem_id, name"
+			       " FROM problem ORDER BY level, problem_id, name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return hr_errf(e, HR_SYSTEM, "database: %s",
+			       sqlite3_errmsg(d->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < 3; c++)
+			cells[c] = (const char *)sqlite3_column_text(st, c);
+		cells[7] = "not audited";
+		if (table_add_row(t, cells))
+			break;
+	}
+	if (rc != SQLITE_DONE)
+		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(d->db));
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+static int build_problems(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	char b[N_PROBLEM_COLS][160];
+	const char *cells[N_PROBLEM_COLS];
+
+	if (!(*t = table_new(problem_cols, N_PROBLEM_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (d->as.n == 0)
+		return add_unaudited(d, *t, e);
+	for (size_t i = 0; i < d->as.n; i++) {
+		const struct audit_row *a = &d->as.rows[i];
+
+		cells[0] = fmt_count(b[0], 64, (size_t)a->level);
+		cells[1] = fmt_count(b[1], 64, (size_t)a->problem_id);
+		cells[2] = a->name;
+		cells[3] = a->dtype;
+		cells[4] = a->device;
+		cells[5] = fmt_sig(b[5], 64, a->max_abs_ref);
+		cells[6] = fmt_sig(b[6], 64, a->rms_ref);
+		vacuous_list(a, b[7], sizeof(b[7]));
+		cells[7] = b[7];
+		for (int k = 0; k < 4; k++) {
+			const struct audit_gate *g =
+				audit_row_gate(a, margin_presets[k]);
+
+			cells[8 + k] = g ? fmt_sig(b[8 + k], 64, g->margin) :
+				NULL;
+		}
+		if (table_add_row(*t, cells))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	return HR_OK;
+}
+
+/* --- findings ------------------------------------------------------------ */
+
+static const struct table_col finding_cols[] = {
+	{ "configuration", COL_TEXT }, { "level", COL_INT },
+	{ "problem_id", COL_INT }, { "problem_name", COL_TEXT },
+	{ "sample_id", COL_INT }, { "evaluation", COL_INT },
+	{ "kernel", COL_TEXT }, { "finding", COL_TEXT },
+	{ "evidence", COL_TEXT },
+};
+#define N_FINDING_COLS ((int)(sizeof(finding_cols) / sizeof(finding_cols[0])))
+
+static int build_findings(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	char b[4][32];
+	const char *cells[N_FINDING_COLS];
+
+	if (!(*t = table_new(finding_cols, N_FINDING_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, 8, "9cm");
+	for (size_t i = 0; i < d->fl.n; i++) {
+		const struct finding *f = &d->fl.items[i];
+
+		cells[0] = f->eval->config;
+		cells[1] = fmt_count(b[0], 32, (size_t)f->eval->level);
+		cells[2] = fmt_count(b[1], 32, (size_t)f->eval->problem_id);
+		cells[3] = f->eval->problem_name;
+		cells[4] = fmt_count(b[2], 32, (size_t)f->eval->sample_id);
+		snprintf(b[3], 32, "%lld", (long long)f->eval->id);
+		cells[5] = b[3];
+		cells[6] = f->kernel[0] ? f->kernel : NULL;
+		cells[7] = f->type;
+		cells[8] = f->evidence;
+		if (table_add_row(*t, cells))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	return HR_OK;
+}
+
+/* --- replay -------------------------------------------------------------- */
+
+static const struct table_col replay_cols[] = {
+	{ "configuration", COL_TEXT }, { "level", COL_INT },
+	{ "problem_id", COL_INT }, { "problem_name", COL_TEXT },
+	{ "sample_id", COL_INT }, { "evaluation", COL_INT },
+	{ "reported_speedup", COL_REAL }, { "faithful_speedup", COL_REAL },
+	{ "robust_speedup", COL_REAL }, { "robust_ci_low", COL_REAL },
+	{ "robust_ci_high", COL_REAL }, { "status", COL_TEXT },
+};
+#define N_REPLAY_COLS ((int)(sizeof(replay_cols) / sizeof(replay_cols[0])))
+
+static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	const char *cells[N_REPLAY_COLS] = { 0 };
+	char b[9][64], status[160];
+
+	if (!(*t = table_new(replay_cols, N_REPLAY_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, 11, "3cm");
+	for (size_t i = 0; i < d->es.n; i++) {
+		const struct evalrow *r = &d->es.rows[i];
+		const struct replay_row *rr = replayset_find(&d->rs, r->id);
+
+		if (r->correct != 1 || isnan(r->speedup))
+			continue;
+		if (!d->rs.n)
+			snprintf(status, sizeof(status), "not available: %s",
+				 d->rs.why);
+		else if (!rr)
+			snprintf(status, sizeof(status), "not replayed");
+		else if (!rr->robust.have)
+			snprintf(status, sizeof(status), "faithful replay "
+				 "only");
+		else if (rr->robust.correct != 1)
+			snprintf(status, sizeof(status), "incorrect on replay");
+		else if (rr->robust.scale_invariant == 0)
+			snprintf(status, sizeof(status), "fails the "
+				 "scale-invariant checks");
+		else if (rr->robust.ci_low > 1.0)
+			snprintf(status, sizeof(status), "verified speedup");
+		else
+			snprintf(status, sizeof(status), "no verified speedup: "
+				 "interval not above 1x");
+		cells[7] = rr && rr->faithful.have ?
+			fmt_sig(b[5], 64, rr->faithful.speedup) : NULL;
+		cells[8] = rr && rr->robust.have ?
+			fmt_sig(b[6], 64, rr->robust.speedup) : NULL;
+		cells[9] = rr && rr->robust.have ?
+			fmt_sig(b[7], 64, rr->robust.ci_low) : NULL;
+		cells[10] = rr && rr->robust.have ?
+			fmt_sig(b[8], 64, rr->robust.ci_high) : NULL;
+		cells[0] = r->config;
+		cells[1] = fmt_count(b[0], 64, (size_t)r->level);
+		cells[2] = fmt_count(b[1], 64, (size_t)r->problem_id);
+		cells[3] = r->problem_name;
+		cells[4] = fmt_count(b[2], 64, (size_t)r->sample_id);
+		snprintf(b[3], 64, "%lld", (long long)r->id);
+		cells[5] = b[3];
+		cells[6] = fmt_sig(b[4], 64, r->speedup);
+		cells[11] = status;
+		if (table_add_row(*t, cells))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	return HR_OK;
+}
+
+/* --- profiles ------------------------------------------------------------ */
+
+static const struct table_col profile_cols[] = {
+	{ "workload", COL_TEXT }, { "domain", COL_TEXT },
+	{ "addressable_fraction_pct", COL_REAL },
+	{ "gemm_attention_pct", COL_REAL }, { "status", COL_TEXT },
+};
+
+static int build_profiles(struct rdata *d, struct table **t,
+			  struct hr_err *e)
+{
+	/* No profile ingestion exists yet: one row that says so. */
+	const char *cells[5] = { NULL, NULL, NULL, NULL, NULL };
+	char status[160];
+	const char *why;
+
+	if (!(*t = table_new(profile_cols, 5)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	provenance_have_profiles(d->db, &why);
+	snprintf(status, sizeof(status), "not available: %s", why);
+	cells[4] = status;
+	if (table_add_row(*t, cells))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return HR_OK;
+}
+
+/* --- claims -------------------------------------------------------------- */
+
+static const struct table_col claim_cols[] = {
+	{ "id", COL_TEXT }, { "claim", COL_TEXT }, { "unit", COL_TEXT },
+	{ "stated", COL_TEXT }, { "archive", COL_TEXT },
+	{ "faithful", COL_TEXT }, { "robust", COL_TEXT },
+	{ "status", COL_TEXT }, { "replay_status", COL_TEXT },
+	{ "note", COL_TEXT },
+};
+#define N_CLAIM_COLS ((int)(sizeof(claim_cols) / sizeof(claim_cols[0])))
+
+static void status_text(enum claim_status s, const struct claim_value *v,
+			char *buf, size_t n)
+{
+	if (s == CLAIM_NOT_AVAILABLE)
+		snprintf(buf, n, "not available: %s", v->why);
+	else
+		snprintf(buf, n, "%s", metric_status_name(s));
+}
+
+static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	struct ledger l;
+	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs };
+	struct claim_result *res = NULL;
+	char b[6][320];
+	const char *cells[N_CLAIM_COLS];
+
+	*t = NULL;
+	if (ledger_load(&l, d->claims_path, d->roles_path, e))
+		goto done;
+	if (!(res = calloc(l.n ? l.n : 1, sizeof(*res))) ||
+	    !(*t = table_new(claim_cols, N_CLAIM_COLS))) {
+		hr_errf(e, HR_SYSTEM, "out of memory");
+		goto done;
+	}
+	if (ledger_evaluate(&l, &ld, res, e))
+		goto done;
+	table_set_tex_width(*t, 1, "5.5cm");
+	table_set_tex_width(*t, 7, "4.5cm");
+	table_set_tex_width(*t, 8, "3.5cm");
+	table_set_tex_width(*t, 9, "2.5cm");
+	for (size_t i = 0; i < l.n; i++) {
+		const struct claim *c = &l.claims[i];
+
+		claim_format(c, c->stated, b[0], sizeof(b[0]));
+		claim_format(c, res[i].archive.v, b[1], sizeof(b[1]));
+		claim_format(c, res[i].faithful.v, b[2], sizeof(b[2]));
+		claim_format(c, res[i].robust.v, b[3], sizeof(b[3]));
+		status_text(res[i].status, &res[i].archive, b[4], sizeof(b[4]));
+		if (res[i].replayable)
+			status_text(res[i].replay_status, &res[i].robust,
+				    b[5], sizeof(b[5]));
+		else
+			snprintf(b[5], sizeof(b[5]), "not applicable: an "
+				 "archive fact");
+		d->differs += res[i].status == CLAIM_DIFFERS;
+		cells[0] = c->id;
+		cells[1] = c->text;
+		cells[2] = c->unit;
+		cells[3] = b[0];
+		cells[4] = b[1];
+		cells[5] = b[2];
+		cells[6] = b[3];
+		cells[7] = b[4];
+		cells[8] = b[5];
+		cells[9] = res[i].note[0] ? res[i].note : NULL;
+		if (table_add_row(*t, cells)) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
+	}
+done:
+	free(res);
+	ledger_release(&l);
+	return e->code;
+}
+
+/* --- provenance ---------------------------------------------------------- */
+
+static const struct table_col prov_cols[] = {
+	{ "item", COL_TEXT }, { "value", COL_TEXT },
+};
+
+static int add_pair(struct table *t, const char *item, const char *value)
+{
+	const char *cells[2] = { item, value };
+
+	return table_add_row(t, cells);
+}
+
+/* The provenance object as item/value rows, for the paper's provenance
+ * section. */
+static int build_provenance(struct rdata *d, struct table **t,
+			    struct hr_err *e)
+{
+	const cJSON *p = d->prov, *v;
+	char buf[512];
+	int bad = 0;
+
+	if (!(*t = table_new(prov_cols, 2)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	bad |= add_pair(*t, "tool", cJSON_GetStringValue(
+		cJSON_GetObjectItem(p, "tool")));
+	snprintf(buf, sizeof(buf), "%d", cJSON_GetObjectItem(
+			 p, "schema_version")->valueint);
+	bad |= add_pair(*t, "store schema", buf);
+	bad |= add_pair(*t, "date", cJSON_GetStringValue(
+		cJSON_GetObjectItem(p, "date")));
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "sources")) {
+		snprintf(buf, sizeof(buf), "source %s (%s)",
+			 cJSON_GetStringValue(cJSON_GetObjectItem(v, "name")),
+			 cJSON_GetStringValue(cJSON_GetObjectItem(v, "kind")));
+		bad |= add_pair(*t, buf, cJSON_GetStringValue(
+			cJSON_GetObjectItem(v, "sha256")));
+	}
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "hardware_reported"))
+		bad |= add_pair(*t, "hardware in the archive",
+				cJSON_GetStringValue(v));
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(p, "audit_devices"))
+		bad |= add_pair(*t, "problem audit ran on",
+				cJSON_GetStringValue(v));
+	snprintf(buf, sizeof(buf), "%s%s", d->rs.n ? "" : "not available: ",
+		 cJSON_GetStringValue(cJSON_GetObjectItem(
+			 p, "replay_environment")));
+	bad |= add_pair(*t, "replay GPU, driver, CUDA, torch", buf);
+	return bad ? hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
+}
+
+/* --- output -------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	build_fn *build;
+} reports[] = {
+	{ "claims", build_claims },
+	{ "findings", build_findings },
+	{ "models", build_models },
+	{ "problems", build_problems },
+	{ "profiles", build_profiles },
+	{ "provenance", build_provenance },
+	{ "replay", build_replay },
+};
+#define N_REPORTS (sizeof(reports) / sizeof(reports[0]))
+
+static int emit(const struct table *t, const cJSON *prov, enum hr_format fmt,
+		FILE *f)
+{
+	if (fmt == HR_FMT_JSON) {
+		char *p = cJSON_Print(prov);
+
+		if (!p)
+			return -1;
+		fprintf(f, "{\"provenance\": %s,\n\"rows\": ", p);
+		cJSON_free(p);
+		if (table_write(t, fmt, f))
+			return -1;
+		fputs("}\n", f);
+		return ferror(f) ? -1 : 0;
+	}
+	if (provenance_write_comment(prov, fmt, f))
+		return -1;
+	return table_write(t, fmt, f);
+}
+
+static int write_file(const char *dir, const char *name, const char *ext,
+		      const struct table *t, const cJSON *prov,
+		      enum hr_format fmt, struct hr_err *e)
+{
+	char path[4096];
+	FILE *f;
+	int bad;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	if (!(f = fopen(path, "w")))
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	bad = emit(t, prov, fmt, f);
+	if (fclose(f) || bad)
+		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
+	return HR_OK;
+}
+
+static int run_one(struct rdata *d, size_t k, const char *out,
+		   enum hr_format fmt, const cJSON *prov, struct hr_err *e)
+{
+	static const char *const ext[] = {
+		[HR_FMT_MD] = "md", [HR_FMT_CSV] = "csv",
+		[HR_FMT_JSON] = "json", [HR_FMT_TEX] = "tex",
+	};
+	struct table *t = NULL;
+
+	if (reports[k].build(d, &t, e) == HR_OK) {
+		if (!out) {
+			emit(t, prov, fmt, stdout);
+		} else {
+			for (int f = 0; f < 4 && e->code == HR_OK; f++)
+				write_file(out, reports[k].name, ext[f], t,
+					   prov, (enum hr_format)f, e);
+		}
+	}
+	table_free(t);
+	return e->code;
+}
+
+static int load(struct rdata *d, struct hr_err *e)
+{
+	return evalset_load(&d->es, d->db, e) ||
+		auditset_load(&d->as, d->db, e) ||
+		replayset_load(&d->rs, d->db, e) ||
+		findings_collect(d->db, &d->es, &d->as, &d->fl, e);
+}
+
+int cmd_report(int argc, char **argv, struct hr_global *g)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "out", required_argument, NULL, 'o' },
+		{ "claims", required_argument, NULL, 'c' },
+		{ "roles", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 's' },
+		{ 0 }
+	};
+	struct rdata d;
+	struct hr_err e;
+	struct store *s = NULL;
+	cJSON *prov = NULL;
+	const char *out = NULL, *which;
+	int c, r, strict = 0, all;
+	size_t k = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.claims_path = "paper/claims.json";
+	d.roles_path = "paper/roles.json";
+	hr_err_clear(&e);
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
+				NULL)) != -1) {
+		r = cli_common_option(g, "report", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			d.claims_path = optarg;
+			break;
+		case 'r':
+			d.roles_path = optarg;
+			break;
+		case 's':
+			strict = 1;
+			break;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("report", "which report? (claims, "
+				       "models, problems, findings, replay, "
+				       "profiles, provenance, all)");
+	which = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("report", "unexpected argument '%s'",
+				       argv[optind]);
+	all = !strcmp(which, "all");
+	for (; !all && k < N_REPORTS; k++)
+		if (!strcmp(reports[k].name, which))
+			break;
+	if (k == N_REPORTS)
+		return cli_usage_error("report", "no report '%s'", which);
+	if (all && !out)
+		return cli_usage_error("report", "'all' writes files: give "
+				       "--out DIR");
+	if (out && outdir_create(out, &e))
+		return cli_report("report", &e);
+	if (store_open(&s, g->db_path, STORE_READ, &e))
+		return cli_report("report", &e);
+	d.db = store_db(s);
+	if (load(&d, &e) || provenance_build(d.db, &d.rs, &prov, &e))
+		goto done;
+	d.prov = prov;
+	if (out && provenance_write_file(prov, out, &e))
+		goto done;
+	if (all) {
+		for (k = 0; k < N_REPORTS && e.code == HR_OK; k++)
+			run_one(&d, k, out, g->format, prov, &e);
+	} else {
+		run_one(&d, k, out, g->format, prov, &e);
+	}
+done:
+	cJSON_Delete(prov);
+	finding_list_release(&d.fl);
+	replayset_release(&d.rs);
+	auditset_release(&d.as);
+	evalset_release(&d.es);
+	store_close(s);
+	if (e.code == HR_OK && strict && d.differs)
+		return HR_FAIL;
+	return cli_report("report", &e);
+}

@@ -1,0 +1,201 @@
+/* provenance.c - see provenance.h. */
+#include "provenance.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../dataset/store.h"
+#include "../dataset/version.h"
+
+static int db_err(sqlite3 *db, struct hr_err *e)
+{
+	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+}
+
+int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	sqlite3_stmt *st;
+
+	if (sde && *sde) {
+		time_t t = (time_t)strtoll(sde, NULL, 10);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		return HR_OK;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT MAX(ingested_at) FROM source", -1,
+			       &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	snprintf(buf, n, "unknown");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, n, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return HR_OK;
+}
+
+static int table_exists_like(sqlite3 *db, const char *pattern)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE"
+			       " type = 'table' AND name LIKE ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+int provenance_have_profiles(sqlite3 *db, const char **why)
+{
+	*why = table_exists_like(db, "profile%") ?
+		"profiles are stored but this report does not read them yet" :
+		"no profiles ingested";
+	return 0;
+}
+
+/* Add the rows of a one-column query as an array of strings. */
+static int add_strings(sqlite3 *db, cJSON *obj, const char *key,
+		       const char *sql, struct hr_err *e)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, key);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!arr)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(db, e);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (sqlite3_column_text(st, 0))
+			cJSON_AddItemToArray(arr, cJSON_CreateString(
+				(const char *)sqlite3_column_text(st, 0)));
+	if (rc != SQLITE_DONE)
+		db_err(db, e);
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
+{
+	static const char *const keys[] = {
+		"name", "kind", "sha256", "ingested_at", "tool_version"
+	};
+	cJSON *arr = cJSON_AddArrayToObject(obj, "sources");
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!arr)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (sqlite3_prepare_v2(db, "SELECT name, kind, sha256, ingested_at,"
+			       " tool_version FROM source"
+			       " ORDER BY name, sha256, id", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_err(db, e);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *src = cJSON_CreateObject();
+
+		for (int c = 0; c < 5; c++)
+			cJSON_AddStringToObject(src, keys[c],
+				(const char *)sqlite3_column_text(st, c));
+		cJSON_AddItemToArray(arr, src);
+	}
+	if (rc != SQLITE_DONE)
+		db_err(db, e);
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+int provenance_build(sqlite3 *db, const struct replayset *rs, cJSON **out,
+		     struct hr_err *e)
+{
+	cJSON *p = cJSON_CreateObject();
+	char date[64], tool[128];
+
+	*out = NULL;
+	if (!p)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	snprintf(tool, sizeof(tool), "headroom %s", hr_version());
+	if (provenance_date(db, date, sizeof(date), e))
+		goto fail;
+	cJSON_AddStringToObject(p, "tool", tool);
+	cJSON_AddNumberToObject(p, "schema_version", store_schema_version());
+	cJSON_AddStringToObject(p, "date", date);
+	if (add_sources(db, p, e) ||
+	    add_strings(db, p, "hardware_reported", "SELECT DISTINCT hardware"
+			" FROM evaluation WHERE hardware IS NOT NULL"
+			" ORDER BY hardware", e) ||
+	    add_strings(db, p, "audit_devices", "SELECT DISTINCT device ||"
+			" ' (' || tool_version || ')' FROM problem_audit"
+			" ORDER BY 1", e))
+		goto fail;
+	/* GPU, driver, CUDA and torch of this machine's replay come from the
+	 * replay tables; say plainly when there are none. */
+	cJSON_AddStringToObject(p, "replay_environment",
+				rs->n ? rs->env : rs->why);
+	*out = p;
+	return HR_OK;
+fail:
+	cJSON_Delete(p);
+	return e->code;
+}
+
+int provenance_write_line(const cJSON *prov, const char *lead,
+			  const char *tail, FILE *f)
+{
+	const cJSON *src;
+
+	fprintf(f, "%s %s; schema %d; date %s; sources:", lead,
+		cJSON_GetStringValue(cJSON_GetObjectItem(prov, "tool")),
+		cJSON_GetObjectItem(prov, "schema_version")->valueint,
+		cJSON_GetStringValue(cJSON_GetObjectItem(prov, "date")));
+	cJSON_ArrayForEach(src, cJSON_GetObjectItem(prov, "sources")) {
+		const char *sha = cJSON_GetStringValue(
+			cJSON_GetObjectItem(src, "sha256"));
+
+		/* The name is the user's text: keep it out of the comment
+		 * syntax; the sha256 names the archive exactly. */
+		fprintf(f, " %s sha256:%.64s", cJSON_GetStringValue(
+				cJSON_GetObjectItem(src, "kind")),
+			sha ? sha : "");
+	}
+	fputs(tail, f);
+	return ferror(f) ? -1 : 0;
+}
+
+int provenance_write_comment(const cJSON *prov, enum hr_format fmt, FILE *f)
+{
+	if (fmt == HR_FMT_MD)
+		return provenance_write_line(prov, "<!-- provenance:", " -->\n",
+					     f);
+	if (fmt == HR_FMT_TEX)
+		return provenance_write_line(prov, "% provenance:", "\n", f);
+	return 0;
+}
+
+int provenance_write_file(const cJSON *prov, const char *dir,
+			  struct hr_err *e)
+{
+	char path[4096], *p = cJSON_Print(prov);
+	FILE *f;
+	int bad;
+
+	if (!p)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	snprintf(path, sizeof(path), "%s/provenance.json", dir);
+	if (!(f = fopen(path, "w"))) {
+		cJSON_free(p);
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	}
+	bad = fprintf(f, "%s\n", p) < 0;
+	cJSON_free(p);
+	if (fclose(f) || bad)
+		return hr_errf(e, HR_SYSTEM, "%s: write error", path);
+	return HR_OK;
+}

@@ -1,0 +1,196 @@
+/* replayset.c - see replayset.h. */
+#include "replayset.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char query[] =
+	"SELECT j.evaluation_id, r.mode, j.correct, j.speedup, j.ci_low,"
+	" j.ci_high, j.checks_json"
+	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
+	" WHERE j.state = 'done'"
+	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
+
+static const char env_query[] =
+	"SELECT gpu_name, driver, cuda, torch FROM replay_run"
+	" WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
+
+static int has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE"
+			       " type = 'table' AND name = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static double col_real(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN :
+		sqlite3_column_double(st, c);
+}
+
+/* 1 when every correctness trial recorded scale_invariant_pass true, 0
+ * when one recorded false, -1 when none recorded it. */
+static int scale_invariant(const char *checks_json)
+{
+	cJSON *doc = checks_json ? cJSON_Parse(checks_json) : NULL;
+	const cJSON *t;
+	int seen = 0, pass = 1;
+
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(doc,
+							       "trials")) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			t, "scale_invariant_pass");
+
+		if (!cJSON_IsNumber(v) && !cJSON_IsBool(v))
+			continue;
+		seen = 1;
+		if (cJSON_IsNumber(v) ? v->valueint == 0 : cJSON_IsFalse(v))
+			pass = 0;
+	}
+	cJSON_Delete(doc);
+	return seen ? pass : -1;
+}
+
+static void load_env(struct replayset *rs, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	const char *v[4];
+
+	if (sqlite3_prepare_v2(db, env_query, -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < 4; c++) {
+			v[c] = (const char *)sqlite3_column_text(st, c);
+			if (!v[c])
+				v[c] = "?";
+		}
+		snprintf(rs->env, sizeof(rs->env), "%s, driver %s, CUDA %s, "
+			 "torch %s", v[0], v[1], v[2], v[3]);
+	}
+	sqlite3_finalize(st);
+}
+
+int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->why = "no replay results";
+	if (!has_table(db, "replay_job") || !has_table(db, "replay_run"))
+		return HR_OK;
+	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
+		return hr_errf(e, HR_SYSTEM, "database: replay tables: %s",
+			       sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *mode = (const char *)sqlite3_column_text(st, 1);
+		struct replay_result *res;
+		struct replay_row *r;
+
+		if (!rs->n || rs->rows[rs->n - 1].evaluation_id != id) {
+			if (rs->n == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				struct replay_row *p =
+					realloc(rs->rows, nc * sizeof(*p));
+
+				if (!p) {
+					hr_errf(e, HR_SYSTEM, "out of memory");
+					break;
+				}
+				rs->rows = p;
+				cap = nc;
+			}
+			r = &rs->rows[rs->n++];
+			memset(r, 0, sizeof(*r));
+			r->evaluation_id = id;
+		}
+		r = &rs->rows[rs->n - 1];
+		res = mode && !strcmp(mode, "robust") ? &r->robust :
+			&r->faithful;
+		if (res->have)
+			continue; /* an older run of the same mode */
+		res->have = 1;
+		res->correct = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 :
+			sqlite3_column_int(st, 2) != 0;
+		res->speedup = col_real(st, 3);
+		res->ci_low = col_real(st, 4);
+		res->ci_high = col_real(st, 5);
+		res->scale_invariant = scale_invariant(
+			(const char *)sqlite3_column_text(st, 6));
+	}
+	if (e->code == HR_OK && rc != SQLITE_DONE)
+		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (rs->n)
+		load_env(rs, db);
+	return e->code;
+}
+
+void replayset_release(struct replayset *rs)
+{
+	free(rs->rows);
+	memset(rs, 0, sizeof(*rs));
+}
+
+const struct replay_row *replayset_find(const struct replayset *rs,
+					int64_t evaluation_id)
+{
+	size_t lo = 0, hi = rs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rs->rows[mid].evaluation_id == evaluation_id)
+			return &rs->rows[mid];
+		if (rs->rows[mid].evaluation_id < evaluation_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int replayset_view(const struct replayset *rs, const struct evalset *es,
+		   int robust, struct evalset *out)
+{
+	*out = *es;
+	out->rows = malloc((es->n ? es->n : 1) * sizeof(*out->rows));
+	if (!out->rows)
+		return -1;
+	for (size_t i = 0; i < es->n; i++) {
+		const struct replay_row *r = replayset_find(rs, es->rows[i].id);
+		const struct replay_result *res =
+			r ? (robust ? &r->robust : &r->faithful) : NULL;
+		struct evalrow *v = &out->rows[i];
+
+		*v = es->rows[i];
+		v->correct = res && res->have ? res->correct : 0;
+		v->speedup = res && res->have ? res->speedup : NAN;
+		if (!robust || !res || !res->have)
+			continue;
+		if (res->scale_invariant == 0)
+			v->correct = 0;
+		if (v->speedup > 1.0 && !(res->ci_low > 1.0))
+			v->speedup = 1.0;
+	}
+	return 0;
+}
+
+void replayset_view_release(struct evalset *view)
+{
+	free(view->rows);
+	view->rows = NULL;
+}

@@ -1,0 +1,58 @@
+/* replayset.h - this machine's replay results (tables replay_run and
+ * replay_job, written by replay/), loaded for reports.
+ *
+ * Owns: reading the latest finished result per evaluation and mode, the
+ * replay environment (GPU, driver, CUDA, torch), and the evaluation sets
+ * the claims ledger recomputes "as replayed".  The tables come with the
+ * replay stage's migration; without them, or without a finished job, the
+ * set is empty and says why.  Must not: write to the store, print.
+ */
+#ifndef HR_REPLAYSET_H
+#define HR_REPLAYSET_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../dataset/err.h"
+#include "evalset.h"
+
+struct replay_result {
+	int have;          /* 0: this mode did not replay the evaluation */
+	int correct;       /* original check (allclose), 1/0/-1 */
+	int scale_invariant; /* every trial passed the scale-invariant
+				checks: 1/0, -1 when not recorded */
+	double speedup, ci_low, ci_high; /* NAN when none */
+};
+
+struct replay_row {
+	int64_t evaluation_id;
+	struct replay_result faithful, robust;
+};
+
+struct replayset {
+	struct replay_row *rows; /* owned; sorted by evaluation_id */
+	size_t n;
+	const char *why;   /* static; why there is nothing, when n is 0 */
+	char env[256];     /* "GPU, driver D, CUDA C, torch T" of the latest
+			      finished run, or "" */
+};
+
+int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e);
+void replayset_release(struct replayset *rs);
+
+/* The replay row of an evaluation, NULL when it was not replayed. */
+const struct replay_row *replayset_find(const struct replayset *rs,
+					int64_t evaluation_id);
+
+/* A copy of es whose verdicts and speedups are the replay's (mode 0
+ * faithful, 1 robust).  An evaluation the mode did not replay counts as
+ * not correct.  Robust: correct needs the scale-invariant checks too when
+ * they were recorded, and a speedup above 1 counts only when its interval's
+ * lower bound is above 1 (else it is capped at 1): "verified".  The copy
+ * borrows es's strings; release with replayset_view_release. */
+int replayset_view(const struct replayset *rs, const struct evalset *es,
+		   int robust, struct evalset *out);
+void replayset_view_release(struct evalset *view);
+
+#endif
