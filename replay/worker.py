@@ -389,7 +389,7 @@ class Job:
         exts = []
         self.hook_load_inline(exts)
         os.environ["TORCH_EXTENSIONS_DIR"] = self.cache_dir("candidate\n" + code)
-        build = self.result["build"] = {"extensions": exts}
+        build = self.result["build"] = self.checks["build"] = {"extensions": exts}
         cand_ctx = ctx if self.mode == "faithful" else dict(ctx)
         t0 = time.monotonic()
         try:
