@@ -4,7 +4,9 @@
 # ./headroom.  A folder may add its own rules in <folder>/<folder>.mk.
 
 CC      ?= cc
-PYTHON  ?= python3
+# PYTHON: an interpreter with torch 2.11 + numpy; empty = .ci/pyenv.sh finds
+# or makes one.
+PYTHON  ?=
 CSTD     = -std=c17 -D_GNU_SOURCE
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 OPT     ?= -O2 -g
@@ -82,20 +84,25 @@ build/asan/tests/%: tests/unit/%.c $(ALIBOBJS)
 
 SAMPLE_ARCHIVE = dataset/samples/archive
 SAMPLE_PROBLEMS = dataset/samples/problems
+SAMPLE_DUMP = dataset/samples/archive/leaderboard/records.jsonl
+SAMPLE_MAP = dataset/maps/sample-leaderboard.json
 DB ?= headroom.db
 
 # The newcomer's command: install what is missing, build, ingest the
 # embedded sample, show what was stored.
 run: deps
-	@$(MAKE) --no-print-directory headroom
+	@$(MAKE) --no-print-directory headroom verify-libs
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
+	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
 	./headroom --db $(DB) ls
 	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
 
 check: deps-check
-	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom $(UNIT_BINS)
-	@PYTHON=$(PYTHON) sh tests/run.sh $(UNIT_BINS)
+	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \
+	  verify-libs $(UNIT_BINS)
+	@PY="$(PYTHON)"; [ -n "$$PY" ] || PY=$$(sh .ci/pyenv.sh) || exit 1; \
+	  PYTHON=$$PY sh tests/run.sh $(UNIT_BINS)
 test: check
 
 bench: headroom

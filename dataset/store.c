@@ -194,7 +194,7 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_AUDIT_PUT, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -222,6 +222,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SPEEDUP_ADD] = "INSERT INTO speedup(evaluation_id, baseline_kind,"
 		" baseline_ms, value, origin, baseline_ref)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_AUDIT_PUT] = "INSERT OR REPLACE INTO problem_audit(problem_sha256,"
+		" level, problem_id, name, device, dtype, seed, output_shape,"
+		" output_numel, max_abs_ref, rms_ref, gates_json, audited_at,"
+		" tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11, ?12, ?13, ?14)",
 	[ST_BASELINE_ADD] = "INSERT INTO baseline(source_id, hardware_dir,"
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
@@ -723,4 +728,30 @@ int store_add_baseline(struct store *s, const struct store_baseline *b,
 	if (rc != SQLITE_DONE)
 		return db_error(s, e, "insert baseline");
 	return HR_OK;
+}
+
+int store_put_problem_audit(struct store *s, const struct store_audit *a,
+			    struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_AUDIT_PUT, e);
+	char now[32];
+
+	if (!st)
+		return e->code;
+	utc_now(now, sizeof(now));
+	bind_text(st, 1, a->problem_sha256);
+	sqlite3_bind_int(st, 2, a->level);
+	sqlite3_bind_int(st, 3, a->problem_id);
+	bind_text(st, 4, a->name);
+	bind_text(st, 5, a->device);
+	bind_text(st, 6, a->dtype);
+	sqlite3_bind_int(st, 7, a->seed);
+	bind_text(st, 8, a->output_shape);
+	sqlite3_bind_int64(st, 9, a->output_numel);
+	bind_real(st, 10, a->max_abs_ref);
+	bind_real(st, 11, a->rms_ref);
+	bind_text(st, 12, a->gates_json);
+	bind_text(st, 13, now);
+	bind_text(st, 14, hr_version());
+	return step_done(s, st, "store problem audit", e);
 }

@@ -136,4 +136,24 @@ struct store_baseline {
 int store_add_baseline(struct store *s, const struct store_baseline *b,
 		       struct hr_err *e);
 
+/* What running a problem's reference once showed (headroom audit
+ * problems).  gates_json: {"<preset>": {"atol", "rtol", "dtype", "zeros",
+ * "constant", "input", "margin", ...}}.  One row per (problem sha256,
+ * device, dtype): a new audit replaces the old one. */
+struct store_audit {
+	const char *problem_sha256;
+	int level, problem_id;
+	const char *name;
+	const char *device;        /* cpu | cuda */
+	const char *dtype;         /* dtype the reference was computed in */
+	int seed;
+	const char *output_shape;  /* JSON array */
+	int64_t output_numel;
+	double max_abs_ref, rms_ref;
+	const char *gates_json;
+};
+
+int store_put_problem_audit(struct store *s, const struct store_audit *a,
+			    struct hr_err *e);
+
 #endif

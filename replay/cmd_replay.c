@@ -19,6 +19,7 @@
 #include "../report/commands.h"
 #include "../report/table.h"
 #include "jobs.h"
+#include "pool.h"
 #include "replay.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -113,29 +114,6 @@ static int parse_secs(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-/* Look for rel beside the executable (and one or two folders up, for
- * build/asan/headroom), then in the working directory. */
-static char *find_near_exe(const char *rel)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	static const char *const ups[] = { "", "/..", "/../.." };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		for (size_t i = 0; i < sizeof(ups) / sizeof(*ups); i++) {
-			snprintf(cand, sizeof(cand), "%s%s/%s", exe, ups[i], rel);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
-		}
-	}
-	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
 }
 
 static char *settings_json(const struct args *a)
@@ -399,12 +377,12 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	if (!a->worker && !(a->worker = paths[0] = find_near_exe(
+	if (!a->worker && !(a->worker = paths[0] = wproc_find_near_exe(
 				    "replay/worker.py")))
 		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
 			       "headroom; give --worker PATH");
 	if (!a->verify)
-		a->verify = paths[1] = find_near_exe(strcmp(a->device, "cuda") ?
+		a->verify = paths[1] = wproc_find_near_exe(strcmp(a->device, "cuda") ?
 			"build/libhrverify.so" : "build/libhrverify_cuda.so");
 	else if (!strcmp(a->verify, "none"))
 		a->verify = NULL;

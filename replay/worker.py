@@ -203,8 +203,9 @@ class Verify:
         s.ndim, s.on_device = t.dim(), int(on_device)
         return s, t
 
-    def check(self, ref, cand, harness, tol):
-        """Every check; allclose semantics with atol = rtol = tol."""
+    def raw(self, ref, cand, harness, tol):
+        """hrv_check on one pair: allclose with atol = rtol = tol; the
+        struct hrv_result as ctypes gives it."""
         a, keep_a = self.tensor(ref)
         b, keep_b = self.tensor(cand)
         opts, out = HrvOpts(), HrvResult()
@@ -218,11 +219,19 @@ class Verify:
         del keep_a, keep_b
         if rc:
             raise RuntimeError("verify: %s" % self.lib.hrv_strerror(rc).decode())
-        keys = ("n_violations", "max_abs_err", "max_rel_err", "normwise_rel_err",
-                "allclose_pass", "scale_invariant_pass", "nonfinite_pass", "vacuous",
-                "ref_amax")
+        return out
+
+    @staticmethod
+    def pick(out, keys):
         return {k: (finite(getattr(out, k)) if isinstance(getattr(out, k), float)
                     else getattr(out, k)) for k in keys}
+
+    def check(self, ref, cand, harness, tol):
+        """Every check; allclose semantics with atol = rtol = tol."""
+        return self.pick(self.raw(ref, cand, harness, tol),
+                         ("n_violations", "max_abs_err", "max_rel_err",
+                          "normwise_rel_err", "allclose_pass", "scale_invariant_pass",
+                          "nonfinite_pass", "vacuous", "ref_amax"))
 
 
 # ------------------------------------------------------------- the job
@@ -374,10 +383,13 @@ class Job:
                 self.set_seed(self.seed)
                 ref_model = Model(*init_inputs)
             self.get_inputs = get_inputs
-            if m.get("stop_after") != "build":
+            if m.get("stop_after") not in ("build", "reference"):
                 self.draw_all()
         except Exception as e:
             raise Verdict("problem_error", "reference", exc_text(e))
+        if m.get("stop_after") == "reference":
+            self.audit(ref_model)
+            return
         # From here on candidate code runs: the input cache is read-only.
         self.cfg.sandbox.deny = [self.cfg.inputs_dir]
 
@@ -433,6 +445,54 @@ class Job:
                 self.time_faithful()
         except Exception as e:  # KernelBench: error_during_performance
             self.result.update(error_kind="timing", error=exc_text(e))
+
+    # ---------------------------------------------------------- audit
+    def audit(self, ref_model):
+        """headroom audit problems: run the reference once (seed 42, the
+        first correctness trial's inputs are not needed: the magnitude is a
+        property of the problem) and ask the verify library, for each preset
+        the orchestrator sent, whether zeros, the reference mean or one of
+        the inputs would pass the original check.  fp16/bf16 presets use the
+        fp32 output rounded to that dtype (recorded)."""
+        t = self.torch
+        if self.cfg.verify is None:
+            raise Verdict("problem_error", "audit",
+                          "the audit needs the verify library: %s"
+                          % (self.cfg.verify_error or "none given (--verify-lib)"))
+        try:
+            with t.no_grad():
+                self.set_seed(self.seed)
+                inputs = [self.place(x) for x in self.get_inputs()]
+                out = self.place_model(ref_model)(*inputs)
+                self.sync()
+        except Exception as e:
+            raise Verdict("problem_error", "reference", exc_text(e))
+        if not isinstance(out, t.Tensor):
+            raise Verdict("problem_error", "reference",
+                          "the reference returned %s, not a tensor" % type(out).__name__)
+        dtypes = {"fp32": t.float32, "fp16": t.float16, "bf16": t.bfloat16}
+        gates = {}
+        for p in self.m.get("audit_presets", []):
+            ref = out.detach().to(dtypes[p["dtype"]])
+            r = self.cfg.verify.raw(ref, ref, p["harness"], p["tol"])
+            same = [i for i, x in enumerate(inputs) if isinstance(x, t.Tensor)
+                    and x.shape == ref.shape]
+            inp = [bool(self.cfg.verify.raw(ref, inputs[i].to(ref.dtype), p["harness"],
+                                            p["tol"]).allclose_pass) for i in same]
+            gates[p["name"]] = {
+                "atol": p["tol"], "rtol": p["tol"], "dtype": p["dtype"],
+                "reference": "computed" if ref.dtype == out.dtype
+                else "%s output rounded to %s" % (str(out.dtype)[6:], p["dtype"]),
+                "zeros": bool(r.gate_zero_pass), "constant": bool(r.gate_const_pass),
+                "constant_value": finite(r.const_value),
+                "input": any(inp), "inputs_same_shape": same,
+                "margin": finite(r.margin)}
+        full = self.cfg.verify.pick(self.cfg.verify.raw(out, out, "current", 1e-4),
+                                    ("ref_amax", "ref_rms", "ref_min", "ref_max",
+                                     "ref_mean", "n_nan_ref", "n_inf_ref"))
+        self.result.update(verdict="audited", audit={
+            "output_shape": list(out.shape), "output_dtype": str(out.dtype)[6:],
+            "numel": out.numel(), "stats": full, "gates": gates})
 
     # ---------------------------------------------------- correctness
     def compare(self, out, out_new):

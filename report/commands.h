@@ -5,6 +5,7 @@
 
 #include "cli.h"
 
+int cmd_audit(int argc, char **argv, struct hr_global *g);
 int cmd_export(int argc, char **argv, struct hr_global *g);
 int cmd_figures(int argc, char **argv, struct hr_global *g);
 int cmd_ingest(int argc, char **argv, struct hr_global *g);

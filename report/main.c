@@ -19,6 +19,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "audit", cmd_audit, "run each problem's reference: which trivial outputs pass" },
 	{ "export", cmd_export, "write the canonical archive of the store" },
 	{ "figures", cmd_figures, "draw the figures (gnuplot) from the store" },
 	{ "ingest", cmd_ingest, "store evaluation archives, dirs or files" },

@@ -1,5 +1,6 @@
 # report.mk - the report stage's targets (included by the root Makefile).
-#   make report-outputs   audit what runs without a GPU, then every table
+#   make report-outputs   audit the problems (CPU), replay when a GPU is
+#                         present, then every table
 #                         (out/report) and figure (out/figures) of $(DB)
 REPORT_OUT  ?= out/report
 FIGURES_OUT ?= out/figures
@@ -7,12 +8,13 @@ FIGURES_OUT ?= out/figures
 .PHONY: report-outputs
 
 report-outputs: headroom
-	@if ./headroom help audit >/dev/null 2>&1; then \
-	  ./headroom --db $(DB) audit problems || \
+	@PY="$(PYTHON)"; [ -n "$$PY" ] || PY=$$(sh .ci/pyenv.sh) || exit 1; \
+	  ./headroom --db $(DB) audit problems --device cpu --python "$$PY" || \
 	    echo "note: 'headroom audit problems' failed: problem-audit columns stay 'not audited'"; \
-	else \
-	  echo "note: this build has no 'headroom audit': problem-audit columns stay 'not audited'"; \
-	fi
+	  if [ -e /dev/nvidiactl ]; then \
+	    ./headroom --db $(DB) replay --device cuda --python "$$PY" || \
+	      echo "note: 'headroom replay' failed: replay columns stay empty"; \
+	  else echo "note: no GPU here: replay skipped (the report shows archive numbers only)"; fi
 	./headroom --db $(DB) report all --out $(REPORT_OUT)
 	@if command -v gnuplot >/dev/null 2>&1; then \
 	  ./headroom --db $(DB) figures -q --out $(FIGURES_OUT); \

@@ -1,0 +1,377 @@
+/* audit.c - see audit.h. */
+#include "audit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "pool.h"
+
+/* KernelBench's tolerances (DESIGN.md, Verification): v0/v0.1 checked
+ * fp32 at 1e-2; the current harness fp32 at 1e-4, fp16/bf16 at 1e-2. */
+const struct audit_preset audit_presets[] = {
+	{ "kernelbench-v0", "v0", "fp32", 1e-2 },
+	{ "kernelbench-fp32", "current", "fp32", 1e-4 },
+	{ "kernelbench-fp16", "current", "fp16", 1e-2 },
+	{ "kernelbench-bf16", "current", "bf16", 1e-2 },
+};
+const int audit_npresets = sizeof(audit_presets) / sizeof(audit_presets[0]);
+
+struct problem {
+	char *sha256, *name, *file, *code;
+	int level, problem_id;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void free_problems(struct problem *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(p[i].sha256);
+		free(p[i].name);
+		free(p[i].file);
+		free(p[i].code);
+	}
+	free(p);
+}
+
+static char *dup_col(sqlite3_stmt *st, int c)
+{
+	const unsigned char *t = sqlite3_column_text(st, c);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+/* Distinct problems (by content) of the chosen set and level. */
+static int load_problems(struct store *s, const struct audit_opts *o,
+			 struct problem **out, int *n, struct hr_err *e)
+{
+	static const char sql[] =
+		"SELECT p.sha256, p.level, p.problem_id, p.name, p.file_name,"
+		" p.code FROM problem p JOIN problem_set ps ON ps.id = p.set_id"
+		" WHERE (?1 = 0 OR p.level = ?1) AND (?2 IS NULL OR ps.name = ?2)"
+		" GROUP BY p.sha256 ORDER BY p.level, p.problem_id, p.name";
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	struct problem *v = NULL;
+	int cap = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int(st, 1, o->level);
+	if (o->set)
+		sqlite3_bind_text(st, 2, o->set, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct problem *p;
+
+			cap = cap ? 2 * cap : 32;
+			if (!(p = realloc(v, (size_t)cap * sizeof(*p)))) {
+				hr_errf(e, HR_SYSTEM, "out of memory");
+				break;
+			}
+			v = p;
+		}
+		struct problem *p = &v[(*n)++];
+		p->sha256 = dup_col(st, 0);
+		p->level = sqlite3_column_int(st, 1);
+		p->problem_id = sqlite3_column_int(st, 2);
+		p->name = dup_col(st, 3);
+		p->file = dup_col(st, 4);
+		p->code = dup_col(st, 5);
+		if (!p->sha256 || !p->name || !p->file || !p->code) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (e->code) {
+		free_problems(v, *n);
+		*n = 0;
+		return e->code;
+	}
+	*out = v;
+	return HR_OK;
+}
+
+/* Wait for the next protocol line of w until deadline.  Returns 1 with
+ * *msg (caller frees), 0 at the deadline, -1 when the worker is gone or
+ * broke the protocol. */
+static int next_line(struct wproc *w, double deadline, cJSON **msg)
+{
+	for (;;) {
+		struct pollfd fds[2] = { { w->out_fd, POLLIN, 0 },
+					 { w->err_fd, POLLIN, 0 } };
+		double left = deadline - now_s();
+		int r = wproc_next(w, msg);
+
+		if (r)
+			return r == 1 ? 1 : -1;
+		if (left <= 0)
+			return 0;
+		if (poll(fds, w->err_fd >= 0 ? 2 : 1,
+			 (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -1;
+		if (w->err_fd >= 0 && fds[1].revents)
+			wproc_drain_err(w);
+		if (fds[0].revents) {
+			r = wproc_read(w);
+			if (r == -2)
+				return -1;
+			if (r == -1 && (r = wproc_next(w, msg)) != 1)
+				return -1;
+			if (r == 1)
+				return 1;
+		}
+	}
+}
+
+static const char *type_of(const cJSON *m)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "type");
+
+	return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+static int start_worker(struct wproc *w, const struct audit_opts *o,
+			struct hr_err *e)
+{
+	struct wproc_spec spec = {
+		.python = o->python, .worker = o->worker, .device = o->device,
+		.gpu = o->gpu, .scratch = o->scratch, .cache = o->cache,
+		.verify_lib = o->verify_lib, .mem_limit_mb = o->mem_limit_mb,
+	};
+	double deadline = now_s() + o->timeout_start;
+	cJSON *msg;
+	char tail[512];
+	int r;
+
+	if (wproc_start(w, &spec, e))
+		return e->code;
+	while ((r = next_line(w, deadline, &msg)) == 1) {
+		int hello = !strcmp(type_of(msg), "hello");
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "verify");
+
+		if (hello && !cJSON_IsString(v)) {
+			const cJSON *why = cJSON_GetObjectItemCaseSensitive(
+				msg, "verify_error");
+
+			hr_errf(e, HR_SYSTEM, "the worker could not load the "
+				"verify library: %s", cJSON_IsString(why) ?
+				why->valuestring : "none was given");
+			cJSON_Delete(msg);
+			wproc_kill(w, NULL);
+			return e->code;
+		}
+		cJSON_Delete(msg);
+		if (hello)
+			return HR_OK;
+	}
+	wproc_drain_err(w);
+	hr_errf(e, HR_SYSTEM, "the worker (%s %s) did not start: %s",
+		o->python, o->worker, r == 0 ? "no hello in time" :
+		wproc_err_tail(w, tail, sizeof(tail), 0));
+	wproc_kill(w, NULL);
+	return e->code;
+}
+
+static cJSON *job_message(const struct problem *p, int id)
+{
+	cJSON *m = cJSON_CreateObject(), *ps = cJSON_CreateArray();
+
+	cJSON_AddStringToObject(m, "op", "job");
+	cJSON_AddNumberToObject(m, "job", id);
+	cJSON_AddNumberToObject(m, "evaluation_id", 0);
+	cJSON_AddStringToObject(m, "stop_after", "reference");
+	cJSON_AddStringToObject(m, "problem_code", p->code);
+	cJSON_AddStringToObject(m, "problem_file", p->file);
+	cJSON_AddStringToObject(m, "candidate_code", "");
+	cJSON_AddStringToObject(m, "mode", "faithful");
+	cJSON_AddStringToObject(m, "harness", "current");
+	cJSON_AddStringToObject(m, "precision", "fp32");
+	cJSON_AddNumberToObject(m, "seed", 42);
+	for (int i = 0; i < audit_npresets; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "name", audit_presets[i].name);
+		cJSON_AddStringToObject(x, "harness", audit_presets[i].harness);
+		cJSON_AddStringToObject(x, "dtype", audit_presets[i].dtype);
+		cJSON_AddNumberToObject(x, "tol", audit_presets[i].tol);
+		cJSON_AddItemToArray(ps, x);
+	}
+	cJSON_AddItemToObject(m, "audit_presets", ps);
+	return m;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Store one audited result. */
+static int store_result(struct store *s, const struct audit_opts *o,
+			const struct problem *p, const cJSON *audit,
+			struct audit_row *row, char **gates_out,
+			struct hr_err *e)
+{
+	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(audit, "stats");
+	const cJSON *gates = cJSON_GetObjectItemCaseSensitive(audit, "gates");
+	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(audit,
+							     "output_shape");
+	char *shape_s = cJSON_PrintUnformatted(shape);
+	char *gates_s = cJSON_PrintUnformatted(gates);
+	struct store_audit a = {
+		.problem_sha256 = p->sha256, .level = p->level,
+		.problem_id = p->problem_id, .name = p->name,
+		.device = o->device, .dtype = "fp32", .seed = 42,
+		.output_shape = shape_s,
+		.output_numel = (int64_t)num(audit, "numel"),
+		.max_abs_ref = num(stats, "ref_amax"),
+		.rms_ref = num(stats, "ref_rms"), .gates_json = gates_s,
+	};
+
+	if (!cJSON_IsObject(gates) || !cJSON_IsArray(shape) || !shape_s ||
+	    !gates_s) {
+		free(shape_s);
+		free(gates_s);
+		return hr_errf(e, HR_SYSTEM, "%s: the worker's audit answer is "
+			       "incomplete", p->file);
+	}
+	if (store_begin(s, e) == HR_OK &&
+	    store_put_problem_audit(s, &a, e) == HR_OK)
+		store_commit(s, e);
+	if (e->code)
+		store_rollback(s);
+	row->max_abs_ref = a.max_abs_ref;
+	*gates_out = gates_s;
+	free(shape_s);
+	return e->code;
+}
+
+/* Run one problem.  Returns HR_OK (row filled, whatever the verdict) or a
+ * store/worker-start error. */
+static int audit_one(struct store *s, const struct audit_opts *o,
+		     struct wproc *w, const struct problem *p, int id,
+		     struct audit_row *row, char **gates, char *why,
+		     size_t whylen, struct hr_err *e)
+{
+	cJSON *m = job_message(p, id), *msg, *result = NULL;
+	double deadline = now_s() + o->timeout;
+	int r, rc = HR_OK;
+
+	*gates = NULL;
+	row->status = "crashed";
+	row->error = why;
+	snprintf(why, whylen, "the worker ended without an answer");
+	if (wproc_send(w, m)) {
+		cJSON_Delete(m);
+		goto lost;
+	}
+	cJSON_Delete(m);
+	while ((r = next_line(w, deadline, &msg)) == 1) {
+		const char *t = type_of(msg);
+
+		if (!strcmp(t, "start")) {
+			const cJSON *pid = cJSON_GetObjectItemCaseSensitive(
+				msg, "pid");
+
+			if (cJSON_IsNumber(pid) && pid->valueint > 1)
+				w->job_pgid = pid->valueint;
+		} else if (!strcmp(t, "result") && !result) {
+			result = msg;
+			continue;
+		} else if (!strcmp(t, "exit")) {
+			cJSON_Delete(msg);
+			break;
+		}
+		cJSON_Delete(msg);
+	}
+	w->job_pgid = 0;
+	if (r == 0) {
+		row->status = "timeout";
+		snprintf(why, whylen, "the reference ran past %g s",
+			 o->timeout);
+		goto lost;
+	}
+	if (r < 0)
+		goto lost;
+	if (!result)
+		goto done;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(result, "verdict");
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(result, "error");
+	if (cJSON_IsString(v) && !strcmp(v->valuestring, "audited")) {
+		row->status = "audited";
+		row->error = NULL;
+		rc = store_result(s, o, p, cJSON_GetObjectItemCaseSensitive(
+					  result, "audit"), row, gates, e);
+	} else {
+		row->status = "problem_error";
+		snprintf(why, whylen, "%s", cJSON_IsString(err) ?
+			 err->valuestring : "the reference failed");
+	}
+	goto done;
+lost:
+	/* A dead or hung worker is replaced; the next problem goes on. */
+	wproc_kill(w, NULL);
+	rc = start_worker(w, o, e);
+done:
+	cJSON_Delete(result);
+	return rc;
+}
+
+int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
+		   void *cb_arg, int *failed, struct hr_err *e)
+{
+	struct problem *p;
+	struct wproc w = { 0 };
+	char why[512];
+	int n;
+
+	*failed = 0;
+	w.in_fd = w.out_fd = w.err_fd = -1;
+	if (load_problems(s, o, &p, &n, e))
+		return e->code;
+	if (n && start_worker(&w, o, e)) {
+		free_problems(p, n);
+		return e->code;
+	}
+	for (int i = 0; i < n; i++) {
+		struct audit_row row = {
+			.level = p[i].level, .problem_id = p[i].problem_id,
+			.name = p[i].name, .sha256 = p[i].sha256,
+			.max_abs_ref = NAN,
+		};
+		char *gates = NULL;
+
+		if (audit_one(s, o, &w, &p[i], i + 1, &row, &gates, why,
+			      sizeof(why), e))
+			break;
+		row.gates_json = gates;
+		if (strcmp(row.status, "audited"))
+			(*failed)++;
+		if (cb)
+			cb(cb_arg, &row, i + 1, n);
+		free(gates);
+	}
+	wproc_stop(&w, 2000);
+	free_problems(p, n);
+	return e->code;
+}

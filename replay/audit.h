@@ -1,0 +1,54 @@
+/* audit.h - `headroom audit problems`: run each stored problem's reference
+ * once and record how large its output is and which degenerate outputs
+ * (zeros, the reference mean, an input) the original check would accept.
+ *
+ * Owns: the tolerance presets audited and the problem_audit rows.  The
+ * reference runs in a replay worker (replay/worker.py, job with
+ * stop_after "reference"); the gates are computed there by the verify
+ * library, so the rules exist once (verify/rules.h).  Must not: print.
+ */
+#ifndef HR_REPLAY_AUDIT_H
+#define HR_REPLAY_AUDIT_H
+
+#include "../dataset/store.h"
+
+struct audit_opts {
+	const char *device;        /* cpu | cuda */
+	const char *gpu;           /* CUDA_VISIBLE_DEVICES for the worker */
+	const char *python, *worker, *verify_lib;
+	const char *scratch, *cache;
+	const char *set;           /* only this problem set (NULL: all) */
+	int level;                 /* only this level (0: all) */
+	double timeout;            /* seconds for one reference */
+	double timeout_start;      /* seconds for the worker to import torch */
+	int mem_limit_mb;
+};
+
+/* One audited problem, as the callback sees it. */
+struct audit_row {
+	int level, problem_id;
+	const char *name, *sha256;
+	const char *status;        /* audited | problem_error | timeout | crashed */
+	const char *error;         /* why, when not audited */
+	double max_abs_ref;        /* NAN unless audited */
+	const char *gates_json;    /* NULL unless audited */
+};
+
+typedef void (*audit_cb)(void *arg, const struct audit_row *row, int done,
+			 int total);
+
+/* Audit every matching problem (distinct by sha256); one transaction per
+ * audited problem.  *failed counts problems not audited.  Returns HR_OK,
+ * or an error when the worker cannot start or the store fails. */
+int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
+		   void *cb_arg, int *failed, struct hr_err *e);
+
+/* The presets audited: name, KernelBench harness, dtype, atol = rtol. */
+struct audit_preset {
+	const char *name, *harness, *dtype;
+	double tol;
+};
+extern const struct audit_preset audit_presets[];
+extern const int audit_npresets;
+
+#endif

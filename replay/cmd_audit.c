@@ -1,0 +1,281 @@
+/* cmd_audit.c - `headroom audit problems`: run every stored problem's
+ * reference once and record which degenerate outputs its check accepts.
+ *
+ * Static findings over what the archive reports (vacuous "correct"
+ * verdicts, implausible speedups, kernels without a kernel) are
+ * `headroom report findings`, which reads what this command stores.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "../report/commands.h"
+#include "../report/table.h"
+#include "audit.h"
+#include "pool.h"
+
+static const char usage[] =
+	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
+	"                               [--level N] [--set NAME] [--timeout S]\n"
+	"                               [--python PY] [--worker PATH]\n"
+	"                               [--verify-lib PATH]\n"
+	"\n"
+	"Run each stored problem's reference once (seed 42, as KernelBench's\n"
+	"first input draw) in a replay worker and record, per KernelBench\n"
+	"tolerance preset, whether an all-zero output, the reference mean\n"
+	"everywhere, or one of the inputs would pass the original check\n"
+	"torch.allclose(ref, cand, atol=tol, rtol=tol), with the margin\n"
+	"max|ref| / atol.  A problem whose zeros pass makes every \"correct\"\n"
+	"verdict on it vacuous (see 'headroom report problems').\n"
+	"\n"
+	"Presets: kernelbench-v0 (fp32, 1e-2; also v0.1), kernelbench-fp32\n"
+	"(1e-4), kernelbench-fp16 and kernelbench-bf16 (1e-2; the fp32\n"
+	"output rounded to that dtype).  Problems are distinct by content\n"
+	"(sha256); a new audit replaces the old row for the same device.\n"
+	"\n"
+	"  --device D      cpu or cuda (default: cuda when a GPU is present)\n"
+	"  --gpu I         GPU index for the worker (default 0)\n"
+	"  --level N       only level N\n"
+	"  --set NAME      only the problem set NAME ('headroom problems ls')\n"
+	"  --timeout S     seconds for one reference (default 300)\n"
+	"  --python PY     interpreter with torch (default $HEADROOM_PYTHON\n"
+	"                  or python3)\n"
+	"  --worker PATH   replay/worker.py (default: beside headroom)\n"
+	"  --verify-lib L  build/libhrverify.so (cpu) or _cuda.so (default:\n"
+	"                  beside headroom; the audit needs it)\n"
+	"\n"
+	"Exit: 0 every problem audited, 1 some could not be (their reference\n"
+	"failed or timed out), 3 bad input, 4 worker or database failure.\n";
+
+static const struct table_col cols[] = {
+	{ "level", COL_INT }, { "problem_id", COL_INT },
+	{ "problem_name", COL_TEXT }, { "status", COL_TEXT },
+	{ "max_abs_ref", COL_REAL }, { "zeros_pass", COL_TEXT },
+	{ "constant_pass", COL_TEXT }, { "input_pass", COL_TEXT },
+	{ "margin_v0", COL_REAL }, { "error", COL_TEXT },
+};
+#define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
+
+struct sink {
+	struct table *t;
+	int quiet;
+	int oom;
+};
+
+/* The presets under which gate passes, as "v0 fp32" (or "-"). */
+static void presets_passing(const cJSON *gates, const char *gate, char *buf,
+			    size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < audit_npresets; i++) {
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(
+			gates, audit_presets[i].name);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, gate);
+
+		if (cJSON_IsTrue(v) && used + 32 < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s",
+						 used ? " " : "",
+						 audit_presets[i].name +
+						 strlen("kernelbench-"));
+	}
+	if (!used)
+		snprintf(buf, n, "-");
+}
+
+static void on_row(void *arg, const struct audit_row *r, int done, int total)
+{
+	struct sink *k = arg;
+	char lvl[16], pid[16], amax[32], z[64], c[64], in[64], mg[32];
+	const char *cells[NCOLS];
+	cJSON *gates = r->gates_json ? cJSON_Parse(r->gates_json) : NULL;
+	const cJSON *v0 = cJSON_GetObjectItemCaseSensitive(gates,
+							  "kernelbench-v0");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(v0, "margin");
+
+	snprintf(lvl, sizeof(lvl), "%d", r->level);
+	snprintf(pid, sizeof(pid), "%d", r->problem_id);
+	table_fmt_real(amax, sizeof(amax), r->max_abs_ref);
+	table_fmt_real(mg, sizeof(mg), cJSON_IsNumber(m) ? m->valuedouble
+		       : NAN);
+	presets_passing(gates, "zeros", z, sizeof(z));
+	presets_passing(gates, "constant", c, sizeof(c));
+	presets_passing(gates, "input", in, sizeof(in));
+	cells[0] = lvl;
+	cells[1] = pid;
+	cells[2] = r->name;
+	cells[3] = r->status;
+	cells[4] = amax;
+	cells[5] = gates ? z : NULL;
+	cells[6] = gates ? c : NULL;
+	cells[7] = gates ? in : NULL;
+	cells[8] = mg;
+	cells[9] = r->error;
+	if (table_add_row(k->t, cells))
+		k->oom = 1;
+	if (!k->quiet)
+		fprintf(stderr, "audit [%d/%d] level %d problem %d %s: %s\n",
+			done, total, r->level, r->problem_id, r->name,
+			r->status);
+	cJSON_Delete(gates);
+}
+
+static int parse_num(const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= min))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* mkdir -p for the worker's two directories, then their absolute paths. */
+static int make_dirs(const char *db, char scratch[PATH_MAX],
+		     char cache[PATH_MAX], struct hr_err *e)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s.replay", db);
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return hr_errf(e, HR_SYSTEM, "%s: %s", buf, strerror(errno));
+	if (!realpath(buf, scratch))
+		return hr_errf(e, HR_SYSTEM, "%s: %s", buf, strerror(errno));
+	snprintf(cache, PATH_MAX, "%.*s/cache", PATH_MAX - 8, scratch);
+	if (mkdir(cache, 0755) && errno != EEXIST)
+		return hr_errf(e, HR_SYSTEM, "%s: %s", cache, strerror(errno));
+	return HR_OK;
+}
+
+int cmd_audit(int argc, char **argv, struct hr_global *g)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "device", required_argument, NULL, 'd' },
+		{ "gpu", required_argument, NULL, 'G' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "set", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "python", required_argument, NULL, 'P' },
+		{ "worker", required_argument, NULL, 'W' },
+		{ "verify-lib", required_argument, NULL, 'V' },
+		{ 0 }
+	};
+	const char *env = getenv("HEADROOM_PYTHON");
+	struct audit_opts o = {
+		.device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu",
+		.gpu = "0", .python = env && *env ? env : "python3",
+		.timeout = 300, .timeout_start = 180,
+	};
+	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
+	struct sink k = { NULL, g->quiet, 0 };
+	struct store *s = NULL;
+	struct hr_err e;
+	double lv;
+	int c, r, failed = 0;
+
+	hr_err_clear(&e);
+	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
+	       != -1) {
+		r = cli_common_option(g, "audit", usage, c, optarg);
+		if (r == CLI_NEXT)
+			continue;
+		if (r != CLI_OTHER)
+			return r;
+		switch (c) {
+		case 'd':
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				return cli_usage_error("audit", "--device is "
+						       "cpu or cuda, not '%s'",
+						       optarg);
+			o.device = optarg;
+			break;
+		case 'G':
+			o.gpu = optarg;
+			break;
+		case 'l':
+			if (parse_num(optarg, 1, &lv) || lv != (int)lv)
+				return cli_usage_error("audit", "--level wants "
+						       "a positive integer, "
+						       "not '%s'", optarg);
+			o.level = (int)lv;
+			break;
+		case 's':
+			o.set = optarg;
+			break;
+		case 't':
+			if (parse_num(optarg, 0.001, &o.timeout))
+				return cli_usage_error("audit", "--timeout "
+						       "wants seconds, not "
+						       "'%s'", optarg);
+			break;
+		case 'P':
+			o.python = optarg;
+			break;
+		case 'W':
+			o.worker = optarg;
+			break;
+		case 'V':
+			o.verify_lib = optarg;
+			break;
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind], "problems"))
+		return cli_usage_error("audit", optind < argc ?
+				       "unknown audit '%s' (only 'problems')" :
+				       "what to audit? (only 'problems')",
+				       optind < argc ? argv[optind] : "");
+	if (optind + 1 < argc)
+		return cli_usage_error("audit", "unexpected argument '%s'",
+				       argv[optind + 1]);
+	k.quiet = g->quiet;
+	if (!o.worker && !(o.worker = worker =
+			   wproc_find_near_exe("replay/worker.py")))
+		return cli_usage_error("audit", "cannot find replay/worker.py "
+				       "beside headroom; give --worker PATH");
+	if (!o.verify_lib && !(o.verify_lib = lib = wproc_find_near_exe(
+				       strcmp(o.device, "cuda") ?
+				       "build/libhrverify.so" :
+				       "build/libhrverify_cuda.so"))) {
+		free(worker);
+		return cli_usage_error("audit", "cannot find the verify library"
+				       " (make verify-libs); give --verify-lib");
+	}
+	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
+	    make_dirs(g->db_path, scratch, cache, &e))
+		goto out;
+	o.scratch = scratch;
+	o.cache = cache;
+	if (!(k.t = table_new(cols, NCOLS))) {
+		hr_errf(&e, HR_SYSTEM, "out of memory");
+		goto out;
+	}
+	audit_problems(s, &o, on_row, &k, &failed, &e);
+	if (k.oom)
+		hr_errf(&e, HR_SYSTEM, "out of memory");
+	if (!e.code && !table_rows(k.t))
+		hr_errf(&e, HR_INPUT, "%s: no problems stored%s (run 'headroom "
+			"problems add DIR')", g->db_path,
+			o.set || o.level ? " that match" : "");
+	if (!e.code)
+		table_write(k.t, g->format, stdout);
+out:
+	table_free(k.t);
+	store_close(s);
+	free(worker);
+	free(lib);
+	if (e.code)
+		return cli_report("audit", &e);
+	return failed ? HR_FAIL : HR_OK;
+}
