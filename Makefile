@@ -12,7 +12,8 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 OPT     ?= -O2 -g
 SYSROOT ?=
 ifneq ($(SYSROOT),)
-  SYS_CPPFLAGS = -I$(SYSROOT)/usr/include
+  SYS_CPPFLAGS = -I$(SYSROOT)/usr/include \
+                 -I$(SYSROOT)/usr/include/x86_64-linux-gnu
   SYS_LDFLAGS  = -L$(SYSROOT)/usr/lib/x86_64-linux-gnu \
                  -Wl,-rpath,$(abspath $(SYSROOT))/usr/lib/x86_64-linux-gnu
 endif

@@ -1,0 +1,146 @@
+#!/bin/bash
+# h200-run.sh STAGE... - the GPU-machine plan, one stage after another
+# (docs/gpu-machine.md lists the stages).  Run from the repository root of a
+# copy that has .debs/ and .kb/ (or set DEBS= and KB=).  Writes a log and
+# JSON files to $OUT (default ./out).  Each stage prints "== stage NAME" and
+# its wall time; a failing stage is reported and the next one still runs.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/out}
+KB=${KB:-.kb}
+DEBS=${DEBS:-.debs}
+JOBS=${JOBS:-$(nproc)}
+CAND=tests/gpu/kb-candidates
+WORK=${WORK:-/tmp/hr-gpu}
+export PYTHONUNBUFFERED=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
+mkdir -p "$OUT" "$WORK"
+status=0
+
+have_replay() { [ -x ./headroom ] && ./headroom replay --help >/dev/null 2>&1; }
+
+stage_setup() {
+	sh replay/gpu-machine.sh -d "$DEBS" -j "$JOBS" && . .sysroot/env.sh &&
+		./headroom --version && ldd ./headroom | grep -E 'archive|cjson|sqlite|crypto'
+	[ -f build/libhrverify_cuda.so ] && ldd build/libhrverify_cuda.so | grep -E 'cudart|not found'
+	return 0
+}
+
+stage_info() {
+	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+	nvcc --version | tail -2
+	python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpu", torch.cuda.get_device_name(0))'
+	echo "cores $(nproc)  $(grep MemTotal /proc/meminfo)  $(uname -r)"
+	grep -m1 'model name' /proc/cpuinfo
+}
+
+stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
+
+stage_gpu_check() {
+	if make -n gpu-check >/dev/null 2>&1; then
+		make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check
+	else
+		echo "no gpu-check target in this checkout"
+	fi
+}
+
+stage_kb_best() {
+	rm -rf "$WORK/kb-run" && mkdir -p "$WORK/kb-run" && cp $CAND/*.py "$WORK/kb-run/"
+	python3 tests/gpu/kb_side_by_side.py "$WORK/kb-run" --kb "$KB" --mode best \
+		--workers "$JOBS" --cache "$WORK/kb-cache" --out "$OUT/kb-best.json" \
+		--eval-results "$WORK/kb-run/eval_results.json"
+	cp "$WORK/kb-run/eval_results.json" "$OUT/kb-eval_results.json"
+}
+
+stage_kb_serial() {
+	rm -rf "$WORK/kb-serial" && mkdir -p "$WORK/kb-serial"
+	for p in ${KB_SERIAL:-12 88}; do cp $CAND/level_1_problem_${p}_sample_0_kernel.py "$WORK/kb-serial/"; done
+	python3 tests/gpu/kb_side_by_side.py "$WORK/kb-serial" --kb "$KB" --mode serial \
+		--cache "$WORK/kb-cache-serial" --out "$OUT/kb-serial.json"
+}
+
+# headroom's side.  One run directory holds the side-by-side candidates
+# (sample 0 of every problem) and, for the benchmark, two variants of each
+# problem but 14 (make_variants.py): 9 + 16 = 25 evaluations.  KB_RESULTS,
+# when set, is KernelBench's eval_results.json for sample 0 (kb-best), so
+# that `headroom ls` shows KernelBench's verdicts beside the replay's.
+# ONLY="P..." keeps those problems; VARIANTS=1 keeps sample 0 only.
+prepare_runs() {
+	local run=$WORK/hr-run
+	[ -f "$WORK/hr.db" ] && return 0
+	local src=$CAND
+	if [ -n "${ONLY:-}" ]; then   # a subset of the problems, e.g. ONLY="1 9 88"
+		src=$WORK/only && rm -rf "$src" && mkdir -p "$src"
+		for p in $ONLY; do cp $CAND/level_1_problem_${p}_sample_0_kernel.py "$src/"; done
+	fi
+	rm -rf "$run" && python3 tests/gpu/make_variants.py "$src" "$run" -n "${VARIANTS:-3}" --skip 14 || return 1
+	[ -n "${KB_RESULTS:-}" ] && [ -f "$KB_RESULTS" ] && cp "$KB_RESULTS" "$run/eval_results.json"
+	./headroom --db "$WORK/hr.db" problems add "$KB/KernelBench" &&
+		./headroom --db "$WORK/hr.db" ingest "$run" --source h200-candidates
+}
+
+replay_pass() {   # NAME CAP: one `headroom replay` over every stored evaluation,
+	# stopped (SIGTERM: the run is left resumable) after CAP seconds
+	local TIMEFORMAT="replay $1: wall %R s, user %U s, sys %S s (headroom and all its workers)"
+	time timeout "$2" ./headroom --db "$WORK/hr.db" replay --device cuda --mode faithful \
+		--harness current --scratch "$WORK/scratch-$1" --cache "$WORK/cache" \
+		${REPLAY_ARGS:-}
+}
+
+dump_jobs() {
+	python3 - "$WORK/hr.db" "$OUT/replay-jobs.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.row_factory = sqlite3.Row
+runs = [dict(r) for r in db.execute("SELECT id, state, mode, started_at, finished_at, gpu_name, driver, cuda, torch, python, tool_version FROM replay_run ORDER BY id")]
+jobs = [dict(r) for r in db.execute("""
+    SELECT j.run_id, e.problem_id, e.sample_id, e.compiled AS kb_compiled, e.correct AS kb_correct,
+           e.runtime_ms AS kb_runtime_ms, j.verdict, j.compiled, j.correct, j.trials_passed,
+           j.trials_total, j.runtime_ms, j.runtime_stats_json, j.baseline_kind, j.baseline_ms,
+           j.speedup, j.phase, j.error_kind, substr(j.error_text, 1, 300) AS error_text,
+           j.attempts, j.wall_ms, j.finished_at, j.checks_json
+    FROM replay_job j JOIN evaluation e ON e.id = j.evaluation_id ORDER BY j.run_id, e.problem_id, e.sample_id""")]
+json.dump({"runs": runs, "jobs": jobs}, open(sys.argv[2], "w"), indent=1)
+for j in jobs:
+    print("run %(run_id)s P%(problem_id)s S%(sample_id)s kb=%(kb_compiled)s/%(kb_correct)s/%(kb_runtime_ms)s "
+          "hr=%(verdict)s %(compiled)s/%(correct)s rt=%(runtime_ms)s base=%(baseline_ms)s wall_ms=%(wall_ms)s" % j)
+PY
+}
+
+stage_replay() {
+	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
+	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-*
+	prepare_runs || return 1
+	replay_pass cold "${CAP_COLD:-300}"
+}
+
+stage_warm() {
+	have_replay || return 3
+	replay_pass warm "${CAP_WARM:-300}"
+}
+
+stage_report() {
+	./headroom --db "$WORK/hr.db" ls --format json >"$OUT/replay-ls.json"
+	./headroom --db "$WORK/hr.db" ls
+	dump_jobs
+	cp "$WORK/hr.db" "$OUT/replay.db"
+}
+
+stage_hostile() {
+	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
+	TIMEOUT_RUN=${TIMEOUT_RUN:-15} REPLAY_ARGS="--cache $WORK/cache" \
+		timeout "${CAP_HOSTILE:-300}" sh tests/gpu/replay_gpu_test.sh
+}
+
+for s in "$@"; do
+	fn=stage_$(echo "$s" | tr - _)
+	echo "== stage $s  $(date -u +%H:%M:%S)"
+	t0=$(date +%s%N)
+	"$fn"
+	rc=$?
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	printf '== stage %s: exit %d, %d.%03d s\n' "$s" $rc $((ms / 1000)) $((ms % 1000))
+	[ $rc -eq 0 ] || status=1
+done
+exit $status
