@@ -68,6 +68,7 @@ static const char usage[] =
 	"  --warmup N          warm-up calls (default 3)\n"
 	"  --robust-inputs N   robust: distinct input sets (default 8)\n"
 	"  --robust-rounds N   robust: interleaved rounds (default 30)\n"
+	"  --compile-baseline  faithful: also time torch.compile(reference)\n"
 	"  --scratch DIR       worker scratch (default DB.replay)\n"
 	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
 	"  --worker PATH       worker.py (default: found beside headroom)\n"
@@ -81,14 +82,15 @@ enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
 	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
 	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
-	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_MEM, OPT_JOBS
+	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_MEM, OPT_JOBS,
+	OPT_COMPILE
 };
 
 struct args {
 	const char *device, *gpus, *mode, *python, *set, *harness;
 	const char *scratch, *cache, *worker, *verify;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
-	int ctrials, ptrials, warmup, rinputs, rrounds;
+	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
 	double tbuild, trun;
 };
 
@@ -130,6 +132,7 @@ static char *settings_json(const struct args *a)
 	else
 		cJSON_AddNullToObject(s, "harness");
 	cJSON_AddStringToObject(s, "baseline", "eager");
+	cJSON_AddBoolToObject(s, "compile_baseline", a->compile_baseline);
 	cJSON_AddNumberToObject(s, "robust_inputs", a->rinputs);
 	cJSON_AddNumberToObject(s, "robust_rounds", a->rrounds);
 	cJSON_AddNumberToObject(s, "bootstrap", 1000);
@@ -255,6 +258,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "worker", required_argument, NULL, OPT_WORKER },
 		{ "verify-lib", required_argument, NULL, OPT_VERIFY },
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
+		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
 		{ 0 }
 	};
 	int c, r, bad, li = 0;
@@ -303,6 +307,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_WORKER: a->worker = optarg; break;
 		case OPT_VERIFY: a->verify = optarg; break;
 		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
+		case OPT_COMPILE: a->compile_baseline = 1; break;
 		default: return HR_USAGE;
 		}
 		if (bad)

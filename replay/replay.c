@@ -49,6 +49,7 @@ struct sched {
 	enum jstate *js;
 	unsigned char *built;      /* job's kernel built in this run */
 	unsigned char *dispatched; /* attempt already counted */
+	cJSON **build_stage;       /* the build worker's "build" object */
 	int n;
 	struct slot *slots;
 	int nslots;
@@ -149,9 +150,22 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 		.wall_ms = sl ? (now_s() - sl->job_started) * 1e3 : 0,
 	};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
-	int written;
+	cJSON *copy = NULL, *checks;
+	int written, rc;
 
-	if (jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e))
+	/* What the build worker said about the build goes with the result. */
+	if (res && sc->build_stage[j] && (copy = cJSON_Duplicate(res, 1))) {
+		checks = cJSON_GetObjectItemCaseSensitive(copy, "checks");
+		if (!cJSON_IsObject(checks))
+			checks = cJSON_AddObjectToObject(copy, "checks");
+		if (checks)
+			cJSON_AddItemToObject(checks, "build_stage",
+					      cJSON_Duplicate(sc->build_stage[j], 1));
+		out.res = copy;
+	}
+	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
+	cJSON_Delete(copy);
+	if (rc)
 		return hr_err_prefix(sc->e, "evaluation %lld",
 				     (long long)sc->jobs[j].evaluation_id);
 	sc->js[j] = JS_DONE;
@@ -345,6 +359,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		}
 		sc->built[j] = 1;
 		sc->js[j] = JS_READY;
+		cJSON_Delete(sc->build_stage[j]);
+		sc->build_stage[j] = b ? cJSON_Duplicate(b, 1) : NULL;
 	} else if (res) {
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
 	} else {
@@ -363,12 +379,27 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	return rc;
 }
 
+/* 1 when msg names the job sl is running (lines about any other job --
+ * a stray process of an earlier job, say -- are ignored). */
+static int for_running_job(const struct sched *sc, const struct slot *sl,
+			   const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "job");
+
+	return sl->state == WS_BUSY && sl->job >= 0 && cJSON_IsNumber(id) &&
+		(int64_t)id->valuedouble == sc->jobs[sl->job].id;
+}
+
 static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "type");
 	const char *type = cJSON_IsString(t) ? t->valuestring : "";
 	int rc = HR_OK;
 
+	if (strcmp(type, "hello") && !for_running_job(sc, sl, msg)) {
+		cJSON_Delete(msg);
+		return HR_OK;
+	}
 	if (!strcmp(type, "hello")) {
 		if (sl->state == WS_STARTING) {
 			sl->state = WS_IDLE;
@@ -383,7 +414,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 
 		if (cJSON_IsNumber(pid) && pid->valueint > 1)
 			sl->p.job_pgid = pid->valueint;
-	} else if (!strcmp(type, "phase") && sl->state == WS_BUSY) {
+	} else if (!strcmp(type, "phase")) {
 		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
 		const char *p = cJSON_IsString(ph) ? ph->valuestring : "?";
 		int building = !strcmp(p, "build") || !strcmp(p, "reference");
@@ -391,11 +422,10 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
 		sl->deadline = now_s() + (building ? sc->o->timeout_build :
 					  sc->o->timeout_run);
-	} else if (!strcmp(type, "result") && sl->state == WS_BUSY &&
-		   !sl->result) {
+	} else if (!strcmp(type, "result") && !sl->result) {
 		sl->result = msg;
 		return HR_OK;   /* kept until the job process exits */
-	} else if (!strcmp(type, "exit") && sl->state == WS_BUSY) {
+	} else if (!strcmp(type, "exit")) {
 		rc = job_exited(sc, sl, msg);
 	}
 	cJSON_Delete(msg);
@@ -596,7 +626,8 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.js = calloc((size_t)sc.n + 1, sizeof(*sc.js));
 	sc.built = calloc((size_t)sc.n + 1, 1);
 	sc.dispatched = calloc((size_t)sc.n + 1, 1);
-	if (!sc.js || !sc.built || !sc.dispatched) {
+	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
+	if (!sc.js || !sc.built || !sc.dispatched || !sc.build_stage) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
@@ -625,6 +656,9 @@ done:
 	free(sc.js);
 	free(sc.built);
 	free(sc.dispatched);
+	for (int j = 0; sc.build_stage && j < sc.n; j++)
+		cJSON_Delete(sc.build_stage[j]);
+	free(sc.build_stage);
 	jobs_free(sc.jobs, sc.n);
 	cJSON_Delete(sc.settings);
 	return rc;

@@ -401,7 +401,7 @@ class Job:
         exts = []
         self.hook_load_inline(exts)
         os.environ["TORCH_EXTENSIONS_DIR"] = self.cache_dir("candidate\n" + code)
-        build = self.result["build"] = {"extensions": exts}
+        build = self.result["build"] = self.checks["build"] = {"extensions": exts}
         cand_ctx = ctx if self.mode == "faithful" else dict(ctx)
         t0 = time.monotonic()
         try:
@@ -734,6 +734,24 @@ class Job:
         self.result.update(runtime_ms=cs["mean"], runtime_stats=cs, baseline_ms=rs["mean"],
                            baseline_stats=rs, baseline="eager",
                            speedup=finite(rs["mean"] / cs["mean"]) if cs["mean"] else None)
+        if self.m.get("compile_baseline"):
+            self.time_compiled(cs["mean"])
+
+    def time_compiled(self, cand_mean):
+        """Optional second baseline: torch.compile of the reference
+        (inductor, default mode), timed with the same loop; its warm-ups
+        absorb the compilation.  Recorded in checks.baselines; a failure
+        is recorded there and changes nothing else."""
+        rec = self.checks.setdefault("baselines", {})["compile_inductor_default"] = {}
+        t0 = time.monotonic()
+        try:
+            compiled = self.torch.compile(self.ref)
+            times, _ = self.kb_loop(compiled, self.fresh_inputs(self.seed))
+            st = self.stats(times)
+            rec.update(stats=st, speedup=finite(st["mean"] / cand_mean) if cand_mean else None)
+        except Exception as e:
+            rec["error"] = exc_text(e)
+        rec["seconds"] = round(time.monotonic() - t0, 3)
 
     def time_robust(self):
         import numpy as np
@@ -845,6 +863,9 @@ def child(msg, cfg, proto, torch):
         os.chdir(jobdir)
         for k in ("HOME", "TMPDIR", "TMP", "TEMP"):
             os.environ[k] = jobdir
+        # Compilers torch may call keep their caches beside the extensions.
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(cfg.cache, "inductor"))
+        os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(cfg.cache, "triton"))
         import tempfile
         tempfile.tempdir = None
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
