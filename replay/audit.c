@@ -203,7 +203,10 @@ static cJSON *job_message(const struct problem *p, int id, int on_device)
 	cJSON_AddStringToObject(m, "problem_file", p->file);
 	cJSON_AddStringToObject(m, "candidate_code", "");
 	cJSON_AddStringToObject(m, "mode", "faithful");
-	cJSON_AddStringToObject(m, "harness", "current");
+	/* v0.1 semantics: inputs moved to the device, not cast (the current
+	 * harness casts integer targets to float too, which breaks e.g.
+	 * CrossEntropyLoss references); the presets set each tolerance. */
+	cJSON_AddStringToObject(m, "harness", "v0.1");
 	cJSON_AddStringToObject(m, "precision", "fp32");
 	cJSON_AddNumberToObject(m, "seed", 42);
 	cJSON_AddStringToObject(m, "audit_inputs", on_device ? "device" : "host");

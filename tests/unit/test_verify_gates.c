@@ -137,6 +137,26 @@ static void test_constant_gate(void **state)
 	assert_false(check(HRV_F32, r, r, &o).gate_const_pass);
 }
 
+/* A scalar output (a loss) is its own mean: the constant gate says
+ * nothing and must not mark it vacuous; zeros still count. */
+static void test_constant_gate_ignores_one_element(void **state)
+{
+	float big = 0.15f, tiny = 0.004f;
+	struct hrv_tensor t = { .data = &big, .dtype = HRV_F32, .ndim = 0 };
+	struct hrv_opts o;
+	struct hrv_result res;
+
+	(void)state;
+	hrv_opts_preset(&o, "v0.1", HRV_F32);
+	assert_int_equal(hrv_check(&t, &t, &o, &res), HRV_OK);
+	assert_false(res.gate_const_pass);
+	assert_false(res.vacuous);
+	t.data = &tiny;
+	assert_int_equal(hrv_check(&t, &t, &o, &res), HRV_OK);
+	assert_true(res.gate_zero_pass);
+	assert_true(res.vacuous);
+}
+
 /* A NaN or inf in the reference: nothing constant can pass. */
 static void test_gates_fail_on_nonfinite_reference(void **state)
 {
@@ -230,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_ordinary_reference_not_flagged),
 		cmocka_unit_test(test_zero_gate_boundary),
 		cmocka_unit_test(test_constant_gate),
+		cmocka_unit_test(test_constant_gate_ignores_one_element),
 		cmocka_unit_test(test_gates_fail_on_nonfinite_reference),
 		cmocka_unit_test(test_input_gate_identity),
 		cmocka_unit_test(test_poison_count),
