@@ -11,5 +11,5 @@
 gpu-check: gpu-check-hostile
 gpu-check-hostile: headroom
 	@if ./headroom replay --help >/dev/null 2>&1; then \
-	  HEADROOM=$(abspath headroom) PYTHON=$(PYTHON) sh tests/gpu/replay_gpu_test.sh; \
+	  HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) sh tests/gpu/replay_gpu_test.sh; \
 	else echo "gpu-check-hostile: this headroom has no replay command; skipped"; fi

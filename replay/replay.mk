@@ -15,6 +15,6 @@ gpu-check: gpu-check-replay
 gpu-check-replay: headroom
 	@for t in tests/py/test_worker_*.py; do \
 		echo "== $$t (cuda)"; \
-		HR_TEST_DEVICE=cuda $(PYTHON) $$t || exit 1; \
+		HR_TEST_DEVICE=cuda $(or $(PYTHON),python3) $$t || exit 1; \
 	done
-	@HEADROOM=$(abspath headroom) PYTHON=$(PYTHON) sh tests/gpu/replay.sh
+	@HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) sh tests/gpu/replay.sh

@@ -53,10 +53,10 @@ build/verify_bench_cpu: verify/bench/verify_bench_cpu.c build/libhrverify.so
 gpu-check: gpu-check-verify
 gpu-check-verify: build/cuda/verify_gpu_test build/libhrverify.so
 	./build/cuda/verify_gpu_test
-	@if $(PYTHON) -c 'import torch, numpy; assert torch.cuda.is_available()' \
+	@if $(or $(PYTHON),python3) -c 'import torch, numpy; assert torch.cuda.is_available()' \
 	    >/dev/null 2>&1; then \
 	  HRV_LIB=build/libhrverify_cuda.so HRV_TORCH_DEVICE=cuda \
-	    $(PYTHON) tests/py/test_verify_torch.py; \
+	    $(or $(PYTHON),python3) tests/py/test_verify_torch.py; \
 	else echo "gpu-check-verify: torch with CUDA not found; torch cross-check skipped"; fi
 
 bench-verify: build/verify_bench_cpu
