@@ -253,10 +253,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 				       argv[optind + 1]);
 	k.quiet = g->quiet;
 	if (!o.worker && !(o.worker = worker =
-			   wproc_find_near_exe("replay/worker.py")))
+			   cli_find_near_exe("replay/worker.py")))
 		return cli_usage_error("audit", "cannot find replay/worker.py "
 				       "beside headroom; give --worker PATH");
-	if (!o.verify_lib && !(o.verify_lib = lib = wproc_find_near_exe(
+	if (!o.verify_lib && !(o.verify_lib = lib = cli_find_near_exe(
 				       strcmp(o.device, "cuda") ?
 				       "build/libhrverify.so" :
 				       "build/libhrverify_cuda.so"))) {

@@ -377,12 +377,12 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	if (!a->worker && !(a->worker = paths[0] = wproc_find_near_exe(
+	if (!a->worker && !(a->worker = paths[0] = cli_find_near_exe(
 				    "replay/worker.py")))
 		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
 			       "headroom; give --worker PATH");
 	if (!a->verify)
-		a->verify = paths[1] = wproc_find_near_exe(strcmp(a->device, "cuda") ?
+		a->verify = paths[1] = cli_find_near_exe(strcmp(a->device, "cuda") ?
 			"build/libhrverify.so" : "build/libhrverify_cuda.so");
 	else if (!strcmp(a->verify, "none"))
 		a->verify = NULL;

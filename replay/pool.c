@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -273,27 +272,4 @@ void wproc_stop(struct wproc *w, int grace_ms)
 		nanosleep(&ts, NULL);
 	}
 	wproc_kill(w, NULL);
-}
-
-/* Look for rel beside the executable (and one or two folders up, for
- * build/asan/headroom), then in the working directory. */
-char *wproc_find_near_exe(const char *rel)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	static const char *const ups[] = { "", "/..", "/../.." };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		for (size_t i = 0; i < sizeof(ups) / sizeof(*ups); i++) {
-			snprintf(cand, sizeof(cand), "%s%s/%s", exe, ups[i], rel);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
-		}
-	}
-	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
 }

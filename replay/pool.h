@@ -75,9 +75,4 @@ void wproc_kill(struct wproc *w, int *status);
 /* Ask the worker to quit, wait up to grace_ms, then kill. */
 void wproc_stop(struct wproc *w, int grace_ms);
 
-/* Find rel (e.g. "replay/worker.py") beside the executable, one or two
- * folders up (build/asan/headroom), or in the working directory.  Returns
- * a malloc'd absolute path, or NULL. */
-char *wproc_find_near_exe(const char *rel);
-
 #endif

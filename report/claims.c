@@ -582,7 +582,8 @@ static void replay_value(const struct ctx *x, const struct claim *c,
 					   rr->faithful.have);
 		}
 		if (n && !replayed && m->fn != m_amdahl) {
-			na(out, "none of its %zu evaluations was replayed", n);
+			na(out, "none of its %zu evaluations was replayed "
+			   "in %s mode", n, robust ? "robust" : "faithful");
 			return;
 		}
 	}

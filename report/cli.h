@@ -66,4 +66,9 @@ int cli_finish(int rc);
 /* Standard getopt prologue every command uses; resets getopt state. */
 void cli_getopt_reset(void);
 
+/* Find a file the tool ships (e.g. "replay/worker.py", "paper/claims.json")
+ * beside the executable, one or two folders up (build/asan/headroom), or in
+ * the working directory.  Returns a malloc'd absolute path, or NULL. */
+char *cli_find_near_exe(const char *rel);
+
 #endif

@@ -39,8 +39,10 @@ static const char usage[] =
 	"\n"
 	"  --out DIR      write REPORT.md/.csv/.json/.tex and provenance.json\n"
 	"                 into DIR instead of printing one format\n"
-	"  --claims FILE  claims ledger (default paper/claims.json)\n"
-	"  --roles FILE   roles -> configurations (default paper/roles.json)\n"
+	"  --claims FILE  claims ledger (default paper/claims.json beside\n"
+	"                 headroom, else in the working directory)\n"
+	"  --roles FILE   roles -> configurations (default paper/roles.json,\n"
+	"                 found the same way)\n"
 	"  --strict       claims: exit 1 when a claim differs from the archive\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  --format F     md (default), csv, json or tex\n"
@@ -114,9 +116,11 @@ static size_t vacuous_sample0(const struct finding_list *fl, const char *config,
 	return n;
 }
 
-/* Sample-0 problems of a configuration and level whose robust replay
- * passed the original and the scale-invariant checks; "n/a" without replay
- * results or when the replay did not record the scale-invariant checks. */
+/* Sample-0 problems of a configuration and level whose replay passed the
+ * original and the scale-invariant checks (the robust replay when there is
+ * one, else the faithful one: both run the same correctness trials); "n/a"
+ * without replay results or when the replay did not record the
+ * scale-invariant checks. */
 static const char *scale_invariant_cell(const struct rdata *d,
 					const char *config, int level,
 					char *buf, size_t n)
@@ -126,15 +130,17 @@ static const char *scale_invariant_cell(const struct rdata *d,
 	for (size_t i = 0; i < d->es.n; i++) {
 		const struct evalrow *r = &d->es.rows[i];
 		const struct replay_row *rr;
+		const struct replay_result *res;
 
 		if (r->sample_id || r->level != level ||
 		    strcmp(r->config, config) ||
-		    !(rr = replayset_find(&d->rs, r->id)) || !rr->robust.have ||
-		    rr->robust.scale_invariant < 0)
+		    !(rr = replayset_find(&d->rs, r->id)))
+			continue;
+		res = rr->robust.have ? &rr->robust : &rr->faithful;
+		if (!res->have || res->scale_invariant < 0)
 			continue;
 		seen++;
-		ok += rr->robust.correct == 1 &&
-			rr->robust.scale_invariant == 1;
+		ok += res->correct == 1 && res->scale_invariant == 1;
 	}
 	if (!seen)
 		return "n/a";
@@ -637,12 +643,11 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	struct store *s = NULL;
 	cJSON *prov = NULL;
 	const char *out = NULL, *which;
+	char *found[2] = { NULL, NULL };
 	int c, r, strict = 0, all;
 	size_t k = 0;
 
 	memset(&d, 0, sizeof(d));
-	d.claims_path = "paper/claims.json";
-	d.roles_path = "paper/roles.json";
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
@@ -685,8 +690,16 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 				       "--out DIR");
 	if (out && outdir_create(out, &e))
 		return cli_report("report", &e);
+	/* The shipped ledger, found beside the binary like the worker, so
+	 * that the tool works from any directory. */
+	if (!d.claims_path && !(d.claims_path = found[0] =
+				cli_find_near_exe("paper/claims.json")))
+		d.claims_path = "paper/claims.json";
+	if (!d.roles_path && !(d.roles_path = found[1] =
+			       cli_find_near_exe("paper/roles.json")))
+		d.roles_path = "paper/roles.json";
 	if (store_open(&s, g->db_path, STORE_READ, &e))
-		return cli_report("report", &e);
+		goto done;
 	d.db = store_db(s);
 	if (load(&d, &e) || provenance_build(d.db, &d.rs, &prov, &e))
 		goto done;
@@ -706,6 +719,8 @@ done:
 	auditset_release(&d.as);
 	evalset_release(&d.es);
 	store_close(s);
+	free(found[0]);
+	free(found[1]);
 	if (e.code == HR_OK && strict && d.differs)
 		return HR_FAIL;
 	return cli_report("report", &e);
