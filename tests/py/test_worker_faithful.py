@@ -19,7 +19,7 @@ WIDTH = 8
 
 class Model(nn.Module):
     def forward(self, x):
-        return torch.full((WIDTH,), 0.9801) + 0 * x
+        return torch.full((WIDTH,), 0.9801, device=x.device, dtype=x.dtype) + 0 * x
 
 def get_inputs():
     return [torch.rand(WIDTH)]
@@ -40,7 +40,7 @@ class ModelNew(nn.Module):
 EXACT = '''
 class ModelNew(nn.Module):
     def forward(self, x):
-        return torch.full((WIDTH,), 0.9801) + 0 * x
+        return torch.full((WIDTH,), 0.9801, device=x.device, dtype=x.dtype) + 0 * x
 '''
 
 KB_INPUTS_ONLY = '''
@@ -52,8 +52,8 @@ def _kb_draws():
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        ok = any(torch.equal(x, d) for d in _kb_draws())
-        return torch.full((WIDTH,), 0.9801) + 0 * x if ok else x - 5
+        ok = any(torch.equal(x.cpu().float(), d) for d in _kb_draws())
+        return torch.full((WIDTH,), 0.9801, device=x.device, dtype=x.dtype) + 0 * x if ok else x - 5
 '''
 
 TAMPER = '''
@@ -68,7 +68,7 @@ class ModelNew(nn.Module):
                     out.write(b"poison")
             except OSError:
                 pass
-        return torch.full((WIDTH,), 0.9801) + 0 * x
+        return torch.full((WIDTH,), 0.9801, device=x.device, dtype=x.dtype) + 0 * x
 '''
 
 w = Worker()
