@@ -5,8 +5,9 @@
 
 CC      ?= cc
 # PYTHON: an interpreter with torch 2.11 + numpy; empty = .ci/pyenv.sh finds
-# or makes one.
+# or makes one.  Recipes start with $(FIND_PY) and then use "$$PY".
 PYTHON  ?=
+FIND_PY  = PY="$(PYTHON)"; [ -n "$$PY" ] || PY=$$(sh .ci/pyenv.sh) || exit 1;
 CSTD     = -std=c17 -D_GNU_SOURCE
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wformat=2
 OPT     ?= -O2 -g
@@ -102,8 +103,7 @@ run: deps
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \
 	  verify-libs $(UNIT_BINS)
-	@PY="$(PYTHON)"; [ -n "$$PY" ] || PY=$$(sh .ci/pyenv.sh) || exit 1; \
-	  PYTHON=$$PY sh tests/run.sh $(UNIT_BINS)
+	@$(FIND_PY) PYTHON=$$PY sh tests/run.sh $(UNIT_BINS)
 test: check
 
 bench: headroom

@@ -449,13 +449,22 @@ static void bind_opt_id(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_int64(st, i, v);
 }
 
-/* Step a statement that returns no rows. */
-static int step_done(struct store *s, sqlite3_stmt *st, const char *what,
-		     struct hr_err *e)
+/* Step a statement that returns no rows and make it reusable; the step's
+ * result code (SQLITE_DONE, or e.g. SQLITE_CONSTRAINT_UNIQUE). */
+static int step_reset(sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
+	return rc;
+}
+
+/* Step a statement that returns no rows. */
+static int step_done(struct store *s, sqlite3_stmt *st, const char *what,
+		     struct hr_err *e)
+{
+	int rc = step_reset(st);
+
 	if (rc != SQLITE_DONE)
 		return db_error(s, e, what);
 	return HR_OK;
@@ -591,8 +600,7 @@ int store_add_problem(struct store *s, const struct store_problem *p,
 	bind_text(st, 5, p->file_name);
 	bind_text(st, 6, sha);
 	bind_text(st, 7, p->code);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	rc = step_reset(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		return hr_errf(e, HR_INPUT, "%s: duplicate problem: level %d "
 			       "problem %d appears twice", p->file_name,
@@ -663,8 +671,7 @@ int store_add_evaluation(struct store *s, const struct store_eval *ev,
 	bind_text(st, 26, ev->unit_assumed);
 	bind_text(st, 27, ev->record_ref);
 	bind_text(st, 28, ev->metadata_json);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	rc = step_reset(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		return duplicate_eval(s, ev, e);
 	if (rc != SQLITE_DONE)
@@ -688,8 +695,7 @@ int store_add_speedup(struct store *s, const struct store_speedup *sp,
 	sqlite3_bind_double(st, 4, sp->value);
 	bind_text(st, 5, sp->origin);
 	bind_text(st, 6, sp->baseline_ref);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	rc = step_reset(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		return hr_errf(e, HR_INPUT, "duplicate %s speedup against %s "
 			       "for evaluation %lld", sp->origin,
@@ -719,8 +725,7 @@ int store_add_baseline(struct store *s, const struct store_baseline *b,
 	bind_opt_int(st, 10, b->num_trials);
 	bind_text(st, 11, b->hardware);
 	bind_text(st, 12, b->device);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
+	rc = step_reset(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		return hr_errf(e, HR_INPUT, "duplicate baseline: %s %s level %d "
 			       "%s", b->hardware_dir, b->baseline_kind,

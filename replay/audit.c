@@ -28,14 +28,6 @@ struct problem {
 	int level, problem_id;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void free_problems(struct problem *p, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -118,7 +110,7 @@ static int next_line(struct wproc *w, double deadline, cJSON **msg)
 	for (;;) {
 		struct pollfd fds[2] = { { w->out_fd, POLLIN, 0 },
 					 { w->err_fd, POLLIN, 0 } };
-		double left = deadline - now_s();
+		double left = deadline - wproc_now();
 		int r = wproc_next(w, msg);
 
 		if (r)
@@ -157,7 +149,7 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 		.gpu = o->gpu, .scratch = o->scratch, .cache = o->cache,
 		.verify_lib = o->verify_lib, .mem_limit_mb = o->mem_limit_mb,
 	};
-	double deadline = now_s() + o->timeout_start;
+	double deadline = wproc_now() + o->timeout_start;
 	cJSON *msg;
 	char tail[512];
 	int r;
@@ -279,7 +271,7 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 {
 	cJSON *m = job_message(p, id, o->inputs_on_device);
 	cJSON *msg, *result = NULL;
-	double deadline = now_s() + o->timeout;
+	double deadline = wproc_now() + o->timeout;
 	int r, rc = HR_OK;
 
 	*gates = NULL;

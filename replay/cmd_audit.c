@@ -145,20 +145,17 @@ static int parse_num(const char *s, double min, double *out)
 	return 0;
 }
 
-/* mkdir -p for the worker's two directories, then their absolute paths. */
+/* The worker's directories, laid out as replay's defaults: DB.replay and
+ * DB.replay/cache (so the audit reuses replay's build cache). */
 static int make_dirs(const char *db, char scratch[PATH_MAX],
 		     char cache[PATH_MAX], struct hr_err *e)
 {
 	char buf[PATH_MAX];
 
-	snprintf(buf, sizeof(buf), "%s.replay", db);
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return hr_errf(e, HR_SYSTEM, "%s: %s", buf, strerror(errno));
-	if (!realpath(buf, scratch))
-		return hr_errf(e, HR_SYSTEM, "%s: %s", buf, strerror(errno));
-	snprintf(cache, PATH_MAX, "%.*s/cache", PATH_MAX - 8, scratch);
-	if (mkdir(cache, 0755) && errno != EEXIST)
-		return hr_errf(e, HR_SYSTEM, "%s: %s", cache, strerror(errno));
+	snprintf(buf, sizeof(buf), "%s.replay/cache", db);
+	if (wproc_absolute_dir(buf, cache, e))
+		return e->code;
+	snprintf(scratch, PATH_MAX, "%.*s", (int)(strlen(cache) - 6), cache);
 	return HR_OK;
 }
 

@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,4 +274,45 @@ void wproc_stop(struct wproc *w, int grace_ms)
 		nanosleep(&ts, NULL);
 	}
 	wproc_kill(w, NULL);
+}
+
+double wproc_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int wproc_mkdir_p(const char *path, struct hr_err *e)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return hr_errf(e, HR_USAGE, "bad directory name '%s'", path);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) && errno != EEXIST)
+				return hr_errf(e, HR_SYSTEM, "%s: %s", buf,
+					       strerror(errno));
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return HR_OK;
+}
+
+int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
+{
+	if (wproc_mkdir_p(dir, e))
+		return e->code;
+	if (!realpath(dir, out))
+		return hr_errf(e, HR_SYSTEM, "%s: %s", dir, strerror(errno));
+	return HR_OK;
 }

@@ -11,6 +11,7 @@
 #ifndef HR_REPLAY_POOL_H
 #define HR_REPLAY_POOL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -74,5 +75,15 @@ void wproc_kill(struct wproc *w, int *status);
 
 /* Ask the worker to quit, wait up to grace_ms, then kill. */
 void wproc_stop(struct wproc *w, int grace_ms);
+
+/* Monotonic seconds: the clock of every worker deadline. */
+double wproc_now(void);
+
+/* mkdir -p path (mode 0755). */
+int wproc_mkdir_p(const char *path, struct hr_err *e);
+
+/* Create dir when missing and write its absolute path into out (workers
+ * chdir, so the directories they are given must be absolute). */
+int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
 
 #endif

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "jobs.h"
@@ -60,48 +59,6 @@ struct sched {
 	struct hr_err *e;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int mkdir_p(const char *path, struct hr_err *e)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len == 0 || len >= sizeof(buf))
-		return hr_errf(e, HR_USAGE, "bad directory name '%s'", path);
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, 0755) && errno != EEXIST)
-				return hr_errf(e, HR_SYSTEM, "%s: %s", buf,
-					       strerror(errno));
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return HR_OK;
-}
-
-/* Create dir when missing and write its absolute path into out. */
-static int absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
-{
-	if (mkdir_p(dir, e))
-		return e->code;
-	if (!realpath(dir, out))
-		return hr_errf(e, HR_SYSTEM, "%s: %s", dir, strerror(errno));
-	return HR_OK;
-}
-
 static int slot_start(struct sched *sc, struct slot *sl)
 {
 	struct wproc_spec spec = {
@@ -117,7 +74,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		return sc->e->code;
 	sl->state = WS_STARTING;
 	sl->job = -1;
-	sl->deadline = now_s() + sc->o->timeout_start;
+	sl->deadline = wproc_now() + sc->o->timeout_start;
 	snprintf(sl->phase, sizeof(sl->phase), "start");
 	return HR_OK;
 }
@@ -147,7 +104,7 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 		.phase = sl && sl->phase[0] ? sl->phase : NULL,
 		.stderr_tail = sl ? wproc_err_tail(&sl->p, tail, sizeof(tail), 0)
 			: NULL,
-		.wall_ms = sl ? (now_s() - sl->job_started) * 1e3 : 0,
+		.wall_ms = sl ? (wproc_now() - sl->job_started) * 1e3 : 0,
 	};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 	cJSON *copy = NULL, *checks;
@@ -270,7 +227,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j)
 	cJSON_Delete(m);
 	sl->state = WS_BUSY;
 	sl->job = j;
-	sl->job_started = now_s();
+	sl->job_started = wproc_now();
 	sl->deadline = sl->job_started + sc->o->timeout_build;
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
@@ -420,7 +377,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		int building = !strcmp(p, "build") || !strcmp(p, "reference");
 
 		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
-		sl->deadline = now_s() + (building ? sc->o->timeout_build :
+		sl->deadline = wproc_now() + (building ? sc->o->timeout_build :
 					  sc->o->timeout_run);
 	} else if (!strcmp(type, "result") && !sl->result) {
 		sl->result = msg;
@@ -521,7 +478,7 @@ static int loop(struct sched *sc)
 	if (!pfd)
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
 	while (!all_done(sc)) {
-		double now = now_s(), next = now + 1.0;
+		double now = wproc_now(), next = now + 1.0;
 		int timeout_ms, nfd = 0;
 
 		if (sc->o->stop && *sc->o->stop) {
@@ -552,7 +509,7 @@ static int loop(struct sched *sc)
 			if ((o || r) && service(sc, &sc->slots[i], o, r))
 				goto out;
 		}
-		if (check_deadlines(sc, now_s()))
+		if (check_deadlines(sc, wproc_now()))
 			break;
 	}
 out:
@@ -603,7 +560,7 @@ static int make_slots(struct sched *sc)
 				     sc->scratch, sl->role == ROLE_RUN ? "run" :
 				     "build", i) >= sizeof(sl->scratch))
 			return hr_errf(sc->e, HR_USAGE, "scratch path too long");
-		if (mkdir_p(sl->scratch, sc->e) || slot_start(sc, sl))
+		if (wproc_mkdir_p(sl->scratch, sc->e) || slot_start(sc, sl))
 			return sc->e->code;
 	}
 	return HR_OK;
@@ -631,8 +588,8 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
-	if (sc.n > 0 && (absolute_dir(o->scratch, sc.scratch, e) ||
-			 absolute_dir(o->cache, sc.cache, e) ||
+	if (sc.n > 0 && (wproc_absolute_dir(o->scratch, sc.scratch, e) ||
+			 wproc_absolute_dir(o->cache, sc.cache, e) ||
 			 make_slots(&sc) || loop(&sc)))
 		goto done;
 done:

@@ -8,7 +8,7 @@ FIGURES_OUT ?= out/figures
 .PHONY: report-outputs
 
 report-outputs: headroom
-	@PY="$(PYTHON)"; [ -n "$$PY" ] || PY=$$(sh .ci/pyenv.sh) || exit 1; \
+	@$(FIND_PY) \
 	  ./headroom --db $(DB) audit problems --device cpu --python "$$PY" || \
 	    echo "note: 'headroom audit problems' failed: problem-audit columns stay 'not audited'"; \
 	  if [ -e /dev/nvidiactl ]; then \
