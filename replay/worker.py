@@ -3,10 +3,13 @@
 
 Owns: importing a problem (Model, get_inputs, get_init_inputs) and a
 candidate (ModelNew) under PyTorch, building the candidate's extension in a
-content-addressed cache, the correctness trials and the timing loop, and
-one JSON result line per job.  The protocol is docs/replay.md.
-Must not: open the database, write outside --scratch (the build cache lives
-under it), or let candidate code write on the protocol stream.
+content-addressed cache, drawing the job's input sets into the run's shared
+inputs directory (a build job with "draw" does it ahead for the run worker,
+which then only loads), the correctness trials and the timing loop, and one
+JSON result line per job.  The protocol is docs/replay.md.
+Must not: open the database, write outside --scratch, --cache and --inputs,
+remove input files (the orchestrator owns their lifetime), let candidate
+code write the inputs directory, or write on the protocol stream.
 
 Shape: a fork server.  The parent imports torch once (it never initialises
 CUDA) and forks one child per job; the child runs the job in its own process
@@ -262,6 +265,7 @@ class Job:
         self.result = {"type": "result", "job": self.id, "compiled": None,
                        "correct": None, "checks": {}}
         self.checks = self.result["checks"]
+        self.predrawn = None    # what predraw did (a build job with "draw")
 
     def phase(self, name):
         self.result["phase"] = name
@@ -370,6 +374,7 @@ class Job:
 
     def stages(self):
         t, m = self.torch, self.m
+        stop = m.get("stop_after")
         # Reference: one namespace as KernelBench's exec(src, context).
         self.phase("reference")
         ctx = {}
@@ -383,12 +388,17 @@ class Job:
                 self.set_seed(self.seed)
                 ref_model = Model(*init_inputs)
             self.get_inputs = get_inputs
-            if m.get("stop_after") not in ("build", "reference"):
+            if stop in ("build", "inputs") and m.get("draw"):
+                self.predrawn = self.predraw()     # ahead, for the run worker
+            elif stop not in ("build", "reference", "inputs"):
                 self.draw_all()
         except Exception as e:
             raise Verdict("problem_error", "reference", exc_text(e))
-        if m.get("stop_after") == "reference":
+        if stop == "reference":
             self.audit(ref_model)
+            return
+        if stop == "inputs":
+            self.result.update(verdict="drawn", predraw=self.predrawn)
             return
         # From here on candidate code runs: the input cache is read-only.
         self.cfg.sandbox.deny = [self.cfg.inputs_dir]
@@ -402,6 +412,8 @@ class Job:
         self.hook_load_inline(exts)
         os.environ["TORCH_EXTENSIONS_DIR"] = self.cache_dir("candidate\n" + code)
         build = self.result["build"] = self.checks["build"] = {"extensions": exts}
+        if self.predrawn is not None:
+            build["predraw"] = self.predrawn
         cand_ctx = ctx if self.mode == "faithful" else dict(ctx)
         t0 = time.monotonic()
         try:
@@ -418,7 +430,7 @@ class Job:
             build["cache"] = ("none" if not exts else "hit" if
                               all(x["cache"] == "hit" for x in exts) else "miss")
         self.result["compiled"] = True
-        if m.get("stop_after") == "build":
+        if stop == "build":
             self.result.update(verdict="built")
             return
 
@@ -644,23 +656,17 @@ class Job:
         return [t.randint(0, 2**32 - 1, (1,)).item()
                 for _ in range(int(self.m.get("correct_trials", 5)))]
 
-    def draw_all(self):
-        """Draw every input set the job uses (set_seed(s); get_inputs()),
-        before any candidate code runs.  CPU draws are saved in the
-        worker's input cache, keyed by the problem's code and the seed, so
-        the next job of the same problem loads instead of drawing again
-        (faithful inputs are drawn by a single-stream CPU torch.rand: on
-        large problems that, not the GPU, bounds a warm replay).  The cache
-        keeps one problem: another problem's files are removed first.  A
-        set larger than input_cache_mb (2 GiB) is not kept: the first such
-        draw stays in memory for its trial, the others are drawn when used."""
-        t = self.torch
-        before = t.get_rng_state()          # as left by Model(*init_inputs)
-        key = hashlib.sha256(self.m["problem_code"].encode()).hexdigest()[:16]
-        d = self.cfg.inputs_dir
-        for f in os.listdir(d):
-            if not f.startswith(key + "-"):
-                os.remove(os.path.join(d, f))
+    def inputs_key(self):
+        """The input files' prefix: the orchestrator's inputs_key (sha16 of
+        the problem's code, computed once for the run), else the same here."""
+        k = self.m.get("inputs_key")
+        if isinstance(k, str) and len(k) == 16 and all(c in "0123456789abcdef" for c in k):
+            return k
+        return hashlib.sha256(self.m["problem_code"].encode()).hexdigest()[:16]
+
+    def input_seeds(self):
+        """Every seed s whose set_seed(s); get_inputs() the job uses: the
+        trial seeds, the robust pool, the timing seed (no repeats)."""
         seeds = self.trial_seeds()
         if self.mode == "robust":
             import numpy as np
@@ -668,9 +674,52 @@ class Job:
             self.pool_seeds = [int(x) for x in
                                np.random.default_rng(self.seed).integers(0, 2**31 - 1, size=k)]
             seeds += self.pool_seeds
+        return list(dict.fromkeys(seeds + [self.seed]))
+
+    def draw(self, s):
+        """set_seed(s); get_inputs(), as KernelBench: the inputs, the RNG
+        states the draw left (CPU, CUDA or None), their bytes, and whether
+        every tensor is on the CPU (only those are saved: a file is loaded
+        by whichever worker comes next)."""
+        t = self.torch
+        self.set_seed(s)
+        raw = self.get_inputs()
+        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
+        on_cpu = all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
+        return (raw, t.get_rng_state(), t.cuda.get_rng_state() if self.cuda else None,
+                size, on_cpu)
+
+    def save_draw(self, path, raw, state):
+        """Write a draw under a name of this process's, then rename: several
+        workers may draw the same set at once, and a reader only ever sees
+        a whole file."""
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        self.torch.save({"inputs": list(raw), "rng": state}, tmp)
+        os.replace(tmp, path)
+
+    def restore_rng(self, before):
+        """The candidate starts where it would have without the draws."""
+        self.torch.set_rng_state(before)
+        if self.cuda:
+            self.torch.cuda.manual_seed(self.seed)
+
+    def draw_all(self):
+        """Draw every input set the job uses (set_seed(s); get_inputs()),
+        before any candidate code runs.  A set already in the inputs
+        directory (--inputs: the run's, shared by every worker; a build
+        worker usually drew it ahead, see predraw) is loaded instead; a
+        missing CPU draw is saved there for the jobs after (faithful inputs
+        are drawn by a single-stream CPU torch.rand: on large problems that,
+        not the GPU, bounds a warm replay).  The orchestrator removes a
+        problem's files when its last job is done.  A set larger than
+        input_cache_mb (2 GiB) is not kept: the first such draw stays in
+        memory for its trial, the others are drawn when used."""
+        t = self.torch
+        before = t.get_rng_state()          # as left by Model(*init_inputs)
+        d, key = self.cfg.inputs_dir, self.inputs_key()
         self.draws, hits, late = {}, 0, False
         cap = int(self.m.get("input_cache_mb", 2048)) << 20
-        for s in dict.fromkeys(seeds + [self.seed]):
+        for s in self.input_seeds():
             path = os.path.join(d, "%s-%d.pt" % (key, s))
             if os.path.exists(path):
                 self.draws[s] = path
@@ -679,25 +728,45 @@ class Job:
             if late:                        # too large to keep: drawn when used
                 self.draws[s] = None
                 continue
-            self.set_seed(s)
-            raw = self.get_inputs()
-            state = t.get_rng_state()
-            size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
-            if size > cap:                  # keep this one in memory, draw the rest late
-                self.draws[s] = (raw, state, t.cuda.get_rng_state() if self.cuda else None)
-                late = True
-                continue
-            if all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw):
-                t.save({"inputs": list(raw), "rng": state}, path + ".tmp")
-                os.replace(path + ".tmp", path)
+            raw, state, cuda_state, size, on_cpu = self.draw(s)
+            if size <= cap and on_cpu:
+                self.save_draw(path, raw, state)
                 self.draws[s] = path
-            else:   # drawn on the device: kept in memory, never shared
-                self.draws[s] = (raw, state, t.cuda.get_rng_state() if self.cuda else None)
+            else:   # over the cap (the rest drawn late), or on the device: in memory
+                self.draws[s] = (raw, state, cuda_state)
+                late = size > cap
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
                                       "drawn_late": sum(v is None for v in self.draws.values())}
-        t.set_rng_state(before)             # the candidate starts where it would have
-        if self.cuda:
-            t.cuda.manual_seed(self.seed)
+        self.restore_rng(before)
+
+    def predraw(self):
+        """A build worker's part of draw_all (message field "draw"): save
+        every input set of the job that is not in the inputs directory yet,
+        the same draws with the same RNG state, so the run worker only loads.
+        It stops at the first set it cannot share (over input_cache_mb, or
+        drawn on the device): the run worker deals with that one and the
+        rest as draw_all does.  Returns what it did, for the job's record."""
+        t = self.torch
+        before = t.get_rng_state()
+        t0 = time.monotonic()
+        d, key = self.cfg.inputs_dir, self.inputs_key()
+        cap = int(self.m.get("input_cache_mb", 2048)) << 20
+        seeds = self.input_seeds()
+        rec = {"sets": len(seeds), "present": 0, "drawn": 0}
+        for s in seeds:
+            path = os.path.join(d, "%s-%d.pt" % (key, s))
+            if os.path.exists(path):
+                rec["present"] += 1
+                continue
+            raw, state, _, size, on_cpu = self.draw(s)
+            if size > cap or not on_cpu:
+                rec["stopped"] = "over input_cache_mb" if on_cpu else "drawn on the device"
+                break
+            self.save_draw(path, raw, state)
+            rec["drawn"] += 1
+        rec["seconds"] = round(time.monotonic() - t0, 3)
+        self.restore_rng(before)
+        return rec
 
     def fresh_inputs(self, seed):
         """set_seed(seed); get_inputs(); placed -- from the job's draws: the
@@ -872,7 +941,8 @@ def child(msg, cfg, proto, torch):
         if cfg.mem_limit_mb and not cfg.device.startswith("cuda"):
             lim = cfg.mem_limit_mb << 20
             resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-        cfg.sandbox.roots = [os.path.realpath(r) for r in (cfg.scratch, cfg.cache)]
+        cfg.sandbox.roots = [os.path.realpath(r) for r in
+                             (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         cfg.sandbox.active = True
         result = Job(msg, cfg, proto, torch).run()
         cfg.sandbox.active = False
@@ -921,6 +991,8 @@ def parse_args(argv):
     p.add_argument("--gpu-index", default="0", help="physical index, for nvidia-smi")
     p.add_argument("--scratch", required=True, help="the only directory written")
     p.add_argument("--cache", help="extension build cache (default SCRATCH/cache)")
+    p.add_argument("--inputs", help="input sets shared by the run's workers "
+                   "(default SCRATCH/inputs)")
     p.add_argument("--verify-lib", help="libhrverify.so to load with ctypes")
     p.add_argument("--mem-limit-mb", type=int, default=0, help="RLIMIT_AS per job (CPU)")
     return p.parse_args(argv)
@@ -937,7 +1009,7 @@ def main(argv):
     cfg.cache = os.path.realpath(cfg.cache or os.path.join(cfg.scratch, "cache"))
     os.makedirs(cfg.scratch, exist_ok=True)
     os.makedirs(cfg.cache, exist_ok=True)
-    cfg.inputs_dir = os.path.join(cfg.scratch, "inputs")
+    cfg.inputs_dir = os.path.realpath(cfg.inputs or os.path.join(cfg.scratch, "inputs"))
     os.makedirs(cfg.inputs_dir, exist_ok=True)
     cfg.llc_bytes = llc_bytes()
     cfg.verify, cfg.verify_error = None, None
@@ -953,7 +1025,7 @@ def main(argv):
     cfg.arch = ("sm_" + os.environ.get("TORCH_CUDA_ARCH_LIST", "?").replace(".", "")
                 if cfg.device == "cuda" else "cpu-" + platform.machine())
     import torch  # after the fd switch; never initialises CUDA here
-    cfg.sandbox = Sandbox([cfg.scratch, cfg.cache])
+    cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
     sys.addaudithook(cfg.sandbox.hook)
     proto.send(hello(cfg, torch))
     for line in sys.stdin:

@@ -1,0 +1,144 @@
+"""Input sets drawn ahead: a build job with "draw" saves every input set of
+its job into the run's shared inputs directory (--inputs) before any
+candidate code runs, with KernelBench's values and the RNG state its draw
+leaves; a run worker given the same directory then only loads them; no
+candidate, in a build or a run worker, can write there."""
+import os
+import tempfile
+
+import torch
+
+from workerlib import Worker, check
+
+PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return x * 2 + y
+
+def get_inputs():
+    return [torch.randn(4, 8), torch.rand(8)]
+
+def get_init_inputs():
+    return []
+'''
+
+# Answers right only when its inputs are KernelBench's draws of some set.
+KB_ONLY = '''
+def _kb_draws():
+    torch.manual_seed(42)
+    seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)]
+    out = []
+    for s in seeds + [42]:
+        torch.manual_seed(s)
+        out.append(get_inputs())
+    return out
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        state = torch.get_rng_state()
+        ok = any(torch.equal(x.cpu(), a) and torch.equal(y.cpu(), b)
+                 for a, b in _kb_draws())
+        torch.set_rng_state(state)
+        return x * 2 + y if ok else x
+'''
+
+# Writes into the shared inputs directory (at import: the build phase; and
+# in forward: the run), catching the refusal so the job goes on.
+TAMPER = '''
+import os
+
+def _poison():
+    for f in os.listdir(%(dir)r):
+        try:
+            with open(os.path.join(%(dir)r, f), "wb") as out:
+                out.write(b"poison")
+        except OSError:
+            pass
+
+_poison()
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        _poison()
+        return x * 2 + y
+'''
+
+RAISES = "raise SystemExit('candidate code ran')\n"
+
+
+def kb_draw(seed):
+    """KernelBench: set_seed(seed); get_inputs() -- and the state it leaves."""
+    ns = {}
+    exec(PROBLEM, ns)
+    torch.manual_seed(seed)
+    inputs = ns["get_inputs"]()
+    return inputs, torch.get_rng_state()
+
+
+torch.manual_seed(42)
+SEEDS = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)] + [42]
+KEY = "00112233aabbccdd"
+
+shared = tempfile.TemporaryDirectory(prefix="hr-predraw-")
+inputs = os.path.join(shared.name, "inputs")
+builder = Worker("--inputs", inputs)
+runner = Worker("--inputs", inputs)
+
+_, res = builder.run(PROBLEM, KB_ONLY, stop_after="build", draw=True, inputs_key=KEY)
+pre = res["build"].get("predraw", {})
+check(res["verdict"] == "built" and pre.get("sets") == 6 and pre.get("drawn") == 6 and
+      pre.get("present") == 0 and pre.get("seconds") is not None,
+      "a build job with draw saves the 6 input sets and records it: %s" % pre)
+check(sorted(os.listdir(inputs)) == sorted("%s-%d.pt" % (KEY, s) for s in SEEDS),
+      "one file per seed, named inputs_key-seed, no temporary left")
+same = True
+for s in SEEDS:
+    saved = torch.load(os.path.join(inputs, "%s-%d.pt" % (KEY, s)), weights_only=True)
+    want, state = kb_draw(s)
+    same = same and all(torch.equal(a, b) for a, b in zip(saved["inputs"], want)) and \
+        len(saved["inputs"]) == len(want) and torch.equal(saved["rng"], state)
+check(same, "the saved sets are KernelBench's draws, with the RNG state each draw left")
+
+_, res = builder.run(PROBLEM, KB_ONLY, stop_after="build", inputs_key=KEY)
+check(res["verdict"] == "built" and "predraw" not in res["build"],
+      "a build job without draw draws nothing")
+
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
+check(res["verdict"] == "correct" and
+      res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0},
+      "the run worker loads every set drawn ahead: %s" % res["checks"].get("input_cache"))
+
+_, res = builder.run(PROBLEM, RAISES, stop_after="inputs", draw=True, inputs_key=KEY)
+check(res["verdict"] == "drawn" and res["predraw"]["present"] == 6 and
+      res["predraw"]["drawn"] == 0, "an inputs-only job skips the sets already there")
+
+other = PROBLEM + "# another problem\n"
+_, res = builder.run(other, RAISES, stop_after="inputs", draw=True)
+check(res["verdict"] == "drawn" and res["predraw"]["drawn"] == 6,
+      "an inputs-only job draws without running candidate code")
+check(len(os.listdir(inputs)) == 12, "and keeps the other problem's files (the "
+      "orchestrator removes them)")
+
+_, res = builder.run(other + "#\n", KB_ONLY, stop_after="inputs", draw=True,
+                     input_cache_mb=0)
+check(res["predraw"]["drawn"] == 0 and res["predraw"]["stopped"] == "over input_cache_mb",
+      "a set over input_cache_mb is not saved ahead")
+
+before = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
+tamper = TAMPER % {"dir": inputs}
+_, res = builder.run(PROBLEM, tamper, stop_after="build", draw=True, inputs_key=KEY)
+check(any(inputs in v["path"] for v in res["checks"].get("sandbox", [])),
+      "a candidate's write to the shared inputs is refused in a build worker")
+_, res = runner.run(PROBLEM, tamper, harness="current", inputs_key=KEY)
+check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
+      inputs in res["checks"]["sandbox"][0]["path"],
+      "and in a run worker (verdict runtime_error, sandbox)")
+after = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
+check(before == after, "the input files are unchanged")
+
+builder.close()
+runner.close()
+shared.cleanup()
