@@ -449,9 +449,11 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (!g->quiet)
 		fprintf(stderr, "replay: run %lld: %d of %d jobs done (%d now), "
-			"%d builds (%d cache hits), %d worker restarts, %lds\n",
+			"%d builds (%d cache hits), inputs of %d problems drawn "
+			"ahead (%d sets), %d worker restarts, %lds\n",
 			(long long)run_id, st.done, st.total, st.ran, st.builds,
-			st.build_hits, st.restarts, (long)(time(NULL) - t0));
+			st.build_hits, st.predraws, st.predraw_sets, st.restarts,
+			(long)(time(NULL) - t0));
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:

@@ -1,6 +1,7 @@
 /* pool.c - see pool.h. */
 #include "pool.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -58,6 +59,10 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 	argv[a++] = sp->cache;
 	argv[a++] = "--mem-limit-mb";
 	argv[a++] = mem;
+	if (sp->inputs) {
+		argv[a++] = "--inputs";
+		argv[a++] = sp->inputs;
+	}
 	if (sp->verify_lib) {
 		argv[a++] = "--verify-lib";
 		argv[a++] = sp->verify_lib;
@@ -315,4 +320,24 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
 	if (!realpath(dir, out))
 		return hr_errf(e, HR_SYSTEM, "%s: %s", dir, strerror(errno));
 	return HR_OK;
+}
+
+int wproc_remove_files(const char *dir, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int left = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : 1;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    strncmp(de->d_name, prefix, plen))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
+			left++;
+	}
+	closedir(d);
+	return left;
 }

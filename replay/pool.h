@@ -30,6 +30,8 @@ struct wproc_spec {
 	const char *gpu;          /* physical GPU index (CUDA_VISIBLE_DEVICES) */
 	const char *scratch;      /* the worker's scratch directory */
 	const char *cache;        /* extension build cache */
+	const char *inputs;       /* input sets shared by the run; NULL: the
+	                           * worker's own (SCRATCH/inputs) */
 	const char *verify_lib;   /* NULL: none */
 	int mem_limit_mb;         /* 0: none */
 	int nice;                 /* scheduling priority of the worker, 0..19 */
@@ -85,5 +87,10 @@ int wproc_mkdir_p(const char *path, struct hr_err *e);
 /* Create dir when missing and write its absolute path into out (workers
  * chdir, so the directories they are given must be absolute). */
 int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
+
+/* Remove the files of dir whose names start with prefix ("" every file);
+ * best effort (a missing dir has none).  Returns how many could not be
+ * removed. */
+int wproc_remove_files(const char *dir, const char *prefix);
 
 #endif

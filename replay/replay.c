@@ -6,6 +6,17 @@
  * the build of its later jobs; a job whose build already gave a verdict
  * (compile_error, timeout, ...) is done without a run.  One poll(2) loop
  * watches every worker's protocol and stderr pipes and every deadline.
+ *
+ * Input sets are drawn ahead.  The run has one inputs directory
+ * (SCRATCH/inputs) shared by every worker; a problem's files there are
+ * named by its inputs key (sha16 of its code, sent with each job).  A
+ * problem's inputs move NONE -> DRAWING (a build worker draws them: the
+ * first build job handed out for the problem carries "draw", or, when no
+ * build is waiting, an inputs-only job) -> DRAWN -> CLEANED (its last job
+ * is done: its files are removed).  Run jobs of a problem being drawn
+ * wait; a run worker given a job of a problem nobody drew draws it itself
+ * (DRAWN).  At most nrun + DRAW_AHEAD problems are DRAWING or DRAWN at
+ * once, which bounds the directory; the directory goes with the run.
  */
 #include "replay.h"
 
@@ -16,13 +27,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../dataset/digest.h"
 #include "jobs.h"
 #include "pool.h"
+
+/* Problems whose inputs build workers may draw beyond one per run worker. */
+#define DRAW_AHEAD 3
 
 enum role { ROLE_BUILD, ROLE_RUN };
 enum wstate { WS_STARTING, WS_IDLE, WS_BUSY };
 enum jstate { JS_BUILD, JS_BUILDING, JS_READY, JS_RUNNING, JS_DONE };
+enum dstate { DS_NONE, DS_DRAWING, DS_DRAWN, DS_CLEANED };
+
+/* The jobs of one problem share its input sets. */
+struct prob {
+	int64_t ref;          /* problem row */
+	char key[17];         /* its input files: <key>-<seed>.pt */
+	enum dstate ds;
+	int left;             /* jobs not done */
+};
 
 struct slot {
 	struct wproc p;
@@ -38,6 +63,8 @@ struct slot {
 	int start_failures;   /* in a row, without a hello */
 	int64_t last_problem; /* problem of the last job run here */
 	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
+	int drawing;          /* problem whose inputs the job draws, -1 none */
+	int inputs_only;      /* the job only draws: it is not the job's build */
 };
 
 struct sched {
@@ -49,11 +76,15 @@ struct sched {
 	unsigned char *built;      /* job's kernel built in this run */
 	unsigned char *dispatched; /* attempt already counted */
 	cJSON **build_stage;       /* the build worker's "build" object */
+	int *pj;                   /* job -> index into probs */
+	struct prob *probs;
+	int nprobs, draw_limit;
 	int n;
 	struct slot *slots;
 	int nslots;
 	cJSON *settings;
 	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
+	char inputs[PATH_MAX];     /* SCRATCH/inputs, shared by the workers */
 	struct replay_stats *st;
 	int env_recorded;
 	struct hr_err *e;
@@ -65,7 +96,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.python = sc->o->python, .worker = sc->o->worker,
 		.device = sc->o->device, .gpu = sl->gpu,
 		.scratch = sl->scratch, .cache = sc->cache,
-		.verify_lib = sc->o->verify_lib,
+		.inputs = sc->inputs, .verify_lib = sc->o->verify_lib,
 		.mem_limit_mb = sc->o->mem_limit_mb,
 		.nice = sl->nice,
 	};
@@ -91,6 +122,47 @@ static void progress(struct sched *sc, int j, const char *verdict)
 		 jb->problem_id, jb->sample_id, jb->model);
 	sc->o->progress(sc->o->cb_arg, sc->st->done, sc->st->total, verdict,
 			what);
+}
+
+/* A problem whose jobs are all done loses its input files, unless a
+ * worker is still drawing them (then when the draw ends).  Best effort: a
+ * file left goes with the directory at the end of the run. */
+static void clean_inputs(struct sched *sc, int p)
+{
+	struct prob *pr = &sc->probs[p];
+	char prefix[sizeof(pr->key) + 1];
+
+	if (pr->left > 0 || pr->ds == DS_DRAWING || pr->ds == DS_CLEANED)
+		return;
+	if (pr->ds == DS_DRAWN) {
+		snprintf(prefix, sizeof(prefix), "%s-", pr->key);
+		wproc_remove_files(sc->inputs, prefix);
+	}
+	pr->ds = DS_CLEANED;
+}
+
+/* The draw sl's job was doing is over (its job left the reference phase,
+ * or ended): run workers may take the problem's jobs. */
+static void draw_ended(struct sched *sc, struct slot *sl)
+{
+	int p = sl->drawing;
+
+	if (p < 0)
+		return;
+	sl->drawing = -1;
+	sc->probs[p].ds = DS_DRAWN;
+	clean_inputs(sc, p);
+}
+
+/* Count what a worker's predraw record says it drew. */
+static void count_draw(struct sched *sc, const cJSON *rec)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "drawn");
+
+	if (cJSON_IsNumber(d) && d->valueint > 0) {
+		sc->st->predraws++;
+		sc->st->predraw_sets += d->valueint;
+	}
 }
 
 /* Store a finished job and account for it. */
@@ -125,7 +197,10 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	if (rc)
 		return hr_err_prefix(sc->e, "evaluation %lld",
 				     (long long)sc->jobs[j].evaluation_id);
+	if (sc->js[j] != JS_DONE)
+		sc->probs[sc->pj[j]].left--;
 	sc->js[j] = JS_DONE;
+	clean_inputs(sc, sc->pj[j]);
 	sc->st->ran += written;
 	sc->st->done += written;
 	progress(sc, j, verdict ? verdict : cJSON_IsString(v) ? v->valuestring
@@ -165,22 +240,50 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
+/* 1 when a build worker may start drawing another problem's inputs. */
+static int draw_room(const struct sched *sc)
+{
+	int n = 0;
+
+	for (int p = 0; p < sc->nprobs; p++)
+		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
+	return n < sc->draw_limit;
+}
+
+/* A job for an idle build worker with no build to do: one of the first
+ * problem whose inputs nobody drew (the worker only draws them); -1 none. */
+static int pick_draw(const struct sched *sc)
+{
+	if (!draw_room(sc))
+		return -1;
+	for (int j = 0; j < sc->n; j++)
+		if (sc->js[j] != JS_DONE && sc->probs[sc->pj[j]].ds == DS_NONE)
+			return j;
+	return -1;
+}
+
 /* Next job for an idle run worker: one of the problem it ran last when
- * there is one (its input cache then holds that problem's draws), else
- * the first ready job. */
+ * there is one (its files are warm), else the first ready job whose
+ * inputs are drawn, else the first ready job.  Jobs of a problem whose
+ * inputs a build worker is drawing wait for the draw: drawing them here
+ * too would do the same work twice. */
 static int pick_run(struct sched *sc, const struct slot *sl)
 {
-	int first = -1;
+	int first = -1, drawn = -1;
 
 	for (int j = 0; j < sc->n; j++) {
-		if (sc->js[j] != JS_READY)
+		enum dstate ds = sc->probs[sc->pj[j]].ds;
+
+		if (sc->js[j] != JS_READY || ds == DS_DRAWING)
 			continue;
 		if (sc->jobs[j].problem_ref == sl->last_problem)
 			return j;
+		if (ds == DS_DRAWN && drawn < 0)
+			drawn = j;
 		if (first < 0)
 			first = j;
 	}
-	return first;
+	return drawn >= 0 ? drawn : first;
 }
 
 static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
@@ -204,36 +307,55 @@ static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
 	cJSON_AddStringToObject(m, "precision", jb->precision);
 	cJSON_AddStringToObject(m, "problem_file", jb->problem_file);
 	cJSON_AddStringToObject(m, "problem_code", jb->problem_code);
+	cJSON_AddStringToObject(m, "inputs_key", sc->probs[sc->pj[j]].key);
 	cJSON_AddStringToObject(m, "candidate_file", cand);
 	cJSON_AddStringToObject(m, "candidate_code", jb->kernel_code);
 	return m;
 }
 
-static int dispatch(struct sched *sc, struct slot *sl, int j)
+/* How a job goes to a worker: as it is; a build that also draws the
+ * problem's inputs first; only the draw (the job itself stays as it is). */
+enum how { HOW_PLAIN, HOW_DRAW, HOW_INPUTS };
+
+static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 {
-	cJSON *m = job_message(sc, j, sl->role == ROLE_BUILD ? "build" : "all");
+	cJSON *m = job_message(sc, j, sl->role == ROLE_RUN ? "all" :
+			      how == HOW_INPUTS ? "inputs" : "build");
+	struct prob *pr = &sc->probs[sc->pj[j]];
 	int rc;
 
+	if (m && how != HOW_PLAIN && !cJSON_AddTrueToObject(m, "draw")) {
+		cJSON_Delete(m);
+		m = NULL;
+	}
 	if (!m)
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
-	if (!sc->dispatched[j]) {
+	if (how != HOW_INPUTS && !sc->dispatched[j]) {
 		sc->dispatched[j] = 1;
 		if (jobs_mark_attempt(sc->s, sc->jobs[j].id, sc->e)) {
 			cJSON_Delete(m);
 			return sc->e->code;
 		}
 	}
+	/* A failed send shows up as the worker's death in the poll loop. */
 	rc = wproc_send(&sl->p, m);
+	(void)rc;
 	cJSON_Delete(m);
 	sl->state = WS_BUSY;
 	sl->job = j;
 	sl->job_started = wproc_now();
 	sl->deadline = sl->job_started + sc->o->timeout_build;
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
-	sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
-	sl->last_problem = sc->jobs[j].problem_ref;
-	/* A failed send shows up as the worker's death in the poll loop. */
-	(void)rc;
+	sl->drawing = how == HOW_PLAIN ? -1 : sc->pj[j];
+	sl->inputs_only = how == HOW_INPUTS;
+	if (how != HOW_PLAIN)
+		pr->ds = DS_DRAWING;
+	else if (sl->role == ROLE_RUN && pr->ds == DS_NONE)
+		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
+	if (how != HOW_INPUTS) {
+		sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
+		sl->last_problem = sc->jobs[j].problem_ref;
+	}
 	return HR_OK;
 }
 
@@ -262,18 +384,20 @@ static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
 
 	wproc_kill(&sl->p, &status);
 	sc->st->restarts++;
-	if (j >= 0) {
+	if (j >= 0 && !sl->inputs_only) {
 		cJSON *res = crash_result(sc, sl, j);
 
 		rc = finish(sc, j, sl, res, verdict, "worker", why);
 		cJSON_Delete(res);
-	} else if (sl->state == WS_STARTING &&
+	} else if (j < 0 && sl->state == WS_STARTING &&
 		   ++sl->start_failures >= 3) {
 		return hr_errf(sc->e, HR_SYSTEM, "the %s worker (%s %s) does not "
 			       "start: %s", sl->role == ROLE_RUN ? "run" :
 			       "build", sc->o->python, sc->o->worker,
 			       wproc_err_tail(&sl->p, tail, 600, 0));
 	}
+	draw_ended(sc, sl);   /* what it saved stays; the rest is drawn late */
+	sl->inputs_only = 0;
 	cJSON_Delete(sl->result);
 	sl->result = NULL;
 	sl->phase[0] = '\0';
@@ -305,7 +429,10 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	sl->p.job_pgid = 0;
 	if (j < 0)
 		return HR_OK;
-	if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
+	if (sl->inputs_only) {
+		/* Only a draw: whatever its end, the job is as it was. */
+		count_draw(sc, cJSON_GetObjectItemCaseSensitive(res, "predraw"));
+	} else if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
 	    !strcmp(v->valuestring, "built")) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cache");
@@ -314,11 +441,15 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			sc->st->builds++;
 			sc->st->build_hits += !strcmp(c->valuestring, "hit");
 		}
+		count_draw(sc, cJSON_GetObjectItemCaseSensitive(b, "predraw"));
 		sc->built[j] = 1;
 		sc->js[j] = JS_READY;
 		cJSON_Delete(sc->build_stage[j]);
 		sc->build_stage[j] = b ? cJSON_Duplicate(b, 1) : NULL;
 	} else if (res) {
+		count_draw(sc, cJSON_GetObjectItemCaseSensitive(
+				   cJSON_GetObjectItemCaseSensitive(res, "build"),
+				   "predraw"));
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
 	} else {
 		cJSON *crash = crash_result(sc, sl, j);
@@ -327,6 +458,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		rc = finish(sc, j, sl, crash, "crashed", "exit", why);
 		cJSON_Delete(crash);
 	}
+	draw_ended(sc, sl);
+	sl->inputs_only = 0;
 	cJSON_Delete(sl->result);
 	sl->result = NULL;
 	sl->job = -1;
@@ -379,6 +512,8 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
 		sl->deadline = wproc_now() + (building ? sc->o->timeout_build :
 					  sc->o->timeout_run);
+		if (strcmp(p, "reference"))
+			draw_ended(sc, sl);   /* it draws in the reference phase */
 	} else if (!strcmp(type, "result") && !sl->result) {
 		sl->result = msg;
 		return HR_OK;   /* kept until the job process exits */
@@ -454,10 +589,19 @@ static int assign(struct sched *sc)
 		struct slot *sl = &sc->slots[i];
 		int j;
 
+		enum how how = HOW_PLAIN;
+
 		if (sl->state != WS_IDLE)
 			continue;
-		j = sl->role == ROLE_BUILD ? pick_build(sc) : pick_run(sc, sl);
-		if (j >= 0 && dispatch(sc, sl, j))
+		if (sl->role == ROLE_RUN) {
+			j = pick_run(sc, sl);
+		} else if ((j = pick_build(sc)) >= 0) {
+			if (sc->probs[sc->pj[j]].ds == DS_NONE && draw_room(sc))
+				how = HOW_DRAW;
+		} else if ((j = pick_draw(sc)) >= 0) {
+			how = HOW_INPUTS;
+		}
+		if (j >= 0 && dispatch(sc, sl, j, how))
 			return sc->e->code;
 	}
 	return HR_OK;
@@ -530,6 +674,7 @@ static int make_slots(struct sched *sc)
 		nrun += *p == ',';
 	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
+	sc->draw_limit = nrun + DRAW_AHEAD;
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
 	tok = strtok_r(gpus, ",", &save);
@@ -556,6 +701,7 @@ static int make_slots(struct sched *sc)
 
 		sl->p.in_fd = sl->p.out_fd = sl->p.err_fd = -1;
 		sl->job = -1;
+		sl->drawing = -1;
 		if ((size_t)snprintf(sl->scratch, sizeof(sl->scratch), "%s/%s%d",
 				     sc->scratch, sl->role == ROLE_RUN ? "run" :
 				     "build", i) >= sizeof(sl->scratch))
@@ -563,6 +709,53 @@ static int make_slots(struct sched *sc)
 		if (wproc_mkdir_p(sl->scratch, sc->e) || slot_start(sc, sl))
 			return sc->e->code;
 	}
+	return HR_OK;
+}
+
+/* One entry per problem of the pending jobs, with its inputs key. */
+static int make_probs(struct sched *sc)
+{
+	char hex[HR_SHA256_HEX];
+
+	sc->pj = calloc((size_t)sc->n + 1, sizeof(*sc->pj));
+	sc->probs = calloc((size_t)sc->n + 1, sizeof(*sc->probs));
+	if (!sc->pj || !sc->probs)
+		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
+	for (int j = 0; j < sc->n; j++) {
+		const struct job *jb = &sc->jobs[j];
+		int p = 0;
+
+		while (p < sc->nprobs && sc->probs[p].ref != jb->problem_ref)
+			p++;
+		if (p == sc->nprobs) {
+			if (hr_sha256_hex(jb->problem_code,
+					  strlen(jb->problem_code), hex))
+				return hr_errf(sc->e, HR_SYSTEM, "sha256 of "
+					       "problem %lld failed",
+					       (long long)jb->problem_ref);
+			sc->probs[p].ref = jb->problem_ref;
+			snprintf(sc->probs[p].key, sizeof(sc->probs[p].key),
+				 "%.16s", hex);
+			sc->nprobs++;
+		}
+		sc->pj[j] = p;
+		sc->probs[p].left++;
+	}
+	return HR_OK;
+}
+
+/* The run's inputs directory, empty: files a killed run left may come
+ * from another torch. */
+static int make_inputs_dir(struct sched *sc)
+{
+	if ((size_t)snprintf(sc->inputs, sizeof(sc->inputs), "%s/inputs",
+			     sc->scratch) >= sizeof(sc->inputs))
+		return hr_errf(sc->e, HR_USAGE, "scratch path too long");
+	if (wproc_mkdir_p(sc->inputs, sc->e))
+		return sc->e->code;
+	if (wproc_remove_files(sc->inputs, ""))
+		return hr_errf(sc->e, HR_SYSTEM, "%s: cannot empty the inputs "
+			       "directory", sc->inputs);
 	return HR_OK;
 }
 
@@ -588,9 +781,10 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
-	if (sc.n > 0 && (wproc_absolute_dir(o->scratch, sc.scratch, e) ||
+	if (sc.n > 0 && (make_probs(&sc) ||
+			 wproc_absolute_dir(o->scratch, sc.scratch, e) ||
 			 wproc_absolute_dir(o->cache, sc.cache, e) ||
-			 make_slots(&sc) || loop(&sc)))
+			 make_inputs_dir(&sc) || make_slots(&sc) || loop(&sc)))
 		goto done;
 done:
 	for (int i = 0; i < sc.nslots; i++) {
@@ -599,6 +793,10 @@ done:
 		else
 			wproc_stop(&sc.slots[i].p, 3000);
 		cJSON_Delete(sc.slots[i].result);
+	}
+	if (sc.inputs[0]) {   /* the workers are gone: the inputs go too */
+		wproc_remove_files(sc.inputs, "");
+		rmdir(sc.inputs);
 	}
 	rc = e->code;
 	if (!rc && st->interrupted)
@@ -616,6 +814,8 @@ done:
 	for (int j = 0; sc.build_stage && j < sc.n; j++)
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);
+	free(sc.pj);
+	free(sc.probs);
 	jobs_free(sc.jobs, sc.n);
 	cJSON_Delete(sc.settings);
 	return rc;

@@ -1,10 +1,13 @@
 /* replay.h - the replay orchestrator: schedule jobs on worker processes.
  *
  * Owns: the build pool (workers that execute candidates so their extensions
- * are compiled into the shared cache, ahead of run work), one run worker per
+ * are compiled into the shared cache, and draw each problem's input sets
+ * into the run's inputs directory, ahead of run work), one run worker per
  * GPU (one on CPU), per-phase time limits, killing and restarting workers,
- * and the one write per finished job (through jobs.h).  Must not: print
- * (progress goes through the callback), run candidate code itself.
+ * the inputs directory's lifetime (a problem's files go when its last job
+ * is done, the directory with the run), and the one write per finished job
+ * (through jobs.h).  Must not: print (progress goes through the callback),
+ * run candidate code itself.
  */
 #ifndef HR_REPLAY_H
 #define HR_REPLAY_H
@@ -38,6 +41,8 @@ struct replay_stats {
 	int ran;                     /* finished by this process */
 	int builds, build_hits;      /* build jobs that built extensions; of
 	                              * which every extension was cached */
+	int predraws, predraw_sets;  /* draws done ahead by build workers (of
+	                              * problems), sets they saved */
 	int restarts;                /* workers killed or lost and restarted */
 	int interrupted;             /* stopped through *stop */
 };

@@ -1,0 +1,82 @@
+"""headroom replay draws each problem's inputs ahead in a build worker: one
+build job per problem draws (it says so in checks.build_stage.predraw), or
+an inputs-only job when the problem has no build to do; every run job
+loads all its sets (checks.input_cache: all hits); the verdicts and trials
+are those of the worker drawing alone; the run's inputs directory is gone
+when the run ends.  CPU; needs $HEADROOM (the
+binary; build/asan/headroom when unset) and the sqlite3 CLI."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from workerlib import ROOT, Worker, check
+
+HEADROOM = os.environ.get("HEADROOM") or os.path.join(ROOT, "build", "asan", "headroom")
+CACHE = os.path.join(ROOT, "build", "test-replay-cache")
+FIX = os.path.join(ROOT, "tests", "fixtures", "replay")
+if os.environ.get("HR_TEST_DEVICE", "cpu") != "cpu":
+    print("note: a CPU replay test; skipped on", os.environ["HR_TEST_DEVICE"])
+    sys.exit(0)
+
+tmp = tempfile.TemporaryDirectory(prefix="hr-replay-predraw-")
+db = os.path.join(tmp.name, "t.db")
+env = dict(os.environ, HEADROOM=HEADROOM)
+# Problem 1 (ReLU): four candidates, four build jobs (scale_torch fails to
+# load there: ModelNew needs a factor).  Problem 2 (Scale): scale_torch
+# again, whose kernel the first build covers: no build of its own.
+subprocess.run(["sh", os.path.join(FIX, "mkdb.sh"), db, "relu_kb_inputs.py", "relu_fast.py",
+                "relu_wrong.py", "scale_torch.py", "1:2:scale_torch.py"], env=env, check=True)
+run = subprocess.run([HEADROOM, "--db", db, "replay", "--device", "cpu", "--jobs", "2",
+                      "--perf-trials", "5", "--python", sys.executable, "--cache", CACHE,
+                      "--verify-lib", "none"], env=env, capture_output=True, text=True)
+print(run.stderr[-2000:])
+check(run.returncode == 0, "the replay finishes")
+
+con = sqlite3.connect(db)
+rows = con.execute("""SELECT e.model, e.problem_id, j.verdict, j.trials_passed, j.checks_json,
+                      p.code, k.code FROM replay_job j JOIN evaluation e ON e.id = j.evaluation_id
+                      JOIN problem p ON p.id = j.problem_ref JOIN kernel k ON k.id = e.kernel_id
+                      ORDER BY e.id""").fetchall()
+settings = json.loads(con.execute("SELECT settings_json FROM replay_run").fetchone()[0])
+con.close()
+jobs = [{"model": r[0], "problem": r[1], "verdict": r[2], "passed": r[3],
+         "checks": json.loads(r[4]), "problem_code": r[5], "code": r[6]} for r in rows]
+
+check([(j["model"], j["verdict"]) for j in jobs] ==
+      [("relu_kb_inputs", "correct"), ("relu_fast", "correct"), ("relu_wrong", "incorrect"),
+       ("scale_torch", "runtime_error"), ("scale_torch", "correct")],
+      "verdicts: the candidate that checks its inputs against KernelBench's draws passes")
+check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late": 0}
+          for j in jobs),
+      "every run job loads all 6 sets, drawn ahead: %s"
+      % [j["checks"].get("input_cache") for j in jobs])
+drew = [j["checks"]["build_stage"].get("predraw") for j in jobs
+        if j["checks"].get("build_stage", {}).get("predraw")]
+check(len(drew) == 1 and drew[0]["drawn"] == 6 and drew[0]["present"] == 0 and
+      jobs[0]["checks"]["build_stage"].get("predraw") == drew[0],
+      "problem 1: exactly one build job (its first) drew its 6 sets: %s" % drew)
+check("build_stage" not in jobs[4]["checks"],
+      "problem 2: no build; its inputs came from an inputs-only job")
+check("inputs of 2 problems drawn ahead (12 sets)" in run.stderr,
+      "the closing summary counts the draws")
+check(not os.path.exists(db + ".replay/inputs") and os.path.isdir(db + ".replay"),
+      "the run's inputs directory is removed when the run ends")
+
+# The same jobs in a worker of their own, each under an inputs key with no
+# files (so it draws every set itself): the same verdicts and trials.
+w = Worker("--cache", CACHE)
+for i, j in enumerate(jobs):
+    sem = j["checks"]["semantics"]
+    _, res = w.run(j["problem_code"], j["code"], **dict(
+        settings, harness=sem["harness"], precision=sem["precision"],
+        inputs_key="%016x" % (0xfeed0 + i)))
+    check(res["checks"]["input_cache"]["hits"] == 0 and res["verdict"] == j["verdict"] and
+          res.get("trials_passed") == j["passed"] and
+          res["checks"].get("trials") == j["checks"].get("trials"),
+          "%s: drawing in the job gives the replay's verdict and trials (%s, %s)"
+          % (j["model"], res.get("verdict"), res.get("error")))
+w.close()
+tmp.cleanup()
