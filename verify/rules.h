@@ -18,6 +18,7 @@
 #define HRV_RULES_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,6 +28,19 @@
 #define HRV_HD __host__ __device__ __forceinline__
 #else
 #define HRV_HD static inline __attribute__((always_inline))
+#endif
+
+/* HRV_AND/HRV_OR join pure, cheap conditions: the device evaluates both
+ * sides as predicates (no branches), the host short-circuits (the right
+ * side may cost a software fp16 rounding).  Same value either way. */
+#if defined(__CUDA_ARCH__)    /* the device pass of nvcc */
+#define HRV_UNROLL _Pragma("unroll")
+#define HRV_AND(a, b) ((bool)(a) & (bool)(b))
+#define HRV_OR(a, b) ((bool)(a) | (bool)(b))
+#else
+#define HRV_UNROLL
+#define HRV_AND(a, b) ((a) && (b))
+#define HRV_OR(a, b) ((a) || (b))
 #endif
 
 #if defined(__CUDA_ARCH__)
@@ -88,14 +102,16 @@ HRV_HD double hrv_u2d(uint64_t u)
 	return d;
 }
 
+/* Float tests as float compares (one instruction on a GPU; IEEE: NaN
+ * compares false, and the build never uses fast-math). */
 HRV_HD int hrv_isnan_f(float f)
 {
-	return (hrv_f2u(f) & 0x7fffffffu) > 0x7f800000u;
+	return f != f;
 }
 
 HRV_HD int hrv_isfinite_f(float f)
 {
-	return (hrv_f2u(f) & 0x7f800000u) != 0x7f800000u;
+	return fabsf(f) < HUGE_VALF;
 }
 
 HRV_HD int hrv_isfinite_d(double d)
@@ -115,7 +131,7 @@ HRV_HD double hrv_fabs_d(double d)
 
 HRV_HD float hrv_fabs_f(float f)
 {
-	return hrv_u2f(hrv_f2u(f) & 0x7fffffffu);
+	return fabsf(f);        /* clears the sign bit, NaN included */
 }
 
 /* bfloat16 <-> float: c10::BFloat16's round-to-nearest-even, NaN -> 0x7fc0. */
@@ -269,6 +285,7 @@ struct hrv_params {
 	double si_rtol;
 	uint64_t poison_bits;
 	float atol_f, rtol_f;     /* the Python doubles as torch casts them */
+	float si_skip;            /* skip factor of si_rtol (hrv_err) */
 	int32_t dtype;
 	int32_t equal_nan;
 	int32_t zero_tol;         /* atol == 0 && rtol == 0: equality only */
@@ -302,21 +319,24 @@ HRV_HD int hrv_equal(int dtype, struct hrv_val r, struct hrv_val c)
  * reference: KernelBench calls allclose(ref, cand).  dt is p->dtype, passed
  * separately so that a caller with a constant dtype gets a specialised
  * copy. */
+HRV_HD int hrv_within(int dt, const struct hrv_params *p, struct hrv_val r,
+		      struct hrv_val c)
+{
+	float prod = hrv_round(dt, HRV_FMUL(p->rtol_f, c.f));
+	float allowed = hrv_round(dt, HRV_FADD(p->atol_f, hrv_fabs_f(prod)));
+	float actual = hrv_fabs_f(hrv_round(dt, HRV_FSUB(r.f, c.f)));
+
+	return HRV_AND(HRV_AND(p->zero_tol == 0, hrv_isfinite_f(actual)),
+		       actual <= allowed);
+}
+
 HRV_HD int hrv_close(int dt, const struct hrv_params *p, struct hrv_val r,
 		     struct hrv_val c)
 {
-	float prod, allowed, actual;
-
-	if (hrv_equal(dt, r, c))
-		return 1;
-	if (p->equal_nan && hrv_isnan_f(r.f) && hrv_isnan_f(c.f))
-		return 1;
-	if (p->zero_tol)
-		return 0;
-	prod = hrv_round(dt, HRV_FMUL(p->rtol_f, c.f));
-	allowed = hrv_round(dt, HRV_FADD(p->atol_f, hrv_fabs_f(prod)));
-	actual = hrv_fabs_f(hrv_round(dt, HRV_FSUB(r.f, c.f)));
-	return hrv_isfinite_f(actual) && actual <= allowed;
+	return HRV_OR(HRV_OR(hrv_equal(dt, r, c),
+			     HRV_AND(HRV_AND(p->equal_nan, hrv_isnan_f(r.f)),
+				     hrv_isnan_f(c.f))),
+		      hrv_within(dt, p, r, c));
 }
 
 /* Non-finite masks agree: both finite, both NaN, or the same infinity. */
@@ -354,6 +374,12 @@ HRV_HD double hrv_row_bound(double alpha, double row_amax)
 struct hrv_acc {
 	double max_abs_err, max_rel_err, max_excess;
 	double ref_min, ref_max;          /* amax = max(-min, max) */
+	/* Filter of hrv_err (float dtypes): the skip factor of a value
+	 * <= max_rel_err.  It only decides what can be skipped. */
+	float rel_skip;
+	/* float dtypes under skip: the finite reference's extremes in float
+	 * (exact); hrv_acc_min/max fold them into ref_min/ref_max */
+	float fmin, fmax;
 	uint64_t n_viol, first_viol;
 	uint64_t n_nf_mismatch, first_nf;
 	uint64_t n_nan_ref, n_nan_cand, n_inf_ref, n_inf_cand;
@@ -368,6 +394,9 @@ HRV_HD void hrv_acc_init(struct hrv_acc *a)
 	a->max_excess = 0.0;
 	a->ref_min = HUGE_VAL;
 	a->ref_max = -HUGE_VAL;
+	a->rel_skip = 0.0f;
+	a->fmin = HUGE_VALF;
+	a->fmax = -HUGE_VALF;
 	a->n_viol = 0;
 	a->first_viol = HRV_NONE;
 	a->n_nf_mismatch = 0;
@@ -392,12 +421,34 @@ HRV_HD uint64_t hrv_min_u(uint64_t a, uint64_t b)
 	return b < a ? b : a;
 }
 
+HRV_HD float hrv_min_f(float a, float b)
+{
+	return b < a ? b : a;
+}
+
+HRV_HD float hrv_max_f(float a, float b)
+{
+	return b > a ? b : a;
+}
+
+/* The finite reference's extremes (the sign of a zero extreme depends on
+ * the order the elements came in; hrv_finalize does not report it). */
+HRV_HD double hrv_acc_min(const struct hrv_acc *a)
+{
+	return hrv_min_d(a->ref_min, (double)a->fmin);
+}
+
+HRV_HD double hrv_acc_max(const struct hrv_acc *a)
+{
+	return hrv_max_d(a->ref_max, (double)a->fmax);
+}
+
 /* Largest finite |ref| (0 when there is none). */
 HRV_HD double hrv_acc_amax(const struct hrv_acc *a)
 {
 	if (a->n_fin_ref == 0)
 		return 0.0;
-	return hrv_max_d(hrv_fabs_d(a->ref_min), hrv_fabs_d(a->ref_max));
+	return hrv_max_d(hrv_fabs_d(hrv_acc_min(a)), hrv_fabs_d(hrv_acc_max(a)));
 }
 
 HRV_HD void hrv_acc_merge(struct hrv_acc *a, const struct hrv_acc *b)
@@ -407,6 +458,9 @@ HRV_HD void hrv_acc_merge(struct hrv_acc *a, const struct hrv_acc *b)
 	a->max_excess = hrv_max_d(a->max_excess, b->max_excess);
 	a->ref_min = hrv_min_d(a->ref_min, b->ref_min);
 	a->ref_max = hrv_max_d(a->ref_max, b->ref_max);
+	a->rel_skip = b->rel_skip > a->rel_skip ? b->rel_skip : a->rel_skip;
+	a->fmin = hrv_min_f(a->fmin, b->fmin);
+	a->fmax = hrv_max_f(a->fmax, b->fmax);
 	a->n_viol += b->n_viol;
 	a->first_viol = hrv_min_u(a->first_viol, b->first_viol);
 	a->n_nf_mismatch += b->n_nf_mismatch;
@@ -419,15 +473,91 @@ HRV_HD void hrv_acc_merge(struct hrv_acc *a, const struct hrv_acc *b)
 	a->n_poison += b->n_poison;
 }
 
+/* With skip set (a constant; the GPU sets it, the CPU library only in
+ * its test build: on a CPU the filters cost more than the fp64 work they
+ * save), elements that cannot change a maximum are skipped (float dtypes;
+ * the integers take every step).  For a finite pair let D = |c - r| exactly,
+ * fd = fl32(D) (one float subtraction) and ar = |r|, exact in float.
+ * Rounding is monotone, so
+ *  - max_abs_err needs no filter: fl64(D) = |d| is at hand, one compare;
+ *  - fd < x = fl32(rel_skip * ar) with x > HRV_SKIP_MIN: D / ar cannot
+ *    exceed max_rel_err (below);
+ *  - fd < x = fl32(si_skip * ar) with x > HRV_SKIP_MIN: D < si_rtol * ar,
+ *    so the excess is <= 0 and changes no maximum (they all start at +0);
+ *  - fd == 0 iff D == 0 (gradual underflow): error 0, excess <= 0.
+ * A factor is 0, or f = fl32(fl32(q) * 0.999999f) for a normal float q:
+ * with the product by ar, x carries at most three float roundings, so
+ * x <= 0.999999 * (1 + 2^-24)^3 * q * ar, and fd < x gives
+ * D <= fd * (1 + 2^-24) < (1 - 7e-7) * q * ar (x normal: fd's absolute
+ * error 2^-150 is nothing beside it).  Skipping changes no statistic,
+ * only the work.  A threshold may come from an element counted in another
+ * accumulator merged into the same result (the GPU shares them across a
+ * warp and across blocks): the final maxima still cover every skipped
+ * element. */
+#define HRV_SKIP_MIN 1e-30f
+
+/* The skip factor of q >= 0 (see above): 0 when q is not a normal float. */
+HRV_HD float hrv_skip_factor(double q)
+{
+	if (!(q >= 1.1754944e-38 && q < 1e38))
+		return 0.0f;
+	return HRV_FMUL((float)q, 0.999999f);
+}
+
+/* The error statistics of one finite pair, d = c - r in fp64.  Returns
+ * the excess, or -1 where it is known to be <= 0 without computing it. */
+HRV_HD double hrv_err(int dt, int skip, const struct hrv_params *p,
+		      struct hrv_acc *a, struct hrv_val r, struct hrv_val c,
+		      double d)
+{
+	double ad = hrv_fabs_d(d), ar = hrv_fabs_d(r.d), ex;
+
+	if (skip && hrv_is_float(dt)) {
+		float fd = hrv_fabs_f(HRV_FSUB(c.f, r.f));
+		float ar_f = hrv_fabs_f(r.f), x;
+
+		if (!(fd > 0.0f))
+			return -1.0;
+		a->max_abs_err = hrv_max_d(a->max_abs_err, ad);
+		x = HRV_FMUL(a->rel_skip, ar_f);
+		if (ar_f != 0.0f && !(fd < x && x > HRV_SKIP_MIN)) {
+			double q = HRV_DDIV(ad, ar);
+
+			if (q > a->max_rel_err) {
+				a->max_rel_err = q;
+				a->rel_skip = hrv_max_f(a->rel_skip,
+							 hrv_skip_factor(q));
+			}
+		}
+		x = HRV_FMUL(p->si_skip, ar_f);
+		if (fd < x && x > HRV_SKIP_MIN)
+			return -1.0;
+	} else {
+		a->max_abs_err = hrv_max_d(a->max_abs_err, ad);
+		/* divide only when the quotient may be a new max; the
+		 * filter is loose, the max is of exact quotients */
+		if (ar != 0.0 && ad > 0.0 &&
+		    ad >= HRV_DMUL(HRV_DMUL(a->max_rel_err, ar), 0.99999))
+			a->max_rel_err = hrv_max_d(a->max_rel_err,
+						   HRV_DDIV(ad, ar));
+	}
+	ex = hrv_excess(p->si_rtol, r.d, c.d);
+	a->max_excess = hrv_max_d(a->max_excess, ex);
+	return ex;
+}
+
 /* What element i adds: to the order-independent statistics *a, and to the
  * three fp64 sums s[] of its lane (in the order of hrv_tree_sum).  Returns
- * the pair's excess (for the per-row statistics), or -1 when the pair is
- * not finite. */
-HRV_HD double hrv_elem(int dt, const struct hrv_params *p, struct hrv_acc *a,
-		       double *s, struct hrv_val r, struct hrv_val c,
-		       uint64_t i)
+ * the pair's excess (for the per-row statistics), or a negative value
+ * when the pair is not finite or its excess is known to be <= 0. */
+HRV_HD double hrv_elem(int dt, int skip, const struct hrv_params *p,
+		       struct hrv_acc *a, double *s, struct hrv_val r,
+		       struct hrv_val c, uint64_t i)
 {
-	int rfin = hrv_isfinite_d(r.d), cfin = hrv_isfinite_d(c.d);
+	/* float dtypes: finite as float iff as double (32-bit tests) */
+	int fl = skip && hrv_is_float(dt);
+	int rfin = fl ? hrv_isfinite_f(r.f) : hrv_isfinite_d(r.d);
+	int cfin = fl ? hrv_isfinite_f(c.f) : hrv_isfinite_d(c.d);
 	double ex = -1.0;
 
 	if (!hrv_close(dt, p, r, c)) {
@@ -447,30 +577,94 @@ HRV_HD double hrv_elem(int dt, const struct hrv_params *p, struct hrv_acc *a,
 		}
 	}
 	if (rfin) {
-		double ar = hrv_fabs_d(r.d);
-
 		a->n_fin_ref++;
 		s[0] = HRV_DADD(s[0], r.d);
 		s[1] = HRV_DADD(s[1], HRV_DMUL(r.d, r.d));
 		a->ref_min = hrv_min_d(a->ref_min, r.d);
 		a->ref_max = hrv_max_d(a->ref_max, r.d);
 		if (cfin) {
-			double d = HRV_DSUB(c.d, r.d), ad = hrv_fabs_d(d);
+			double d = HRV_DSUB(c.d, r.d);
 
 			s[2] = HRV_DADD(s[2], HRV_DMUL(d, d));
-			a->max_abs_err = hrv_max_d(a->max_abs_err, ad);
-			/* divide only when the quotient may be a new max;
-			 * the filter is loose, the max is of exact quotients */
-			if (ar != 0.0 && ad > 0.0 &&
-			    ad >= HRV_DMUL(HRV_DMUL(a->max_rel_err, ar),
-					   0.99999))
-				a->max_rel_err = hrv_max_d(a->max_rel_err,
-							   HRV_DDIV(ad, ar));
-			ex = hrv_excess(p->si_rtol, r.d, c.d);
-			a->max_excess = hrv_max_d(a->max_excess, ex);
+			ex = hrv_err(dt, skip, p, a, r, c, d);
 		}
 	}
 	return ex;
+}
+
+/* Bytes of one element of dtype. */
+HRV_HD int hrv_esize(int dt)
+{
+	return dt == HRV_F16 || dt == HRV_BF16 ? 2 : dt == HRV_I64 ? 8 :
+	       dt == HRV_BOOL ? 1 : 4;
+}
+
+/* One whole vector: the HRV_VEC_BYTES / size elements i0, i0 + 1, ... of
+ * the vectors rv and cv, each exactly as hrv_elem does it (ex[e] is its
+ * return), sums in the same order.  With skip, float dtypes take a
+ * shortcut when every pair is finite, close and not poison (the common
+ * case): the counters that stay 0 are not touched, the extremes go to
+ * fmin/fmax (exact in float), and hrv_err runs only for the elements the
+ * filters of hrv_err do not rule out.  Returns the largest ex[e]. */
+HRV_HD double hrv_vec(int dt, int skip, const struct hrv_params *p,
+		      struct hrv_acc *a, double *s, const void *rv,
+		      const void *cv, uint64_t i0, double *ex)
+{
+	const int v = HRV_VEC_BYTES / hrv_esize(dt);
+	struct hrv_val r[HRV_VEC_BYTES], c[HRV_VEC_BYTES];
+	double d[HRV_VEC_BYTES], vmax = -1.0;
+	bool ok = skip && hrv_is_float(dt), need[HRV_VEC_BYTES], any = false;
+
+	HRV_UNROLL
+	for (int e = 0; e < v; e++) {
+		r[e] = hrv_load(dt, rv, e);
+		c[e] = hrv_load(dt, cv, e);
+		ok = HRV_AND(HRV_AND(ok, hrv_isfinite_f(r[e].f)),
+			     HRV_AND(hrv_isfinite_f(c[e].f),
+				     hrv_close(dt, p, r[e], c[e])));
+		ok = HRV_AND(ok, !HRV_AND(p->have_poison,
+					  c[e].bits == p->poison_bits));
+	}
+	if (!ok) {
+		HRV_UNROLL
+		for (int e = 0; e < v; e++) {
+			ex[e] = hrv_elem(dt, skip, p, a, s, r[e], c[e], i0 + e);
+			vmax = hrv_max_d(vmax, ex[e]);
+		}
+		return vmax;
+	}
+	a->n_fin_ref += (uint64_t)v;
+	HRV_UNROLL
+	for (int e = 0; e < v; e++) {
+		float fd = hrv_fabs_f(HRV_FSUB(c[e].f, r[e].f));
+		float ar = hrv_fabs_f(r[e].f);
+		float xr = HRV_FMUL(a->rel_skip, ar);
+		float xe = HRV_FMUL(p->si_skip, ar);
+
+		s[0] = HRV_DADD(s[0], r[e].d);
+		s[1] = HRV_DADD(s[1], HRV_DMUL(r[e].d, r[e].d));
+		a->fmin = hrv_min_f(a->fmin, r[e].f);
+		a->fmax = hrv_max_f(a->fmax, r[e].f);
+		d[e] = HRV_DSUB(c[e].d, r[e].d);
+		s[2] = HRV_DADD(s[2], HRV_DMUL(d[e], d[e]));
+		/* what hrv_err would skip, as its filters say it */
+		need[e] = HRV_AND(fd > 0.0f, HRV_OR(
+			hrv_fabs_d(d[e]) > a->max_abs_err, !HRV_AND(
+			HRV_OR(ar == 0.0f, HRV_AND(fd < xr, xr > HRV_SKIP_MIN)),
+			HRV_AND(fd < xe, xe > HRV_SKIP_MIN))));
+		any = HRV_OR(any, need[e]);
+		ex[e] = -1.0;
+	}
+	if (!any)
+		return vmax;
+	HRV_UNROLL
+	for (int e = 0; e < v; e++) {
+		if (need[e]) {
+			ex[e] = hrv_err(dt, skip, p, a, r[e], c[e], d[e]);
+			vmax = hrv_max_d(vmax, ex[e]);
+		}
+	}
+	return vmax;
 }
 
 /* The fixed halving tree over HRV_LANES values: v[l] += v[l + h] for
@@ -500,6 +694,7 @@ HRV_HD int hrv_params_make(struct hrv_params *p, const struct hrv_opts *o,
 	p->zero_tol = o->atol == 0.0 && o->rtol == 0.0;
 	p->equal_nan = o->equal_nan != 0 && hrv_is_float(dtype);
 	p->si_rtol = o->si_rtol;
+	p->si_skip = hrv_skip_factor(o->si_rtol);
 	p->have_poison = o->have_poison != 0;
 	p->poison_bits = o->poison_bits;
 	return HRV_OK;
@@ -589,8 +784,10 @@ HRV_HD void hrv_finalize(const struct hrv_params *p, const struct hrv_opts *o,
 	res->si_threshold = HRV_DMUL(o->si_alpha, rms);
 	res->si_max_excess = a->max_excess;
 	res->ref_amax = hrv_acc_amax(a);
-	res->ref_min = a->n_fin_ref ? a->ref_min : 0.0;
-	res->ref_max = a->n_fin_ref ? a->ref_max : 0.0;
+	/* + 0.0: the sign of a zero extreme depends on which zero came
+	 * first, so it is not reported (the extrema stay order-independent) */
+	res->ref_min = a->n_fin_ref ? HRV_DADD(hrv_acc_min(a), 0.0) : 0.0;
+	res->ref_max = a->n_fin_ref ? HRV_DADD(hrv_acc_max(a), 0.0) : 0.0;
 	res->margin = o->atol > 0.0 ? HRV_DDIV(res->ref_amax, o->atol)
 				    : HUGE_VAL;
 	res->n_poison = a->n_poison;
@@ -616,8 +813,8 @@ HRV_HD void hrv_finalize(const struct hrv_params *p, const struct hrv_opts *o,
 	} else if (a->n_nan_ref + a->n_inf_ref > 0) {
 		res->gate_zero_pass = res->gate_const_pass = 0;
 	} else {
-		struct hrv_val lo = hrv_val_from_double(p->dtype, a->ref_min);
-		struct hrv_val hi = hrv_val_from_double(p->dtype, a->ref_max);
+		struct hrv_val lo = hrv_val_from_double(p->dtype, hrv_acc_min(a));
+		struct hrv_val hi = hrv_val_from_double(p->dtype, hrv_acc_max(a));
 
 		res->gate_zero_pass = hrv_close(p->dtype, p, lo, z) &&
 				      hrv_close(p->dtype, p, hi, z);

@@ -12,6 +12,13 @@
 
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
 
+/* The skip filters of rules.h (hrv_err): off on the CPU, where they cost
+ * more than they save; the test build (libhrverify_skip.so) turns them on
+ * so that CI checks the GPU's evaluation order against torch. */
+#ifndef HRV_CPU_SKIP
+#define HRV_CPU_SKIP 0
+#endif
+
 int hrv_abi_version(void)
 {
 	return HRV_ABI_VERSION;
@@ -210,10 +217,28 @@ static ALWAYS_INLINE void cpu_elem(const int dtype, const struct hrv_job *j,
 {
 	struct hrv_val r = hrv_load(dtype, j->ref, i);
 	struct hrv_val c = hrv_load(dtype, j->cand, i);
-	double ex = hrv_elem(dtype, p, a, ls, r, c, i);
+	double ex = hrv_elem(dtype, HRV_CPU_SKIP, p, a, ls, r, c, i);
 
 	if (per_row)
 		row_add(rs, j, i, r, ex);
+}
+
+/* A whole vector through hrv_vec (the GPU's path; test build only). */
+static ALWAYS_INLINE void cpu_vec(const int dtype, const struct hrv_job *j,
+				  const struct hrv_params *p,
+				  struct hrv_acc *a, double *ls,
+				  struct row_state *rs, int per_row,
+				  uint64_t i0)
+{
+	const int es = hrv_dtype_size(dtype);
+	double ex[HRV_VEC_BYTES];
+
+	hrv_vec(dtype, 1, p, a, ls, (const char *)j->ref + i0 * es,
+		(const char *)j->cand + i0 * es, i0, ex);
+	if (per_row)
+		for (int e = 0; e < HRV_VEC_BYTES / es; e++)
+			row_add(rs, j, i0 + e, hrv_load(dtype, j->ref, i0 + e),
+				ex[e]);
 }
 
 /* Pass 1 for one dtype (a constant after inlining). */
@@ -243,7 +268,10 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 				if (i0 >= j->n)
 					break;
 				memcpy(ls, lanes[l], sizeof(ls));
-				if (i0 + v <= j->n) {   /* full vector */
+				if (HRV_CPU_SKIP && i0 + v <= j->n) {
+					cpu_vec(dtype, j, &p, &a, ls, &rs,
+						per_row, i0);
+				} else if (i0 + v <= j->n) {   /* full vector */
 					for (uint64_t e = 0; e < v; e++)
 						cpu_elem(dtype, j, &p, &a, ls,
 							 &rs, per_row, i0 + e);

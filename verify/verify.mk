@@ -3,6 +3,9 @@
 #   build/libhrverify.so       host-only C ABI of verify.h (gcc), for the
 #                              Python worker on CPU and CI
 #   build/libhrverify_cuda.so  the same ABI with the CUDA backend (nvcc)
+#   build/libhrverify_skip.so  test build: the CPU with the GPU's skip
+#                              filters (rules.h hrv_err), checked by
+#                              tests/py/test_verify_torch.py in make check
 #   make gpu-check             GPU tests: CPU == GPU on every rule, and the
 #                              torch CUDA cross-check (device machine only)
 #   make bench-verify          CPU benchmark (and GPU when a GPU is present)
@@ -19,12 +22,16 @@ VERIFY_HDRS = verify/verify.h verify/rules.h verify/backend.h
 
 .PHONY: verify-libs verify-cuda gpu-check gpu-check-verify bench-verify
 
-verify-libs: build/libhrverify.so
+verify-libs: build/libhrverify.so build/libhrverify_skip.so
 verify-cuda: build/libhrverify_cuda.so
 
 build/libhrverify.so: verify/verify.c $(VERIFY_HDRS)
 	@mkdir -p build
 	$(CC) $(VERIFY_LIB_CFLAGS) -shared -o $@ verify/verify.c -lm
+
+build/libhrverify_skip.so: verify/verify.c $(VERIFY_HDRS)
+	@mkdir -p build
+	$(CC) $(VERIFY_LIB_CFLAGS) -DHRV_CPU_SKIP=1 -shared -o $@ verify/verify.c -lm
 
 build/cuda/verify_host.o: verify/verify.c $(VERIFY_HDRS)
 	@mkdir -p build/cuda
@@ -53,6 +60,8 @@ build/verify_bench_cpu: verify/bench/verify_bench_cpu.c build/libhrverify.so
 gpu-check: gpu-check-verify
 gpu-check-verify: build/cuda/verify_gpu_test build/libhrverify.so
 	./build/cuda/verify_gpu_test
+	@for s in 2,2 1,1 1,2; do echo "HRV_CUDA_PASS1=$$s:"; \
+	  HRV_CUDA_PASS1=$$s ./build/cuda/verify_gpu_test || exit 1; done
 	@if $(or $(PYTHON),python3) -c 'import torch, numpy; assert torch.cuda.is_available()' \
 	    >/dev/null 2>&1; then \
 	  HRV_LIB=build/libhrverify_cuda.so HRV_TORCH_DEVICE=cuda \

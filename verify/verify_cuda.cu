@@ -3,16 +3,21 @@
  *
  * Owns: the kernels and their launch.  One pass reads each reference and
  * candidate byte once (pass 1: every statistic, per-tile partials, per-row
- * maxima by atomics); a one-block kernel combines the tiles in the fixed
- * order; a second pass over the data runs only when a scale-invariant rule
- * failed and its element counts are wanted.  Must not: copy tensors to the
- * host, or restate a rule (everything numeric comes from rules.h).
+ * maxima: a warp keeps the maxima of its run of steps in one row and
+ * flushes them by atomics when the row changes); a one-block kernel
+ * combines the tiles in the fixed order; a second pass over the data runs
+ * only when a scale-invariant rule failed and its element counts are
+ * wanted.  Pass 1 evaluates hrv_elem with its skip filters on (elements
+ * that cannot change a maximum skip the fp64 work; rules.h proves the
+ * results equal).  Must not: copy tensors to the host, or restate a rule
+ * (everything numeric comes from rules.h).
  *
  * Build: nvcc -O3 -Xcompiler -fPIC (no --use_fast_math: rules.h relies on
  * IEEE rounding; it spells its products and sums with __fmul_rn & co. so
  * that no FMA contraction can change a verdict).
  */
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include "backend.h"
 
@@ -29,6 +34,12 @@ struct final_out {
 	struct hrv_acc acc;
 	unsigned long long rows_failed;
 	unsigned long long si_n, si_first, row_n, row_first;
+	/* what blocks pass on to later ones (rules.h: a maximum or skip
+	 * threshold of any element merged into the result may serve):
+	 * max_abs_err and rel_skip, as bits (both >= 0: integer order is
+	 * floating order) */
+	unsigned long long filt_abs;
+	unsigned int filt_rel;
 };
 
 __device__ __forceinline__ uint64_t row_of(uint64_t i, uint64_t len,
@@ -79,12 +90,83 @@ __device__ __forceinline__ void load_step(const void *ref, const void *cand,
 	}
 }
 
-template <int DT>
-__global__ void __launch_bounds__(HRV_LANES, 2)
+/* Per-row maxima of a warp's run of steps that lie in one row: the warp
+ * reduces them once per row (not once per step), lane 0 does the atomics.
+ * All 32 lanes call this with the same row. */
+__device__ __forceinline__ void warp_row_flush(unsigned long long *rowbuf,
+					       uint64_t row, double em,
+					       double am)
+{
+	if (row == HRV_NONE)
+		return;
+	if (__any_sync(0xffffffffu, em > 0.0)) {
+		for (int off = 16; off > 0; off >>= 1)
+			em = hrv_max_d(em, __shfl_xor_sync(0xffffffffu, em,
+							   off));
+	}
+	for (int off = 16; off > 0; off >>= 1)
+		am = hrv_max_d(am, __shfl_xor_sync(0xffffffffu, am, off));
+	if ((threadIdx.x & 31) == 0)
+		row_flush(rowbuf, row, em, am);
+}
+
+/* |ref| of a finite reference element, 0 otherwise (per-row amax). */
+__device__ __forceinline__ double ref_abs(struct hrv_val r)
+{
+	return hrv_isfinite_d(r.d) ? hrv_fabs_d(r.d) : 0.0;
+}
+
+/* ref_abs's maximum over a vector; in float for float dtypes (exact). */
+template <int DT, int V>
+__device__ __forceinline__ double vec_amax(const uint4 &rv)
+{
+	if constexpr (DT == HRV_F32 || DT == HRV_F16 || DT == HRV_BF16) {
+		float m = 0.0f;
+
+#pragma unroll
+		for (int e = 0; e < V; e++) {
+			float f = hrv_load(DT, &rv, e).f;
+
+			m = hrv_isfinite_f(f) ? hrv_max_f(m, hrv_fabs_f(f)) : m;
+		}
+		return (double)m;
+	} else {
+		double m = 0.0;
+
+#pragma unroll
+		for (int e = 0; e < V; e++)
+			m = hrv_max_d(m, ref_abs(hrv_load(DT, &rv, e)));
+		return m;
+	}
+}
+
+/* Element i of a step whose lane flushes row by row: *row is its open
+ * row, *end one past it, *em and *am its maxima so far. */
+__device__ __forceinline__ void row_elem(unsigned long long *rowbuf,
+					 uint64_t row_len, uint64_t i,
+					 uint64_t *row, uint64_t *end,
+					 double *em, double *am, double ex,
+					 struct hrv_val r)
+{
+	if (i == *end) {
+		row_flush(rowbuf, *row, *em, *am);
+		(*row)++;
+		*end += row_len;
+		*em = *am = 0.0;
+	}
+	*em = hrv_max_d(*em, ex);
+	*am = hrv_max_d(*am, ref_abs(r));
+}
+
+/* Pass 1 over one tile.  MINB: blocks per SM the registers are sized for;
+ * DEPTH: steps of loads in flight ahead of the arithmetic (tuning
+ * choices, see pass1(); the results never depend on them). */
+template <int DT, int MINB, int DEPTH>
+__global__ void __launch_bounds__(HRV_LANES, MINB)
 k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 	uint64_t row_len, double inv_row, int per_row, int aligned,
 	unsigned long long *rowbuf, double *tile_sums,
-	struct hrv_acc *tile_acc)
+	struct hrv_acc *tile_acc, struct final_out *fo)
 {
 	constexpr int ES = esize_of<DT>::v;
 	constexpr int V = HRV_VEC_BYTES / ES;
@@ -95,84 +177,149 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 	__shared__ struct hrv_acc sha[HRV_LANES];
 	double s[HRV_NSUMS] = { 0.0, 0.0, 0.0 };
 	struct hrv_acc a;
-	uint4 rn, cn;
-
-	hrv_acc_init(&a);
-	/* Loads run one step ahead of the arithmetic (more bytes in flight). */
-	load_step<ES, V>(ref, cand, n, base + (uint64_t)l * V, aligned,
-			 &rn, &cn);
-	for (int k = 0; k < HRV_STEPS; k++) {
+	uint4 rq[DEPTH], cq[DEPTH];
+	/* the warp's open row and its running maxima */
+	uint64_t cur = HRV_NONE;
+	double em_run = 0.0, am_run = 0.0;
+	/* the row of the warp's first element at the last step, and the
+	 * index one past that row: followed step by step, divided rarely */
+	uint64_t wrow = HRV_NONE, wend = 0;
+	/* Step k on its loaded vectors; false: the tile is done. */
+	auto step = [&](int k, const uint4 &rv, const uint4 &cv) -> bool {
 		const uint64_t i0 = base + ((uint64_t)k * HRV_LANES + l) * V;
-		uint4 rv = rn, cv = cn;
-		double ex[V], ar[V];
+		/* per-row mode of this step: 0 none, 1 the warp's step lies
+		 * in row `cur` (the warp's run), 2 each lane flushes its own
+		 * elements row by row (row, end: its open row) */
+		int mode = 0;
+		uint64_t row = 0, end = 0;
+		double em = 0.0, am = 0.0;
 
 		if (i0 >= n && !per_row)
-			break;
-		if (k + 1 < HRV_STEPS)
-			load_step<ES, V>(ref, cand, n, i0 + HRV_LANES * V,
-					 aligned, &rn, &cn);
-#pragma unroll
-		for (int e = 0; e < V; e++) {
-			ex[e] = -1.0;
-			ar[e] = 0.0;
-			if (i0 + e < n) {
-				struct hrv_val r = hrv_load(DT, &rv, e);
-				struct hrv_val c = hrv_load(DT, &cv, e);
-
-				ex[e] = hrv_elem(DT, &p, &a, s, r, c, i0 + e);
-				if (hrv_isfinite_d(r.d))
-					ar[e] = hrv_fabs_d(r.d);
-			}
-		}
-		if (!per_row)
-			continue;
-		/* Per-row maxima.  When the warp's whole step lies in one
-		 * row, reduce in the warp and let lane 0 do the atomics. */
-		{
+			return false;
+		if (per_row) {
 			const uint64_t w0 = base + ((uint64_t)k * HRV_LANES +
 						    (l & ~31)) * V;
 			const uint64_t w1 = (w0 + 32 * V < n ? w0 + 32 * V : n) - 1;
-			bool uniform;
 
 			if (w0 >= n)
-				break;       /* warp-uniform */
-			uniform = row_of(w0, row_len, inv_row) ==
-				  row_of(w1, row_len, inv_row);
-			if (uniform) {
-				double em = 0.0, am = 0.0;
-
-				for (int e = 0; e < V; e++) {
-					em = hrv_max_d(em, ex[e]);
-					am = hrv_max_d(am, ar[e]);
+				return false;    /* warp-uniform */
+			if (wrow == HRV_NONE ||
+			    (w0 >= wend && w0 - wend >= row_len)) {
+				wrow = row_of(w0, row_len, inv_row);
+				wend = (wrow + 1) * row_len;
+			} else if (w0 >= wend) {
+				wrow++;
+				wend += row_len;
+			}
+			row = wrow;
+			if (w1 < wend) {
+				mode = 1;
+				if (row != cur) {
+					warp_row_flush(rowbuf, cur, em_run,
+						       am_run);
+					cur = row;
+					em_run = am_run = 0.0;
 				}
-				for (int off = 16; off > 0; off >>= 1) {
-					em = hrv_max_d(em, __shfl_xor_sync(
-						0xffffffffu, em, off));
-					am = hrv_max_d(am, __shfl_xor_sync(
-						0xffffffffu, am, off));
-				}
-				if ((l & 31) == 0)
-					row_flush(rowbuf, row_of(w0, row_len,
-						  inv_row), em, am);
-			} else if (i0 < n) {
-				uint64_t row = row_of(i0, row_len, inv_row);
-				uint64_t end = (row + 1) * row_len;
-				double em = 0.0, am = 0.0;
-
-				for (int e = 0; e < V && i0 + e < n; e++) {
-					if (i0 + e == end) {
-						row_flush(rowbuf, row, em, am);
-						row++;
-						end += row_len;
-						em = am = 0.0;
-					}
-					em = hrv_max_d(em, ex[e]);
-					am = hrv_max_d(am, ar[e]);
-				}
-				row_flush(rowbuf, row, em, am);
+			} else {
+				mode = 2;
+				warp_row_flush(rowbuf, cur, em_run, am_run);
+				cur = HRV_NONE;
+				em_run = am_run = 0.0;
+				row = row_of(i0 < n ? i0 : w0, row_len, inv_row);
+				end = (row + 1) * row_len;
 			}
 		}
+		if (i0 + V <= n) {
+			/* a whole vector: hrv_vec's shortcuts */
+			double ex[V];
+			double vmax = hrv_vec(DT, 1, &p, &a, s, &rv, &cv, i0, ex);
+
+			if (mode == 1) {
+				em_run = hrv_max_d(em_run, vmax);
+				am_run = hrv_max_d(am_run, vec_amax<DT, V>(rv));
+			} else if (mode == 2) {
+#pragma unroll
+				for (int e = 0; e < V; e++)
+					row_elem(rowbuf, row_len, i0 + e, &row,
+						 &end, &em, &am, ex[e],
+						 hrv_load(DT, &rv, e));
+			}
+		} else {
+#pragma unroll
+			for (int e = 0; e < V; e++) {
+				struct hrv_val r, c;
+				double ex;
+
+				if (i0 + e >= n)
+					break;
+				r = hrv_load(DT, &rv, e);
+				c = hrv_load(DT, &cv, e);
+				ex = hrv_elem(DT, 1, &p, &a, s, r, c, i0 + e);
+
+				if (mode == 1) {
+					em_run = hrv_max_d(em_run, ex);
+					am_run = hrv_max_d(am_run, ref_abs(r));
+				} else if (mode == 2) {
+					row_elem(rowbuf, row_len, i0 + e, &row,
+						 &end, &em, &am, ex, r);
+				}
+			}
+		}
+		if (mode == 2 && i0 < n)
+			row_flush(rowbuf, row, em, am);
+		return true;
+	};
+
+	hrv_acc_init(&a);
+	/* Skip thresholds of elements earlier blocks counted (rules.h: any
+	 * element merged into the result may serve). */
+	a.max_abs_err = hrv_u2d(__ldcg(&fo->filt_abs));
+	a.rel_skip = __uint_as_float(__ldcg(&fo->filt_rel));
+	static_assert(HRV_STEPS % DEPTH == 0, "DEPTH divides HRV_STEPS");
+#pragma unroll
+	for (int d = 0; d < DEPTH; d++)
+		load_step<ES, V>(ref, cand, n,
+				 base + ((uint64_t)d * HRV_LANES + l) * V,
+				 aligned, &rq[d], &cq[d]);
+	for (int k = 0; k < HRV_STEPS; k += DEPTH) {
+		bool more = true;
+
+#pragma unroll
+		for (int d = 0; d < DEPTH && more; d++) {
+			const uint4 rv = rq[d], cv = cq[d];
+
+			if (k + d + DEPTH < HRV_STEPS)
+				load_step<ES, V>(ref, cand, n, base +
+						 ((uint64_t)(k + d + DEPTH) *
+						  HRV_LANES + l) * V,
+						 aligned, &rq[d], &cq[d]);
+			more = step(k + d, rv, cv);
+		}
+		if (!more)
+			break;
+		/* every 8 steps the warp's lanes share their thresholds: a
+		 * lane alone would see a new maximum (and do the fp64 work)
+		 * far more often than its warp does */
+		if ((k & 7) == 7 - (DEPTH - 1)) {
+			/* every lane of m runs both reductions (no branch
+			 * around them: a lane of the mask that skipped one
+			 * would hang the warp) */
+			const unsigned m = __activemask();
+			const unsigned hi = (unsigned)(hrv_d2u(a.max_abs_err) >> 32);
+			const unsigned top = __reduce_max_sync(m, hi);
+			const unsigned rel = __reduce_max_sync(
+				m, __float_as_uint(a.rel_skip));
+
+			/* the warp's largest max_abs_err, by its high word (a
+			 * value <= that lane's own); lanes holding it keep
+			 * theirs exactly */
+			if (top > hi)
+				a.max_abs_err = hrv_u2d((uint64_t)top << 32);
+			a.rel_skip = __uint_as_float(rel);
+		}
 	}
+	if (per_row)
+		warp_row_flush(rowbuf, cur, em_run, am_run);
 	for (int q = 0; q < HRV_NSUMS; q++)
 		sh[q][l] = s[q];
 	sha[l] = a;
@@ -189,6 +336,9 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 		for (int q = 0; q < HRV_NSUMS; q++)
 			tile_sums[(uint64_t)blockIdx.x * HRV_NSUMS + q] = sh[q][0];
 		tile_acc[blockIdx.x] = sha[0];
+		atomicMax(&fo->filt_abs,
+			  (unsigned long long)hrv_d2u(sha[0].max_abs_err));
+		atomicMax(&fo->filt_rel, __float_as_uint(sha[0].rel_skip));
 	}
 }
 
@@ -315,6 +465,44 @@ int grid_for(uint64_t n)
 	return (int)(want < cap ? (want ? want : 1) : cap);
 }
 
+/* Pass 1's launch shape: blocks per SM its registers are sized for and
+ * steps of loads in flight.  fp32 has four variants, for
+ * tests/gpu/verify_bench_gpu.cu to compare through HRV_CUDA_PASS1 =
+ * "MINB,DEPTH" (1,1 1,2 2,1 2,2); the other dtypes and the default use
+ * 2,1.  The results never depend on it. */
+void pass1_shape(int *mb, int *depth)
+{
+	const char *e = getenv("HRV_CUDA_PASS1");
+
+	*mb = 2;
+	*depth = 1;
+	if (e && (e[0] == '1' || e[0] == '2') && e[1] == ',' &&
+	    (e[2] == '1' || e[2] == '2') && !e[3]) {
+		*mb = e[0] - '0';
+		*depth = e[2] - '0';
+	}
+}
+
+typedef void (*pass1_fn)(const void *, const void *, uint64_t,
+			 struct hrv_params, uint64_t, double, int, int,
+			 unsigned long long *, double *, struct hrv_acc *,
+			 struct final_out *);
+
+template <int DT>
+pass1_fn pass1(void)
+{
+	int mb, depth;
+
+	pass1_shape(&mb, &depth);
+	if constexpr (DT != HRV_F32) {
+		return k_pass1<DT, 2, 1>;
+	} else {
+		if (mb == 1)
+			return depth == 2 ? k_pass1<DT, 1, 2> : k_pass1<DT, 1, 1>;
+		return depth == 2 ? k_pass1<DT, 2, 2> : k_pass1<DT, 2, 1>;
+	}
+}
+
 template <int DT>
 int run_dt(const struct hrv_job *j, struct hrv_result *res)
 {
@@ -356,10 +544,10 @@ int run_dt(const struct hrv_job *j, struct hrv_result *res)
 		rc = HRV_ECUDA;
 		goto done;
 	}
-	k_pass1<DT><<<(unsigned)ntiles, HRV_LANES, 0, st>>>(
+	pass1<DT>()<<<(unsigned)ntiles, HRV_LANES, 0, st>>>(
 		j->ref, j->cand, j->n, j->p, j->row_len,
 		1.0 / (double)j->row_len, per_row, aligned, rowbuf, tile_sums,
-		tile_acc);
+		tile_acc, dout);
 	k_final<<<1, HRV_LANES, 0, st>>>(ntiles, tile_sums, tile_acc, dout);
 	if (per_row)
 		k_rows<<<grid_for(j->n_rows), 256, 0, st>>>(

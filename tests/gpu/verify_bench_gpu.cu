@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <algorithm>
 #include <chrono>
 
@@ -126,6 +127,48 @@ int main(void)
 	rt.shape[0] = ct.shape[0] = (int64_t)n;
 	t_v1 = time_check(&rt, &ct, &o, &res, reps);
 	printf("case=1d pass=%d\n", res.allclose_pass && res.scale_invariant_pass);
+	/* Pass 1's launch shapes (HRV_CUDA_PASS1, verify_cuda.cu): each must
+	 * give the default's results byte for byte; the default is timed
+	 * above, the others here. */
+	{
+		static const char *const shapes[] = { "2,2", "1,1", "1,2" };
+		struct hrv_result want, got;
+
+		for (int v = 0; v < 3; v++) {
+			double t2, t1;
+
+			rt.ndim = ct.ndim = 2;
+			rt.shape[0] = ct.shape[0] = (int64_t)(n / 4096);
+			rt.shape[1] = ct.shape[1] = 4096;
+			unsetenv("HRV_CUDA_PASS1");
+			hrv_check(&rt, &ct, &o, &want);
+			setenv("HRV_CUDA_PASS1", shapes[v], 1);
+			t2 = time_check(&rt, &ct, &o, &got, reps);
+			rt.ndim = ct.ndim = 1;
+			rt.shape[0] = ct.shape[0] = (int64_t)n;
+			t1 = time_check(&rt, &ct, &o, &res, reps);
+			unsetenv("HRV_CUDA_PASS1");
+			printf("shape=%s verify_2d_ms=%.3f verify_1d_ms=%.3f "
+			       "same_results=%d\n", shapes[v], t2 * 1e3,
+			       t1 * 1e3, !memcmp(&want, &got, sizeof want));
+		}
+		printf("shape=2,1 (default) verify_2d_ms=%.3f verify_1d_ms=%.3f\n",
+		       t_v2 * 1e3, t_v1 * 1e3);
+	}
+	/* a bit-identical candidate (common in replays) */
+	{
+		double t_same;
+
+		rt.ndim = ct.ndim = 2;
+		rt.shape[0] = ct.shape[0] = (int64_t)(n / 4096);
+		rt.shape[1] = ct.shape[1] = 4096;
+		ct.data = ref;
+		t_same = time_check(&rt, &ct, &o, &res, reps);
+		ct.data = cand;
+		printf("case=2d_identical pass=%d verify_ms=%.3f GBps=%.1f\n",
+		       res.allclose_pass && res.scale_invariant_pass,
+		       t_same * 1e3, 2.0 * bytes / t_same / 1e9);
+	}
 	{
 		struct hrv_bitwise_result bw;
 		double tb[reps];

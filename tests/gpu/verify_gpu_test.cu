@@ -3,7 +3,8 @@
  * build/libhrverify_cuda.so must give the same struct hrv_result, byte for
  * byte (verdicts, counts, indices, maxima and the fp64 sums).  Cases cover
  * every dtype, passing and failing candidates (so the second pass runs),
- * special values, rows shorter than a vector and longer than a tile, a
+ * special values, rows shorter than a vector and longer than a tile, rows
+ * that are whole warp steps (256, 4096), a
  * scalar, an empty tensor, unaligned pointers, the poison count and the
  * bitwise comparison.  Prints one line per failure and a summary line;
  * exit status 1 on any failure.
@@ -180,9 +181,9 @@ int main(void)
 	static const int64_t shapes[][3] = {
 		{ 3, 1000, 0 }, { 7, 3, 0 }, { 1000001, 0, 0 }, { 4096, 1, 0 },
 		{ 5, 4, 70001 }, { 65536 * 3 + 17, 0, 0 }, { 0, 5, 0 },
-		{ 131, 1029, 0 },
+		{ 131, 1029, 0 }, { 64, 4096, 0 }, { 300, 256, 0 },
 	};
-	static const int ndims[] = { 2, 2, 1, 2, 3, 1, 2, 2 };
+	static const int ndims[] = { 2, 2, 1, 2, 3, 1, 2, 2, 2, 2 };
 	int dev_count = 0;
 
 	if (cudaGetDeviceCount(&dev_count) != cudaSuccess || dev_count == 0) {

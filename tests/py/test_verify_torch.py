@@ -6,8 +6,11 @@ as torch.allclose(ref, cand, atol, rtol, equal_nan), the same number of
 violations as (~torch.isclose(...)).sum() and the same first violation.
 Values are drawn so that many pairs sit at the tolerance boundary, where
 fp16/bf16 rounding decides.  The library is loaded through ctypes
-(build/libhrverify.so, or $HRV_LIB); a subset also goes through
-`$HEADROOM verify --format json` on .npy files written here.
+(build/libhrverify.so and build/libhrverify_skip.so, the CPU with the
+GPU's skip filters; or the ':'-separated $HRV_LIB); a subset also goes
+through `$HEADROOM verify --format json` on .npy files written here.  The
+fp64 maxima (max abs/rel error, max excess, ref extremes) must equal
+torch's in fp64 bit for bit.
 
 HRV_TORCH_DEVICE=cuda (with HRV_LIB=build/libhrverify_cuda.so) runs the
 tensors on the GPU: torch.isclose on CUDA, the library on device pointers.
@@ -26,7 +29,8 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEVICE = os.environ.get("HRV_TORCH_DEVICE", "cpu")
-LIB = os.environ.get("HRV_LIB", os.path.join(ROOT, "build", "libhrverify.so"))
+LIBS = os.environ.get("HRV_LIB", ":".join(
+    os.path.join(ROOT, "build", f) for f in ("libhrverify.so", "libhrverify_skip.so"))).split(":")
 
 F32, F16, BF16, I32, I64, BOOL = range(6)
 TORCH_DTYPES = {F32: torch.float32, F16: torch.float16, BF16: torch.bfloat16,
@@ -72,11 +76,11 @@ class Result(ctypes.Structure):
                                   "dtype")]
 
 
-def load_lib():
-    if not os.path.exists(LIB) and LIB.endswith("libhrverify.so"):
-        subprocess.run(["make", "-s", "-C", ROOT, "build/libhrverify.so"],
+def load_lib(path):
+    if not os.path.exists(path) and path.startswith(os.path.join(ROOT, "build")):
+        subprocess.run(["make", "-s", "-C", ROOT, os.path.relpath(path, ROOT)],
                        check=True, stdout=subprocess.DEVNULL)
-    lib = ctypes.CDLL(LIB)
+    lib = ctypes.CDLL(path)
     lib.hrv_check.argtypes = [ctypes.POINTER(Tensor), ctypes.POINTER(Tensor),
                               ctypes.POINTER(Opts), ctypes.POINTER(Result)]
     lib.hrv_opts_default.argtypes = [ctypes.POINTER(Opts), ctypes.c_int]
@@ -141,6 +145,26 @@ def gen(dt, n, g):
     return r.to(TORCH_DTYPES[dt]), c.to(TORCH_DTYPES[dt])
 
 
+def gen_noise(dt, n, rel, g):
+    """ref ~ N(0, 1); cand = ref * (1 + u * rel * si_rtol), u uniform in
+    (-1, 1): relative errors spread up to rel times the dtype's si_rtol."""
+    si = {F32: 1e-4, F16: 1e-2, BF16: 0.015625}[dt]
+    ref = torch.randn(n, generator=g, dtype=torch.float64)
+    u = torch.rand(n, generator=g, dtype=torch.float64) * 2 - 1
+    cand = ref * (1 + u * rel * si)
+    return ref.to(TORCH_DTYPES[dt]), cand.to(TORCH_DTYPES[dt])
+
+
+def gen_abs_noise(dt, n, g):
+    """ref ~ 100 N(0, 1); cand = ref + u, u uniform in (-1, 1): fine-grained
+    absolute errors (few ties).  Checked with atol = rtol = 10 and
+    si_rtol = 1000, so every pair is close and no excess or relative error
+    can count: the max-abs filter alone decides."""
+    ref = (torch.randn(n, generator=g, dtype=torch.float64) * 100).to(TORCH_DTYPES[dt])
+    u = torch.rand(n, generator=g, dtype=torch.float64) * 2 - 1
+    return ref, (ref.double() + u).to(TORCH_DTYPES[dt])
+
+
 TOLS = [(1e-2, 1e-2), (1e-4, 1e-4), (0.0, 0.0), (1e-2, 0.0), (0.0, 1e-2),
         (1e-8, 1e-5), (0.5, 0.25), (1e-3, 1.6e-2)]
 
@@ -153,6 +177,25 @@ def torch_truth(r, c, atol, rtol, equal_nan):
             int((~close).sum()), first)
 
 
+def fp64_maxima(r, c, si_rtol, res):
+    """(name, library value, torch value) of the maxima the library
+    computes in fp64: |cand - ref|, |cand - ref| / |ref| (ref != 0),
+    max(0, |cand - ref| - si_rtol * |ref|), and the finite ref extremes."""
+    rd, cd = r.double(), c.double()
+    fin = torch.isfinite(rd) & torch.isfinite(cd)
+    ad, ar = (cd - rd)[fin].abs(), rd[fin].abs()
+    nz = ar != 0
+    rfin = rd[torch.isfinite(rd)]
+
+    def mx(t, floor=0.0):
+        return max(floor, float(t.max())) if t.numel() else floor
+    return [("max_abs_err", res.max_abs_err, mx(ad)),
+            ("max_rel_err", res.max_rel_err, mx(ad[nz] / ar[nz])),
+            ("si_max_excess", res.si_max_excess, mx(ad - si_rtol * ar)),
+            ("ref_min", res.ref_min, float(rfin.min()) if rfin.numel() else 0.0),
+            ("ref_max", res.ref_max, float(rfin.max()) if rfin.numel() else 0.0)]
+
+
 def npy_save(path, t, dt):
     a = t.cpu()
     if dt == BF16:
@@ -161,9 +204,9 @@ def npy_save(path, t, dt):
         np.save(path, a.numpy())
 
 
-def main():
-    lib = load_lib()
-    headroom = os.environ.get("HEADROOM")
+def check_lib(path, headroom):
+    """Every case against one build of the library; returns mismatches."""
+    lib = load_lib(path)
     g = torch.Generator().manual_seed(20261130)
     n_cases = n_fail = n_cli = 0
     msgs = []
@@ -192,14 +235,13 @@ def main():
                         msgs.append(f"{NAMES[dt]} n={n} atol={atol} rtol={rtol} "
                                     f"equal_nan={equal_nan}: torch {truth}, "
                                     f"headroom {got} rc={rc}")
-            # max |ref - cand| over finite pairs, in fp64, must match too
+            # the fp64 maxima over finite pairs must match torch's, bit
+            # for bit (the library skips elements that cannot change them)
             if dt != BOOL:
-                rd, cd = r.double(), c.double()
-                fin = torch.isfinite(rd) & torch.isfinite(cd)
-                want = float((cd - rd)[fin].abs().max()) if fin.any() else 0.0
-                if res.max_abs_err != want:
-                    n_fail += 1
-                    msgs.append(f"{NAMES[dt]} n={n}: max_abs_err {res.max_abs_err} != {want}")
+                for name, got, want in fp64_maxima(r, c, o.si_rtol, res):
+                    if got != want:
+                        n_fail += 1
+                        msgs.append(f"{NAMES[dt]} n={n}: {name} {got!r} != {want!r}")
             # the CLI on .npy files, for one tolerance per dtype and size
             if headroom and trial in (2, 4):
                 with tempfile.TemporaryDirectory() as d:
@@ -222,10 +264,77 @@ def main():
                     if got != truth or p.returncode not in (0, 1):
                         n_fail += 1
                         msgs.append(f"CLI {NAMES[dt]} n={n}: torch {truth}, headroom {got}")
+    # Smooth noise: many elements near each running maximum, where a
+    # skipped element that should have counted would show.
+    for dt in (F32, F16, BF16):
+        for n, rel in ((70001, 3.0), (300000, 0.3), (200000, None)):
+            r, c = gen_noise(dt, n, rel, g) if rel else gen_abs_noise(dt, n, g)
+            r, c = r.to(DEVICE), c.to(DEVICE)
+            o = Opts()
+            lib.hrv_opts_default(ctypes.byref(o), dt)
+            if rel is None:
+                o.atol = o.rtol = 10.0
+                o.si_rtol = 1000.0
+            res = Result()
+            rt, ct = as_tensor(r, dt), as_tensor(c, dt)
+            rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct),
+                               ctypes.byref(o), ctypes.byref(res))
+            n_cases += 1
+            bad = [f"{NAMES[dt]} noise n={n}: {name} {got!r} != {want!r}"
+                   for name, got, want in fp64_maxima(r, c, o.si_rtol, res)
+                   if got != want]
+            if rc != 0 or bad:
+                n_fail += 1
+                msgs += bad or [f"{NAMES[dt]} noise n={n}: rc={rc}"]
     for m in msgs[:20]:
         print(m)
-    print(f"test_verify_torch: {n_cases} library cases + {n_cli} CLI cases on {DEVICE} "
-          f"(torch {torch.__version__}), {n_fail} mismatches")
+    print(f"test_verify_torch: {os.path.basename(path)}: {n_cases} library cases + "
+          f"{n_cli} CLI cases on {DEVICE} (torch {torch.__version__}), {n_fail} mismatches")
+    return n_fail
+
+
+def same_results(paths):
+    """Every build in paths gives the first one's struct hrv_result, byte
+    for byte, on multi-row data of every dtype (the skip build's shortcuts
+    must change nothing, per-row statistics and second pass included)."""
+    libs = [load_lib(p) for p in paths]
+    g = torch.Generator().manual_seed(7)
+    n_cases = n_fail = 0
+    for dt in range(6):
+        for shape in ((1000,), (7, 1000), (64, 4096), (300, 3), (4096, 1), (5, 4, 999)):
+            n = 1
+            for d in shape:
+                n *= d
+            for noisy in (False, True):
+                r, c = gen_noise(dt, n, 3.0, g) if noisy and dt in (F32, F16, BF16) else gen(dt, n, g)
+                r = r.reshape(shape).to(DEVICE).contiguous()
+                c = c.reshape(shape).to(DEVICE).contiguous()
+                got = []
+                for lib in libs:
+                    o, res = Opts(), Result()
+                    lib.hrv_opts_default(ctypes.byref(o), dt)
+                    o.have_poison = 1
+                    rt, ct = as_tensor(r, dt), as_tensor(c, dt)
+                    rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct),
+                                       ctypes.byref(o), ctypes.byref(res))
+                    got.append((rc, bytes(res)))
+                n_cases += 1
+                if any(x != got[0] for x in got[1:]):
+                    n_fail += 1
+                    print(f"{NAMES[dt]} shape {shape} noisy={noisy}: results differ between "
+                          + ", ".join(os.path.basename(p) for p in paths))
+    print(f"test_verify_torch: {len(paths)} builds on {n_cases} multi-row cases, "
+          f"{n_fail} differ")
+    return n_fail
+
+
+def main():
+    headroom = os.environ.get("HEADROOM")
+    n_fail = 0
+    for k, path in enumerate(LIBS):
+        n_fail += check_lib(path, headroom if k == 0 else None)
+    if len(LIBS) > 1:
+        n_fail += same_results(LIBS)
     return 1 if n_fail else 0
 
 
