@@ -257,28 +257,44 @@ void wproc_kill(struct wproc *w, int *status)
 	w->job_pgid = 0;
 }
 
+void wproc_stop_many(struct wproc *const *ws, int n, int grace_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int left = 0, st;
+
+	/* Ask every worker first, then wait for them together: each one's
+	 * interpreter takes a while to exit, and one after another those
+	 * waits add up. */
+	for (int i = 0; i < n; i++) {
+		cJSON *quit;
+
+		if (ws[i]->pid <= 0)
+			continue;
+		quit = cJSON_CreateObject();
+		cJSON_AddStringToObject(quit, "op", "quit");
+		wproc_send(ws[i], quit);
+		cJSON_Delete(quit);
+		close_fd(&ws[i]->in_fd);
+		left++;
+	}
+	for (int waited = 0; left > 0 && waited < grace_ms; waited += 10) {
+		for (int i = 0; i < n; i++) {
+			if (ws[i]->pid > 0 &&
+			    waitpid(ws[i]->pid, &st, WNOHANG) == ws[i]->pid) {
+				ws[i]->pid = 0;   /* reaped: only strays remain */
+				left--;
+			}
+		}
+		if (left > 0)
+			nanosleep(&ts, NULL);
+	}
+	for (int i = 0; i < n; i++)
+		wproc_kill(ws[i], NULL);
+}
+
 void wproc_stop(struct wproc *w, int grace_ms)
 {
-	cJSON *quit = cJSON_CreateObject();
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int st;
-
-	if (w->pid <= 0) {
-		cJSON_Delete(quit);
-		return;
-	}
-	cJSON_AddStringToObject(quit, "op", "quit");
-	wproc_send(w, quit);
-	cJSON_Delete(quit);
-	close_fd(&w->in_fd);
-	for (int waited = 0; waited < grace_ms; waited += 10) {
-		if (waitpid(w->pid, &st, WNOHANG) == w->pid) {
-			w->pid = 0;   /* reaped: only its group's strays remain */
-			break;
-		}
-		nanosleep(&ts, NULL);
-	}
-	wproc_kill(w, NULL);
+	wproc_stop_many(&w, 1, grace_ms);
 }
 
 double wproc_now(void)

@@ -78,6 +78,10 @@ void wproc_kill(struct wproc *w, int *status);
 /* Ask the worker to quit, wait up to grace_ms, then kill. */
 void wproc_stop(struct wproc *w, int grace_ms);
 
+/* wproc_stop for n workers at once: all are asked to quit, then waited
+ * for together (grace_ms in all), then killed with their strays. */
+void wproc_stop_many(struct wproc *const *ws, int n, int grace_ms);
+
 /* Monotonic seconds: the clock of every worker deadline. */
 double wproc_now(void);
 

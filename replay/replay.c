@@ -787,13 +787,21 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 			 make_inputs_dir(&sc) || make_slots(&sc) || loop(&sc)))
 		goto done;
 done:
-	for (int i = 0; i < sc.nslots; i++) {
-		if (e->code || st->interrupted)
-			wproc_kill(&sc.slots[i].p, NULL);
-		else
-			wproc_stop(&sc.slots[i].p, 3000);
-		cJSON_Delete(sc.slots[i].result);
+	if (sc.nslots > 0) {
+		struct wproc **ws = calloc((size_t)sc.nslots, sizeof(*ws));
+
+		for (int i = 0; i < sc.nslots; i++) {
+			if (ws && !e->code && !st->interrupted)
+				ws[i] = &sc.slots[i].p;
+			else
+				wproc_kill(&sc.slots[i].p, NULL);
+		}
+		if (ws && !e->code && !st->interrupted)
+			wproc_stop_many(ws, sc.nslots, 3000);
+		free(ws);
 	}
+	for (int i = 0; i < sc.nslots; i++)
+		cJSON_Delete(sc.slots[i].result);
 	if (sc.inputs[0]) {   /* the workers are gone: the inputs go too */
 		wproc_remove_files(sc.inputs, "");
 		rmdir(sc.inputs);

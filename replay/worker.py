@@ -1044,4 +1044,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    rc = main(sys.argv[1:])
+    # Everything is answered and every job process reaped: skip the
+    # interpreter's teardown (torch's takes a second or more; the
+    # orchestrator waits for every worker to exit).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
