@@ -76,7 +76,11 @@ static const char usage[] =
 	"  --mem-limit-mb N    address-space limit per CPU job (default half the"
 	" RAM)\n"
 	"  --db FILE           database (default ./headroom.db or"
-	" $HEADROOM_DB)\n";
+	" $HEADROOM_DB)\n"
+	"\n"
+	"Build workers draw each problem's inputs ahead into SCRATCH/inputs, up\n"
+	"to $HEADROOM_INPUTS_MB MiB (default: half the free space there; 0:\n"
+	"none ahead, each run worker draws its own).\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
@@ -90,6 +94,7 @@ struct args {
 	const char *device, *gpus, *mode, *python, *set, *harness;
 	const char *scratch, *cache, *worker, *verify;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
+	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
 	double tbuild, trun;
 };
@@ -317,6 +322,15 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	const char *env = getenv("HEADROOM_INPUTS_MB");
+	if (env && *env) {
+		int mb;
+
+		if (parse_int(env, 0, &mb))
+			return cli_usage_error("replay", "HEADROOM_INPUTS_MB=%s: "
+					       "not a number of MiB", env);
+		a->inputs_mb = mb;
+	}
 	return CLI_NEXT;
 }
 
@@ -340,6 +354,7 @@ static void defaults(struct args *a)
 	a->rrounds = 30;
 	a->tbuild = 600;
 	a->trun = 300;
+	a->inputs_mb = -1;
 	a->mem_mb = pages > 0 && psize > 0 ?
 		(int)((double)pages * (double)psize / 2 / (1 << 20)) : 0;
 }
@@ -438,6 +453,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			.mem_limit_mb = strcmp(a.device, "cuda") ? a.mem_mb : 0,
 			.timeout_build = a.tbuild, .timeout_run = a.trun,
 			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,
+			.inputs_mb = a.inputs_mb,
 			.settings_json = settings,
 			.progress = bar.tty || bar.verbose ? on_progress : NULL,
 			.cb_arg = &bar, .stop = &stop_requested,

@@ -338,6 +338,23 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
 	return HR_OK;
 }
 
+uint64_t wproc_dir_bytes(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat sb;
+	uint64_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if (!fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(sb.st_mode))
+			n += (uint64_t)sb.st_size;
+	closedir(d);
+	return n;
+}
+
 int wproc_remove_files(const char *dir, const char *prefix)
 {
 	size_t plen = strlen(prefix);

@@ -13,6 +13,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <cjson/cJSON.h>
@@ -96,5 +97,8 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
  * best effort (a missing dir has none).  Returns how many could not be
  * removed. */
 int wproc_remove_files(const char *dir, const char *prefix);
+
+/* Bytes of the regular files directly in dir (0 when it cannot be read). */
+uint64_t wproc_dir_bytes(const char *dir);
 
 #endif

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,6 +80,7 @@ struct sched {
 	int *pj;                   /* job -> index into probs */
 	struct prob *probs;
 	int nprobs, draw_limit;
+	uint64_t inputs_budget;    /* bytes the inputs may hold for draws ahead */
 	int n;
 	struct slot *slots;
 	int nslots;
@@ -240,14 +242,17 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-/* 1 when a build worker may start drawing another problem's inputs. */
+/* 1 when a build worker may start drawing another problem's inputs: fewer
+ * problems drawn than the limit, and the directory under its budget (a
+ * draw under way may still add one problem's sets). */
 static int draw_room(const struct sched *sc)
 {
 	int n = 0;
 
 	for (int p = 0; p < sc->nprobs; p++)
 		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
-	return n < sc->draw_limit;
+	return n < sc->draw_limit &&
+	       wproc_dir_bytes(sc->inputs) < sc->inputs_budget;
 }
 
 /* A job for an idle build worker with no build to do: one of the first
@@ -744,6 +749,21 @@ static int make_probs(struct sched *sc)
 	return HR_OK;
 }
 
+/* What draws ahead may leave in the inputs directory: o->inputs_mb
+ * ($HEADROOM_INPUTS_MB; 0: no draws ahead), else half the space free there
+ * when the run starts (a large problem's six sets can take gigabytes). */
+static void inputs_budget(struct sched *sc)
+{
+	struct statvfs fs;
+
+	if (sc->o->inputs_mb >= 0)
+		sc->inputs_budget = (uint64_t)sc->o->inputs_mb << 20;
+	else if (!statvfs(sc->inputs, &fs))
+		sc->inputs_budget = (uint64_t)fs.f_bavail * fs.f_frsize / 2;
+	else
+		sc->inputs_budget = (uint64_t)1 << 30;
+}
+
 /* The run's inputs directory, empty: files a killed run left may come
  * from another torch. */
 static int make_inputs_dir(struct sched *sc)
@@ -756,6 +776,7 @@ static int make_inputs_dir(struct sched *sc)
 	if (wproc_remove_files(sc->inputs, ""))
 		return hr_errf(sc->e, HR_SYSTEM, "%s: cannot empty the inputs "
 			       "directory", sc->inputs);
+	inputs_budget(sc);
 	return HR_OK;
 }
 

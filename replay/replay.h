@@ -28,6 +28,8 @@ struct replay_opts {
 	double timeout_build;        /* seconds, build phase (and reference) */
 	double timeout_run;          /* seconds, every other phase */
 	double timeout_start;        /* seconds, worker start (import torch) */
+	long long inputs_mb;         /* budget of the inputs drawn ahead, MiB;
+	                                -1: half the free space there */
 	const char *settings_json;   /* the run's settings: sent with each job */
 	/* Called after every finished job (may be NULL); arg is cb_arg. */
 	void (*progress)(void *cb_arg, int done, int total, const char *verdict,
