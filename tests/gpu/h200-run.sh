@@ -36,12 +36,22 @@ stage_info() {
 
 stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
 
+# CAP_CHECK: seconds after which gpu-check is stopped (a hung kernel must
+# not take the whole device call; it happened once, see docs/benchmarks.md).
 stage_gpu_check() {
 	if make -n gpu-check >/dev/null 2>&1; then
-		make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check
+		timeout "${CAP_CHECK:-400}" make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check
 	else
 		echo "no gpu-check target in this checkout"
 	fi
+}
+
+# The verify library alone: its GPU tests, then its GPU benchmark (the
+# numbers of docs/benchmarks.md, "verify"), each with a time cap.
+stage_verify() {
+	timeout "${CAP_CHECK:-120}" make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check-verify &&
+		make -s SYSROOT=.sysroot HEADROOM_DEPS=skip build/cuda/verify_bench_gpu &&
+		timeout "${CAP_BENCH:-60}" ./build/cuda/verify_bench_gpu | tee "$OUT/verify-bench.txt"
 }
 
 stage_kb_best() {
