@@ -78,9 +78,9 @@ static const char usage[] =
 	"  --db FILE           database (default ./headroom.db or"
 	" $HEADROOM_DB)\n"
 	"\n"
-	"Build workers draw each problem's inputs ahead into SCRATCH/inputs, up\n"
-	"to $HEADROOM_INPUTS_MB MiB (default: half the free space there; 0:\n"
-	"none ahead, each run worker draws its own).\n";
+	"Build workers draw each problem's inputs ahead into SCRATCH/inputs for\n"
+	"its jobs to share, up to $HEADROOM_INPUTS_MB MiB (default: half the\n"
+	"free space there; 0: nothing kept, every job draws its own).\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,

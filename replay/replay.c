@@ -80,7 +80,7 @@ struct sched {
 	int *pj;                   /* job -> index into probs */
 	struct prob *probs;
 	int nprobs, draw_limit;
-	uint64_t inputs_budget;    /* bytes the inputs may hold for draws ahead */
+	uint64_t inputs_budget;    /* bytes the inputs directory may hold */
 	int n;
 	struct slot *slots;
 	int nslots;
@@ -313,6 +313,11 @@ static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
 	cJSON_AddStringToObject(m, "problem_file", jb->problem_file);
 	cJSON_AddStringToObject(m, "problem_code", jb->problem_code);
 	cJSON_AddStringToObject(m, "inputs_key", sc->probs[sc->pj[j]].key);
+	/* the inputs directory's budget: the worker keeps a set there only
+	 * when it fits (large problems' sets are gigabytes each) */
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "input_cache_mb");
+	cJSON_AddNumberToObject(m, "input_cache_mb",
+				(double)(sc->inputs_budget >> 20));
 	cJSON_AddStringToObject(m, "candidate_file", cand);
 	cJSON_AddStringToObject(m, "candidate_code", jb->kernel_code);
 	return m;
@@ -749,9 +754,11 @@ static int make_probs(struct sched *sc)
 	return HR_OK;
 }
 
-/* What draws ahead may leave in the inputs directory: o->inputs_mb
- * ($HEADROOM_INPUTS_MB; 0: no draws ahead), else half the space free there
- * when the run starts (a large problem's six sets can take gigabytes). */
+/* What the inputs directory may hold: o->inputs_mb ($HEADROOM_INPUTS_MB;
+ * 0: nothing, every job draws its own sets), else half the space free
+ * there when the run starts (a large problem's six sets can take tens of
+ * gigabytes).  Draws ahead wait while it is full; workers keep a set only
+ * when it fits (worker.py keepable). */
 static void inputs_budget(struct sched *sc)
 {
 	struct statvfs fs;

@@ -703,6 +703,27 @@ class Job:
         if self.cuda:
             self.torch.cuda.manual_seed(self.seed)
 
+    def keepable(self, size):
+        """A drawn set of size bytes may be saved to the inputs directory:
+        the directory stays within input_cache_mb (the run's budget for it,
+        which the orchestrator sends; 2 GiB when run alone), and the
+        filesystem keeps 1 GiB free.  Sets that do not fit are kept in
+        memory or drawn again when used."""
+        budget = int(self.m.get("input_cache_mb", 2048)) << 20
+        d = self.cfg.inputs_dir
+        used = 0
+        try:
+            for f in os.listdir(d):
+                try:
+                    used += os.stat(os.path.join(d, f)).st_size
+                except OSError:
+                    pass
+            st = os.statvfs(d)
+            free = st.f_bavail * st.f_frsize
+        except OSError:
+            return False
+        return used + size <= budget and free - size >= 1 << 30
+
     def draw_all(self):
         """Draw every input set the job uses (set_seed(s); get_inputs()),
         before any candidate code runs.  A set already in the inputs
@@ -711,14 +732,14 @@ class Job:
         missing CPU draw is saved there for the jobs after (faithful inputs
         are drawn by a single-stream CPU torch.rand: on large problems that,
         not the GPU, bounds a warm replay).  The orchestrator removes a
-        problem's files when its last job is done.  A set larger than
-        input_cache_mb (2 GiB) is not kept: the first such draw stays in
-        memory for its trial, the others are drawn when used."""
+        problem's files when its last job is done.  A set that does not fit
+        (keepable: the directory's budget, input_cache_mb) is not kept: the
+        first such draw stays in memory for its trial, the others are drawn
+        when used."""
         t = self.torch
         before = t.get_rng_state()          # as left by Model(*init_inputs)
         d, key = self.cfg.inputs_dir, self.inputs_key()
         self.draws, hits, late = {}, 0, False
-        cap = int(self.m.get("input_cache_mb", 2048)) << 20
         for s in self.input_seeds():
             path = os.path.join(d, "%s-%d.pt" % (key, s))
             if os.path.exists(path):
@@ -729,12 +750,13 @@ class Job:
                 self.draws[s] = None
                 continue
             raw, state, cuda_state, size, on_cpu = self.draw(s)
-            if size <= cap and on_cpu:
+            fits = on_cpu and self.keepable(size)
+            if fits:
                 self.save_draw(path, raw, state)
                 self.draws[s] = path
-            else:   # over the cap (the rest drawn late), or on the device: in memory
+            else:   # no room (the rest drawn late), or on the device: in memory
                 self.draws[s] = (raw, state, cuda_state)
-                late = size > cap
+                late = on_cpu
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
                                       "drawn_late": sum(v is None for v in self.draws.values())}
         self.restore_rng(before)
@@ -743,14 +765,13 @@ class Job:
         """A build worker's part of draw_all (message field "draw"): save
         every input set of the job that is not in the inputs directory yet,
         the same draws with the same RNG state, so the run worker only loads.
-        It stops at the first set it cannot share (over input_cache_mb, or
+        It stops at the first set it cannot share (no room: keepable, or
         drawn on the device): the run worker deals with that one and the
         rest as draw_all does.  Returns what it did, for the job's record."""
         t = self.torch
         before = t.get_rng_state()
         t0 = time.monotonic()
         d, key = self.cfg.inputs_dir, self.inputs_key()
-        cap = int(self.m.get("input_cache_mb", 2048)) << 20
         seeds = self.input_seeds()
         rec = {"sets": len(seeds), "present": 0, "drawn": 0}
         for s in seeds:
@@ -759,7 +780,7 @@ class Job:
                 rec["present"] += 1
                 continue
             raw, state, _, size, on_cpu = self.draw(s)
-            if size > cap or not on_cpu:
+            if not on_cpu or not self.keepable(size):
                 rec["stopped"] = "over input_cache_mb" if on_cpu else "drawn on the device"
                 break
             self.save_draw(path, raw, state)
