@@ -36,6 +36,9 @@
 
 /* Problems whose inputs build workers may draw beyond one per run worker. */
 #define DRAW_AHEAD 3
+/* Build workers that may draw one problem's sets at once (a faithful job
+ * has 6; each worker claims the sets it draws, so they split them). */
+#define DRAW_PAR 6
 
 enum role { ROLE_BUILD, ROLE_RUN };
 enum wstate { WS_STARTING, WS_IDLE, WS_BUSY };
@@ -48,6 +51,10 @@ struct prob {
 	char key[17];         /* its input files: <key>-<seed>.pt */
 	enum dstate ds;
 	int left;             /* jobs not done */
+	int drawers;          /* workers drawing its sets now */
+	int drew;             /* some worker drew sets ahead for it */
+	int closed;           /* a draw of it ended: every set is saved or
+				 claimed, a new drawer would find nothing */
 };
 
 struct slot {
@@ -152,17 +159,23 @@ static void draw_ended(struct sched *sc, struct slot *sl)
 	if (p < 0)
 		return;
 	sl->drawing = -1;
+	sc->probs[p].closed = 1;
+	if (--sc->probs[p].drawers > 0)
+		return;       /* others still draw its sets */
 	sc->probs[p].ds = DS_DRAWN;
 	clean_inputs(sc, p);
 }
 
-/* Count what a worker's predraw record says it drew. */
-static void count_draw(struct sched *sc, const cJSON *rec)
+/* Count what a worker's predraw record says it drew for problem p. */
+static void count_draw(struct sched *sc, int p, const cJSON *rec)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "drawn");
 
 	if (cJSON_IsNumber(d) && d->valueint > 0) {
-		sc->st->predraws++;
+		if (p >= 0 && !sc->probs[p].drew) {
+			sc->probs[p].drew = 1;
+			sc->st->predraws++;
+		}
 		sc->st->predraw_sets += d->valueint;
 	}
 }
@@ -256,14 +269,23 @@ static int draw_room(const struct sched *sc)
 }
 
 /* A job for an idle build worker with no build to do: one of the first
- * problem whose inputs nobody drew (the worker only draws them); -1 none. */
+ * problem whose inputs nobody drew, or that fewer than DRAW_PAR workers
+ * are drawing while none of them has finished (the worker only draws, the
+ * sets nobody else claimed; once one drawer is through, every set is
+ * saved or claimed); -1 none. */
 static int pick_draw(const struct sched *sc)
 {
-	if (!draw_room(sc))
-		return -1;
-	for (int j = 0; j < sc->n; j++)
-		if (sc->js[j] != JS_DONE && sc->probs[sc->pj[j]].ds == DS_NONE)
+	for (int j = 0; j < sc->n; j++) {
+		const struct prob *pr = &sc->probs[sc->pj[j]];
+
+		if (sc->js[j] == JS_DONE)
+			continue;
+		if (pr->ds == DS_DRAWING && pr->drawers < DRAW_PAR &&
+		    !pr->closed)
 			return j;
+		if (pr->ds == DS_NONE && draw_room(sc))
+			return j;
+	}
 	return -1;
 }
 
@@ -358,8 +380,10 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sl->drawing = how == HOW_PLAIN ? -1 : sc->pj[j];
 	sl->inputs_only = how == HOW_INPUTS;
-	if (how != HOW_PLAIN)
+	if (how != HOW_PLAIN) {
 		pr->ds = DS_DRAWING;
+		pr->drawers++;
+	}
 	else if (sl->role == ROLE_RUN && pr->ds == DS_NONE)
 		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
 	if (how != HOW_INPUTS) {
@@ -441,7 +465,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		return HR_OK;
 	if (sl->inputs_only) {
 		/* Only a draw: whatever its end, the job is as it was. */
-		count_draw(sc, cJSON_GetObjectItemCaseSensitive(res, "predraw"));
+		count_draw(sc, sc->pj[j],
+			   cJSON_GetObjectItemCaseSensitive(res, "predraw"));
 	} else if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
 	    !strcmp(v->valuestring, "built")) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
@@ -451,13 +476,14 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			sc->st->builds++;
 			sc->st->build_hits += !strcmp(c->valuestring, "hit");
 		}
-		count_draw(sc, cJSON_GetObjectItemCaseSensitive(b, "predraw"));
+		count_draw(sc, sc->pj[j],
+			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
 		sc->built[j] = 1;
 		sc->js[j] = JS_READY;
 		cJSON_Delete(sc->build_stage[j]);
 		sc->build_stage[j] = b ? cJSON_Duplicate(b, 1) : NULL;
 	} else if (res) {
-		count_draw(sc, cJSON_GetObjectItemCaseSensitive(
+		count_draw(sc, sc->pj[j], cJSON_GetObjectItemCaseSensitive(
 				   cJSON_GetObjectItemCaseSensitive(res, "build"),
 				   "predraw"));
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);

@@ -763,8 +763,9 @@ class Job:
 
     def predraw(self):
         """A build worker's part of draw_all (message field "draw"): save
-        every input set of the job that is not in the inputs directory yet,
-        the same draws with the same RNG state, so the run worker only loads.
+        every input set of the job that is not in the inputs directory yet
+        and that no other worker claimed (<set>.claim), the same draws with
+        the same RNG state, so the run worker only loads.
         It stops at the first set it cannot share (no room: keepable, or
         drawn on the device): the run worker deals with that one and the
         rest as draw_all does.  Returns what it did, for the job's record."""
@@ -773,18 +774,31 @@ class Job:
         t0 = time.monotonic()
         d, key = self.cfg.inputs_dir, self.inputs_key()
         seeds = self.input_seeds()
-        rec = {"sets": len(seeds), "present": 0, "drawn": 0}
+        rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0}
         for s in seeds:
             path = os.path.join(d, "%s-%d.pt" % (key, s))
             if os.path.exists(path):
                 rec["present"] += 1
                 continue
-            raw, state, _, size, on_cpu = self.draw(s)
-            if not on_cpu or not self.keepable(size):
-                rec["stopped"] = "over input_cache_mb" if on_cpu else "drawn on the device"
-                break
-            self.save_draw(path, raw, state)
-            rec["drawn"] += 1
+            # Several build workers may draw one problem: each set goes to
+            # the one that claims it first (the claim is removed with the
+            # set saved, or given up; a stale one only costs a late draw).
+            claim = path + ".claim"
+            try:
+                os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            except FileExistsError:
+                rec["claimed"] += 1
+                continue
+            try:
+                raw, state, _, size, on_cpu = self.draw(s)
+                if not on_cpu or not self.keepable(size):
+                    rec["stopped"] = ("over input_cache_mb" if on_cpu
+                                      else "drawn on the device")
+                    break
+                self.save_draw(path, raw, state)
+                rec["drawn"] += 1
+            finally:
+                os.unlink(claim)
         rec["seconds"] = round(time.monotonic() - t0, 3)
         self.restore_rng(before)
         return rec

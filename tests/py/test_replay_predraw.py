@@ -1,6 +1,8 @@
-"""headroom replay draws each problem's inputs ahead in a build worker: one
-build job per problem draws (it says so in checks.build_stage.predraw), or
-an inputs-only job when the problem has no build to do; every run job
+"""headroom replay draws each problem's inputs ahead in build workers: the
+first build job of a problem draws (it says so in checks.build_stage.predraw)
+and idle build workers help with inputs-only jobs (each set is drawn once:
+the summary counts 12 sets for 2 problems), or only inputs-only jobs when
+the problem has no build to do; every run job
 loads all its sets (checks.input_cache: all hits); the verdicts and trials
 are those of the worker drawing alone; the run's inputs directory is gone
 when the run ends.  CPU; needs $HEADROOM (the
@@ -55,9 +57,11 @@ check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late":
       % [j["checks"].get("input_cache") for j in jobs])
 drew = [j["checks"]["build_stage"].get("predraw") for j in jobs
         if j["checks"].get("build_stage", {}).get("predraw")]
-check(len(drew) == 1 and drew[0]["drawn"] == 6 and drew[0]["present"] == 0 and
-      jobs[0]["checks"]["build_stage"].get("predraw") == drew[0],
-      "problem 1: exactly one build job (its first) drew its 6 sets: %s" % drew)
+pre0 = drew[0] if drew else {}
+check(len(drew) == 1 and jobs[0]["checks"]["build_stage"].get("predraw") == pre0 and
+      pre0["drawn"] >= 1 and pre0["drawn"] + pre0["present"] + pre0["claimed"] == 6,
+      "problem 1: one build job (its first) drew its sets, or split them with an idle "
+      "build worker's inputs-only job: %s" % drew)
 check("build_stage" not in jobs[4]["checks"],
       "problem 2: no build; its inputs came from an inputs-only job")
 check("inputs of 2 problems drawn ahead (12 sets)" in run.stderr,

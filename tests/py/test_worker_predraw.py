@@ -122,6 +122,22 @@ check(res["verdict"] == "drawn" and res["predraw"]["drawn"] == 6,
 check(len(os.listdir(inputs)) == 12, "and keeps the other problem's files (the "
       "orchestrator removes them)")
 
+# Sets another worker claimed (<set>.claim) are left to it: two build
+# workers drawing one problem split its sets.
+K2 = "2233445566778899"
+for sd in SEEDS[:2]:
+    open(os.path.join(inputs, "%s-%d.pt.claim" % (K2, sd)), "w").close()
+_, res = builder.run(other + "# claimed\n", RAISES, stop_after="inputs", draw=True,
+                     inputs_key=K2)
+left = sorted(f for f in os.listdir(inputs) if f.startswith(K2))
+check(res["predraw"]["drawn"] == 4 and res["predraw"]["claimed"] == 2 and
+      left == sorted(["%s-%d.pt.claim" % (K2, sd) for sd in SEEDS[:2]] +
+                     ["%s-%d.pt" % (K2, sd) for sd in SEEDS[2:]]),
+      "a draw skips the sets another worker claimed and leaves no claim of its own: %s, %s"
+      % (res["predraw"], left))
+for sd in SEEDS[:2]:
+    os.unlink(os.path.join(inputs, "%s-%d.pt.claim" % (K2, sd)))
+
 _, res = builder.run(other + "#\n", KB_ONLY, stop_after="inputs", draw=True,
                      input_cache_mb=0)
 check(res["predraw"]["drawn"] == 0 and res["predraw"]["stopped"] == "over input_cache_mb",
