@@ -307,6 +307,19 @@ HRV_HD int hrv_equal(int dtype, struct hrv_val r, struct hrv_val c)
 	return r.bits == c.bits;
 }
 
+/* The tolerance half of hrv_close: not zero_tol, and the rounded
+ * |ref - cand| finite and within atol + |rtol * cand|. */
+HRV_HD int hrv_within(int dt, const struct hrv_params *p, struct hrv_val r,
+		      struct hrv_val c)
+{
+	float prod = hrv_round(dt, HRV_FMUL(p->rtol_f, c.f));
+	float allowed = hrv_round(dt, HRV_FADD(p->atol_f, hrv_fabs_f(prod)));
+	float actual = hrv_fabs_f(hrv_round(dt, HRV_FSUB(r.f, c.f)));
+
+	return HRV_AND(HRV_AND(p->zero_tol == 0, hrv_isfinite_f(actual)),
+		       actual <= allowed);
+}
+
 /* torch.isclose(ref, cand, rtol, atol, equal_nan) for one element, as
  * aten/src/ATen/native/TensorCompare.cpp computes it:
  *   close  = ref == cand
@@ -319,17 +332,6 @@ HRV_HD int hrv_equal(int dtype, struct hrv_val r, struct hrv_val c)
  * reference: KernelBench calls allclose(ref, cand).  dt is p->dtype, passed
  * separately so that a caller with a constant dtype gets a specialised
  * copy. */
-HRV_HD int hrv_within(int dt, const struct hrv_params *p, struct hrv_val r,
-		      struct hrv_val c)
-{
-	float prod = hrv_round(dt, HRV_FMUL(p->rtol_f, c.f));
-	float allowed = hrv_round(dt, HRV_FADD(p->atol_f, hrv_fabs_f(prod)));
-	float actual = hrv_fabs_f(hrv_round(dt, HRV_FSUB(r.f, c.f)));
-
-	return HRV_AND(HRV_AND(p->zero_tol == 0, hrv_isfinite_f(actual)),
-		       actual <= allowed);
-}
-
 HRV_HD int hrv_close(int dt, const struct hrv_params *p, struct hrv_val r,
 		     struct hrv_val c)
 {
