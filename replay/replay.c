@@ -15,8 +15,10 @@
  * build is waiting, an inputs-only job) -> DRAWN -> CLEANED (its last job
  * is done: its files are removed).  Run jobs of a problem being drawn
  * wait; a run worker given a job of a problem nobody drew draws it itself
- * (DRAWN).  At most nrun + DRAW_AHEAD problems are DRAWING or DRAWN at
- * once, which bounds the directory; the directory goes with the run.
+ * (DRAWN).  Up to DRAW_PAR build workers draw one problem side by side
+ * (each set claimed by one of them).  At most nrun + DRAW_AHEAD problems
+ * are DRAWING or DRAWN at once, and the directory stays within its byte
+ * budget (inputs_budget); the directory goes with the run.
  */
 #include "replay.h"
 
@@ -275,6 +277,8 @@ static int draw_room(const struct sched *sc)
  * saved or claimed); -1 none. */
 static int pick_draw(const struct sched *sc)
 {
+	const int room = draw_room(sc);   /* once: it reads the directory */
+
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
 
@@ -283,7 +287,7 @@ static int pick_draw(const struct sched *sc)
 		if (pr->ds == DS_DRAWING && pr->drawers < DRAW_PAR &&
 		    !pr->closed)
 			return j;
-		if (pr->ds == DS_NONE && draw_room(sc))
+		if (pr->ds == DS_NONE && room)
 			return j;
 	}
 	return -1;
@@ -337,7 +341,6 @@ static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
 	cJSON_AddStringToObject(m, "inputs_key", sc->probs[sc->pj[j]].key);
 	/* the inputs directory's budget: the worker keeps a set there only
 	 * when it fits (large problems' sets are gigabytes each) */
-	cJSON_DeleteItemFromObjectCaseSensitive(m, "input_cache_mb");
 	cJSON_AddNumberToObject(m, "input_cache_mb",
 				(double)(sc->inputs_budget >> 20));
 	cJSON_AddStringToObject(m, "candidate_file", cand);
@@ -354,7 +357,6 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	cJSON *m = job_message(sc, j, sl->role == ROLE_RUN ? "all" :
 			      how == HOW_INPUTS ? "inputs" : "build");
 	struct prob *pr = &sc->probs[sc->pj[j]];
-	int rc;
 
 	if (m && how != HOW_PLAIN && !cJSON_AddTrueToObject(m, "draw")) {
 		cJSON_Delete(m);
@@ -370,8 +372,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 		}
 	}
 	/* A failed send shows up as the worker's death in the poll loop. */
-	rc = wproc_send(&sl->p, m);
-	(void)rc;
+	(void)wproc_send(&sl->p, m);
 	cJSON_Delete(m);
 	sl->state = WS_BUSY;
 	sl->job = j;
@@ -383,9 +384,9 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	if (how != HOW_PLAIN) {
 		pr->ds = DS_DRAWING;
 		pr->drawers++;
-	}
-	else if (sl->role == ROLE_RUN && pr->ds == DS_NONE)
+	} else if (sl->role == ROLE_RUN && pr->ds == DS_NONE) {
 		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
+	}
 	if (how != HOW_INPUTS) {
 		sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
 		sl->last_problem = sc->jobs[j].problem_ref;

@@ -664,6 +664,12 @@ class Job:
             return k
         return hashlib.sha256(self.m["problem_code"].encode()).hexdigest()[:16]
 
+    def set_path(self, seed):
+        """The file of one input set: <inputs_key>-<seed>.pt in the inputs
+        directory (the orchestrator removes a problem's files by that
+        prefix)."""
+        return os.path.join(self.cfg.inputs_dir, "%s-%d.pt" % (self.inputs_key(), seed))
+
     def input_seeds(self):
         """Every seed s whose set_seed(s); get_inputs() the job uses: the
         trial seeds, the robust pool, the timing seed (no repeats)."""
@@ -738,10 +744,9 @@ class Job:
         when used."""
         t = self.torch
         before = t.get_rng_state()          # as left by Model(*init_inputs)
-        d, key = self.cfg.inputs_dir, self.inputs_key()
         self.draws, hits, late = {}, 0, False
         for s in self.input_seeds():
-            path = os.path.join(d, "%s-%d.pt" % (key, s))
+            path = self.set_path(s)
             if os.path.exists(path):
                 self.draws[s] = path
                 hits += 1
@@ -772,11 +777,10 @@ class Job:
         t = self.torch
         before = t.get_rng_state()
         t0 = time.monotonic()
-        d, key = self.cfg.inputs_dir, self.inputs_key()
         seeds = self.input_seeds()
         rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0}
         for s in seeds:
-            path = os.path.join(d, "%s-%d.pt" % (key, s))
+            path = self.set_path(s)
             if os.path.exists(path):
                 rec["present"] += 1
                 continue

@@ -105,6 +105,18 @@ def as_tensor(t, dt):
     return s
 
 
+def run_check(lib, r, c, dt, **opts):
+    """hrv_check(r, c) with the dtype's default options changed by opts;
+    returns (status, options, result)."""
+    o, res = Opts(), Result()
+    lib.hrv_opts_default(ctypes.byref(o), dt)
+    for k, v in opts.items():
+        setattr(o, k, v)
+    rt, ct = as_tensor(r, dt), as_tensor(c, dt)
+    rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct), ctypes.byref(o), ctypes.byref(res))
+    return rc, o, res
+
+
 def gen(dt, n, g):
     """A reference and a candidate with many pairs near the boundary."""
     if dt in (F32, F16, BF16):
@@ -220,14 +232,9 @@ def check_lib(path, headroom):
             for atol, rtol in TOLS:
                 for equal_nan in (False, True):
                     truth = torch_truth(r, c, atol, rtol, equal_nan)
-                    o = Opts()
-                    lib.hrv_opts_default(ctypes.byref(o), dt)
-                    o.atol, o.rtol, o.equal_nan = atol, rtol, int(equal_nan)
-                    o.torch_cpu = int(DEVICE == "cpu")
-                    res = Result()
-                    rt, ct = as_tensor(r, dt), as_tensor(c, dt)
-                    rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct),
-                                       ctypes.byref(o), ctypes.byref(res))
+                    rc, o, res = run_check(lib, r, c, dt, atol=atol, rtol=rtol,
+                                           equal_nan=int(equal_nan),
+                                           torch_cpu=int(DEVICE == "cpu"))
                     got = (bool(res.allclose_pass), res.n_violations, res.first_violation)
                     n_cases += 1
                     if rc != 0 or got != truth:
@@ -270,15 +277,8 @@ def check_lib(path, headroom):
         for n, rel in ((70001, 3.0), (300000, 0.3), (200000, None)):
             r, c = gen_noise(dt, n, rel, g) if rel else gen_abs_noise(dt, n, g)
             r, c = r.to(DEVICE), c.to(DEVICE)
-            o = Opts()
-            lib.hrv_opts_default(ctypes.byref(o), dt)
-            if rel is None:
-                o.atol = o.rtol = 10.0
-                o.si_rtol = 1000.0
-            res = Result()
-            rt, ct = as_tensor(r, dt), as_tensor(c, dt)
-            rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct),
-                               ctypes.byref(o), ctypes.byref(res))
+            rc, o, res = run_check(lib, r, c, dt, **({} if rel else dict(
+                atol=10.0, rtol=10.0, si_rtol=1000.0)))
             n_cases += 1
             bad = [f"{NAMES[dt]} noise n={n}: {name} {got!r} != {want!r}"
                    for name, got, want in fp64_maxima(r, c, o.si_rtol, res)
@@ -311,12 +311,7 @@ def same_results(paths):
                 c = c.reshape(shape).to(DEVICE).contiguous()
                 got = []
                 for lib in libs:
-                    o, res = Opts(), Result()
-                    lib.hrv_opts_default(ctypes.byref(o), dt)
-                    o.have_poison = 1
-                    rt, ct = as_tensor(r, dt), as_tensor(c, dt)
-                    rc = lib.hrv_check(ctypes.byref(rt), ctypes.byref(ct),
-                                       ctypes.byref(o), ctypes.byref(res))
+                    rc, _, res = run_check(lib, r, c, dt, have_poison=1)
                     got.append((rc, bytes(res)))
                 n_cases += 1
                 if any(x != got[0] for x in got[1:]):
