@@ -592,27 +592,23 @@ int export_write(struct store *s, const char *out_path,
 
 /* --- reading an export back --- */
 
-/* Member lookup by exact path; fs->files is sorted by path (archive.h). */
+/* Member root + name, looked up by afileset_find. */
 static const struct afile *member(const struct afileset *fs,
 				  const char *root, const char *name)
 {
-	size_t lo = 0, hi = fs->n, rl = strlen(root);
+	size_t rl = strlen(root), nl = strlen(name);
+	char small[512], *path = rl + nl < sizeof(small) ? small :
+				 malloc(rl + nl + 1);
+	const struct afile *f;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *p = fs->files[mid].path;
-		int c = strncmp(p, root, rl);
-
-		if (!c)
-			c = strcmp(p + rl, name);
-		if (!c)
-			return &fs->files[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (!path)
+		return NULL;
+	memcpy(path, root, rl);
+	memcpy(path + rl, name, nl + 1);
+	f = afileset_find(fs, path);
+	if (path != small)
+		free(path);
+	return f;
 }
 
 /* The directory holding manifest.json: the export's own top directory,

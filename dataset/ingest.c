@@ -1,8 +1,8 @@
-/* ingest.c - ingest_path: the one way an input gets into the store.
+/* ingest.c - ingest_fileset: the one way an input gets into the store.
  *
- * Load (archive.h), detect the kind, then in ONE transaction register the
- * source and run the reader; any error rolls everything back, so a failed
- * ingest leaves the database as it was.  Loading happens before the
+ * The caller loads (archive.h) first; then detect the kind, and in ONE
+ * transaction register the source and run the reader; any error rolls
+ * everything back, so a failed ingest leaves the database as it was.  Loading happens before the
  * transaction opens: a bad archive never even takes the write lock.
  */
 #include <cjson/cJSON.h>
@@ -140,20 +140,5 @@ int ingest_fileset(struct store *s, const struct afileset *fs,
 		rc = store_commit(s, e);
 	if (rc != HR_OK || r->existed)
 		store_rollback(s);
-	return rc;
-}
-
-int ingest_path(struct store *s, const char *path,
-		const struct ingest_opts *o, struct ingest_result *r,
-		struct hr_err *e)
-{
-	struct afileset fs;
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	if (archive_load(path, &o->limits, &fs, e))
-		return e->code;
-	rc = ingest_fileset(s, &fs, o, r, e);
-	afileset_free(&fs);
 	return rc;
 }

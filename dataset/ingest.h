@@ -88,12 +88,8 @@ struct ingest_result {
 	int64_t n_baselines, n_problems;
 };
 
-int ingest_path(struct store *s, const char *path,
-		const struct ingest_opts *o, struct ingest_result *r,
-		struct hr_err *e);
-
-/* The second half of ingest_path, for a set already loaded (the CLI loads
- * first so that a bad input never creates or locks the database). */
+/* Ingest a set already loaded by archive_load (the CLI loads first so
+ * that a bad input never creates or locks the database). */
 int ingest_fileset(struct store *s, const struct afileset *fs,
 		   const struct ingest_opts *o, struct ingest_result *r,
 		   struct hr_err *e);

@@ -387,6 +387,15 @@ sqlite3 *store_db(struct store *s)
 	return s->db;
 }
 
+char *store_col_dup(sqlite3_stmt *st, int col, const char *if_null)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	if (!t && !if_null)
+		return NULL;
+	return strdup(t ? (const char *)t : if_null);
+}
+
 int store_begin(struct store *s, struct hr_err *e)
 {
 	return exec(s, "BEGIN IMMEDIATE", e);

@@ -34,6 +34,11 @@ void store_close(struct store *s);
 /* The raw connection, for prepared SELECTs in report/ and figures/. */
 sqlite3 *store_db(struct store *s);
 
+/* A malloc'd copy of text column col of the current row of st; if_null
+ * (copied too) or NULL when the value is SQL NULL.  NULL also when out of
+ * memory. */
+char *store_col_dup(sqlite3_stmt *st, int col, const char *if_null);
+
 /* Schema version this build writes (PRAGMA user_version after migration). */
 int store_schema_version(void);
 

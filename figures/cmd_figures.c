@@ -70,7 +70,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	struct store *s = NULL;
 	cJSON *prov = NULL;
 	const char *out = "out/figures", *scripts = NULL;
-	char defscripts[PATH_MAX], date[64];
+	char defscripts[PATH_MAX];
 	int c, r, data_only = 0;
 
 	memset(&es, 0, sizeof(es));
@@ -105,11 +105,12 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	    auditset_load(&as, store_db(s), &e) ||
 	    replayset_load(&rs, store_db(s), &e) ||
 	    provenance_build(store_db(s), &rs, &prov, &e) ||
-	    provenance_date(store_db(s), date, sizeof(date), &e) ||
 	    provenance_write_file(prov, out, &e) ||
 	    figures_write_data(out, store_db(s), &es, &as, &rs, prov, &e))
 		goto done;
-	if (!data_only && figures_render(out, scripts, date, &e) == HR_OK &&
+	/* the report's date, as provenance_build read it */
+	if (!data_only && figures_render(out, scripts, cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(prov, "date")), &e) == HR_OK &&
 	    !g->quiet)
 		fprintf(stderr, "figures: %s/{%s,...}.{svg,png,pdf}\n", out,
 			figure_names[0]);

@@ -146,9 +146,12 @@ static int write_correctness(const char *dir, sqlite3 *db,
 {
 	struct datafile d;
 	struct evalset robust;
+	int have_robust, rc = HR_OK;
 
 	if (open_data(&d, dir, "correctness", "dat", prov, e))
 		return e->code;
+	/* The robust replay's view, once for every configuration. */
+	have_robust = rs->n > 0 && !replayset_view(rs, es, 1, &robust);
 	fputs("# configuration original_pct scale_invariant_pct\n", d.f);
 	for (size_t c = 0; c < es->nconfigs; c++) {
 		struct eval_filter f = { es->configs[c], 0, NULL };
@@ -163,28 +166,35 @@ static int write_correctness(const char *dir, sqlite3 *db,
 				break;
 			}
 		if (evalset_dataset_problems(db, f.level, &nprob, e)) {
-			fclose(d.f);
-			return e->code;
+			rc = e->code;
+			break;
 		}
 		if (evalset_stats(es, &f, nprob, &cs)) {
-			fclose(d.f);
-			return hr_errf(e, HR_SYSTEM, "out of memory");
+			rc = hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
 		}
 		gp_string(d.f, es->configs[c]);
 		fprintf(d.f, " %.4g", isnan(cs.correct_rate) ? 0.0 :
 			cs.correct_rate);
 		/* Scale-invariant: the robust replay's verdicts (original and
 		 * scale-invariant checks both passed). */
-		if (replayed_rows(rs, es, es->configs[c]) &&
-		    !replayset_view(rs, es, 1, &robust)) {
-			evalset_stats(&robust, &f, nprob, &cs);
-			replayset_view_release(&robust);
+		if (have_robust && replayed_rows(rs, es, es->configs[c])) {
+			if (evalset_stats(&robust, &f, nprob, &cs)) {
+				rc = hr_errf(e, HR_SYSTEM, "out of memory");
+				break;
+			}
 			fprintf(d.f, " %.4g\n", isnan(cs.correct_rate) ? 0.0 :
 				cs.correct_rate);
 		} else {
 			fputs(" NaN\n", d.f);
 		}
 		d.rows++;
+	}
+	if (have_robust)
+		replayset_view_release(&robust);
+	if (rc) {
+		fclose(d.f);
+		return rc;
 	}
 	if (close_data(&d, e))
 		return e->code;

@@ -39,13 +39,6 @@ static void free_problems(struct problem *p, int n)
 	free(p);
 }
 
-static char *dup_col(sqlite3_stmt *st, int c)
-{
-	const unsigned char *t = sqlite3_column_text(st, c);
-
-	return strdup(t ? (const char *)t : "");
-}
-
 /* Distinct problems (by content) of the chosen set and level. */
 static int load_problems(struct store *s, const struct audit_opts *o,
 			 struct problem **out, int *n, struct hr_err *e)
@@ -79,12 +72,12 @@ static int load_problems(struct store *s, const struct audit_opts *o,
 			v = p;
 		}
 		struct problem *p = &v[(*n)++];
-		p->sha256 = dup_col(st, 0);
+		p->sha256 = store_col_dup(st, 0, "");
 		p->level = sqlite3_column_int(st, 1);
 		p->problem_id = sqlite3_column_int(st, 2);
-		p->name = dup_col(st, 3);
-		p->file = dup_col(st, 4);
-		p->code = dup_col(st, 5);
+		p->name = store_col_dup(st, 3, "");
+		p->file = store_col_dup(st, 4, "");
+		p->code = store_col_dup(st, 5, "");
 		if (!p->sha256 || !p->name || !p->file || !p->code) {
 			hr_errf(e, HR_SYSTEM, "out of memory");
 			break;

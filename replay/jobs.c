@@ -23,13 +23,6 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
 	return HR_OK;
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? strdup((const char *)t) : NULL;
-}
-
 int jobs_shard_of(int64_t evaluation_id, int shard_n)
 {
 	/* splitmix64 finaliser: ids are dense, the mix spreads them. */
@@ -254,7 +247,7 @@ int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*run_id = sqlite3_column_int64(st, 0);
-		*settings = dup_col(st, 1);
+		*settings = store_col_dup(st, 1, NULL);
 	} else if (rc != SQLITE_DONE) {
 		db_err(s, e, "find run to resume");
 	}
@@ -309,13 +302,13 @@ int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,
 		j->level = sqlite3_column_int(st, 2);
 		j->problem_id = sqlite3_column_int(st, 3);
 		j->sample_id = sqlite3_column_int(st, 4);
-		j->model = dup_col(st, 5);
+		j->model = store_col_dup(st, 5, NULL);
 		j->harness = harness_of((const char *)sqlite3_column_text(st, 6));
-		j->precision = dup_col(st, 7);
-		j->kernel_sha256 = dup_col(st, 8);
-		j->kernel_code = dup_col(st, 9);
-		j->problem_code = dup_col(st, 10);
-		j->problem_file = dup_col(st, 11);
+		j->precision = store_col_dup(st, 7, NULL);
+		j->kernel_sha256 = store_col_dup(st, 8, NULL);
+		j->kernel_code = store_col_dup(st, 9, NULL);
+		j->problem_code = store_col_dup(st, 10, NULL);
+		j->problem_file = store_col_dup(st, 11, NULL);
 		j->attempts = sqlite3_column_int(st, 12);
 		j->problem_ref = sqlite3_column_int64(st, 13);
 		if (!j->model || !j->harness || !j->precision ||

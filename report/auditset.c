@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/store.h"
+
 static const char query[] =
 	"SELECT name, problem_sha256, dtype, device, level, problem_id,"
 	" max_abs_ref, rms_ref, gates_json FROM problem_audit"
@@ -61,13 +63,6 @@ static int parse_gates(struct audit_row *r, const char *json,
 	return HR_OK;
 }
 
-static char *dup_col(sqlite3_stmt *st, int c)
-{
-	const unsigned char *t = sqlite3_column_text(st, c);
-
-	return strdup(t ? (const char *)t : "");
-}
-
 int auditset_load(struct auditset *as, sqlite3 *db, struct hr_err *e)
 {
 	sqlite3_stmt *st;
@@ -93,10 +88,10 @@ int auditset_load(struct auditset *as, sqlite3 *db, struct hr_err *e)
 		}
 		r = &as->rows[as->n++];
 		memset(r, 0, sizeof(*r));
-		r->name = dup_col(st, 0);
-		r->sha256 = dup_col(st, 1);
-		r->dtype = dup_col(st, 2);
-		r->device = dup_col(st, 3);
+		r->name = store_col_dup(st, 0, "");
+		r->sha256 = store_col_dup(st, 1, "");
+		r->dtype = store_col_dup(st, 2, "");
+		r->device = store_col_dup(st, 3, "");
 		r->level = sqlite3_column_int(st, 4);
 		r->problem_id = sqlite3_column_int(st, 5);
 		r->max_abs_ref = sqlite3_column_type(st, 6) == SQLITE_NULL ?

@@ -28,6 +28,7 @@ struct metric_def {
 	const char *name;
 	int replayable;   /* replay re-measures it (else an archive fact) */
 	metric_fn *fn;
+	int derived;      /* computed from other claims' values (inputs) */
 };
 
 static void na(struct claim_value *out, const char *fmt, ...)
@@ -394,24 +395,24 @@ static void m_amdahl(const struct ctx *x, const struct claim *c,
 }
 
 static const struct metric_def metrics[] = {
-	{ "addressable_fraction", 0, m_profiles },
-	{ "amdahl_projection", 1, m_amdahl },
-	{ "audited_problems", 0, m_audited_problems },
-	{ "configurations", 0, m_configurations },
-	{ "conv_winners", 1, m_conv_winners },
-	{ "correct_on_vacuous", 1, m_correct_on_vacuous },
-	{ "correct_problems", 1, m_correct_problems },
-	{ "correct_rate", 1, m_correct_rate },
-	{ "evaluations", 0, m_evaluations },
-	{ "gemm_attention_share", 0, m_profiles },
-	{ "max_speedup_on_vacuous", 1, m_max_speedup_on_vacuous },
-	{ "median_winner_speedup", 1, m_median_winner },
-	{ "output_coverage", 1, m_output_coverage },
-	{ "speedup_count", 1, m_speedup_count },
-	{ "suite_problems", 0, m_suite_problems },
-	{ "vacuous_problems", 0, m_vacuous_problems },
-	{ "win_rate", 1, m_win_rate },
-	{ "workloads", 0, m_profiles },
+	{ "addressable_fraction", 0, m_profiles, 0 },
+	{ "amdahl_projection", 1, m_amdahl, 1 },
+	{ "audited_problems", 0, m_audited_problems, 0 },
+	{ "configurations", 0, m_configurations, 0 },
+	{ "conv_winners", 1, m_conv_winners, 0 },
+	{ "correct_on_vacuous", 1, m_correct_on_vacuous, 0 },
+	{ "correct_problems", 1, m_correct_problems, 0 },
+	{ "correct_rate", 1, m_correct_rate, 0 },
+	{ "evaluations", 0, m_evaluations, 0 },
+	{ "gemm_attention_share", 0, m_profiles, 0 },
+	{ "max_speedup_on_vacuous", 1, m_max_speedup_on_vacuous, 0 },
+	{ "median_winner_speedup", 1, m_median_winner, 0 },
+	{ "output_coverage", 1, m_output_coverage, 0 },
+	{ "speedup_count", 1, m_speedup_count, 0 },
+	{ "suite_problems", 0, m_suite_problems, 0 },
+	{ "vacuous_problems", 0, m_vacuous_problems, 0 },
+	{ "win_rate", 1, m_win_rate, 0 },
+	{ "workloads", 0, m_profiles, 0 },
 };
 
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -581,7 +582,7 @@ static void replay_value(const struct ctx *x, const struct claim *c,
 			replayed += rr && (robust ? rr->robust.have :
 					   rr->faithful.have);
 		}
-		if (n && !replayed && m->fn != m_amdahl) {
+		if (n && !replayed && !m->derived) {
 			na(out, "none of its %zu evaluations was replayed "
 			   "in %s mode", n, robust ? "robust" : "faithful");
 			return;
@@ -627,7 +628,7 @@ int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
 						  r->robust.v);
 		/* A derived claim also says whether the paper's own inputs
 		 * give its number: 8.63 % from (0.582, 0.417, 1.552). */
-		if (m->fn == m_amdahl) {
+		if (m->derived) {
 			struct claim_value tmp;
 
 			if (amdahl_inputs(&x, c, 1, &stated_r, &tmp))
