@@ -80,7 +80,10 @@ static const char usage[] =
 	"\n"
 	"Build workers draw each problem's inputs ahead into SCRATCH/inputs for\n"
 	"its jobs to share, up to $HEADROOM_INPUTS_MB MiB (default: half the\n"
-	"free space there; 0: nothing kept, every job draws its own).\n";
+	"free space there; 0: nothing kept, every job draws its own).  Each GPU\n"
+	"worker's keeper holds sets in device memory and lends them to its jobs,\n"
+	"up to $HEADROOM_DEVICE_INPUTS_MB MiB (default 45% of the GPU's memory;\n"
+	"0: off).\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,

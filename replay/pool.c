@@ -67,6 +67,8 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 		argv[a++] = "--verify-lib";
 		argv[a++] = sp->verify_lib;
 	}
+	if (sp->take_inputs)
+		argv[a++] = "--take-inputs";
 	argv[a] = NULL;
 	execvp(sp->python, (char *const *)argv);
 	dprintf(2, "cannot run %s: %s\n", sp->python, strerror(errno));
@@ -338,21 +340,41 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e)
 	return HR_OK;
 }
 
-uint64_t wproc_dir_bytes(const char *dir)
+uint64_t wproc_dir_bytes(const char *dir, uint64_t *largest)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct stat sb;
 	uint64_t n = 0;
 
+	if (largest)
+		*largest = 0;
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) != NULL)
 		if (!fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
-		    S_ISREG(sb.st_mode))
+		    S_ISREG(sb.st_mode)) {
 			n += (uint64_t)sb.st_size;
+			if (largest && (uint64_t)sb.st_size > *largest)
+				*largest = (uint64_t)sb.st_size;
+		}
 	closedir(d);
 	return n;
+}
+
+uint64_t wproc_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
 }
 
 int wproc_remove_files(const char *dir, const char *prefix)

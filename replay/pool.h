@@ -34,6 +34,8 @@ struct wproc_spec {
 	const char *inputs;       /* input sets shared by the run; NULL: the
 	                           * worker's own (SCRATCH/inputs) */
 	const char *verify_lib;   /* NULL: none */
+	int take_inputs;          /* the run's only reader of the inputs: its
+	                           * keeper removes the files it holds */
 	int mem_limit_mb;         /* 0: none */
 	int nice;                 /* scheduling priority of the worker, 0..19 */
 };
@@ -98,7 +100,11 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
  * removed. */
 int wproc_remove_files(const char *dir, const char *prefix);
 
-/* Bytes of the regular files directly in dir (0 when it cannot be read). */
-uint64_t wproc_dir_bytes(const char *dir);
+/* Bytes of the regular files directly in dir (0 when it cannot be read);
+ * the largest one's size in *largest when not NULL. */
+uint64_t wproc_dir_bytes(const char *dir, uint64_t *largest);
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+uint64_t wproc_mem_available(void);
 
 #endif

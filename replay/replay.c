@@ -89,6 +89,8 @@ struct sched {
 	int *pj;                   /* job -> index into probs */
 	struct prob *probs;
 	int nprobs, draw_limit;
+	int nrun;                  /* run slots: one per GPU (one on CPU) */
+	uint64_t max_set;          /* largest input file seen in the run */
 	uint64_t inputs_budget;    /* bytes the inputs directory may hold */
 	int n;
 	struct slot *slots;
@@ -108,6 +110,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.device = sc->o->device, .gpu = sl->gpu,
 		.scratch = sl->scratch, .cache = sc->cache,
 		.inputs = sc->inputs, .verify_lib = sc->o->verify_lib,
+		.take_inputs = sl->role == ROLE_RUN && sc->nrun == 1,
 		.mem_limit_mb = sc->o->mem_limit_mb,
 		.nice = sl->nice,
 	};
@@ -257,17 +260,41 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-/* 1 when a build worker may start drawing another problem's inputs: fewer
- * problems drawn than the limit, and the directory under its budget (a
- * draw under way may still add one problem's sets). */
-static int draw_room(const struct sched *sc)
+/* 1 when the memory available holds one more drawer: a drawer has its set
+ * in memory and writes it to a file (twice the set, counted as well for the
+ * drawers already at it, who may not have allocated yet), and 4 GiB stay
+ * free.  The set size is the largest input file seen in this run; none
+ * seen yet (or no /proc/meminfo): yes. */
+static int drawer_fits(const struct sched *sc)
 {
+	uint64_t avail = wproc_mem_available(), need;
+	int drawers = 0;
+
+	if (!sc->max_set || !avail)
+		return 1;
+	for (int p = 0; p < sc->nprobs; p++)
+		drawers += sc->probs[p].drawers;
+	need = 2 * sc->max_set * (uint64_t)(drawers + 1) + ((uint64_t)4 << 30);
+	return avail >= need;
+}
+
+/* 1 when a build worker may start drawing another problem's inputs: fewer
+ * problems drawn than the limit, the directory under its budget (a draw
+ * under way may still add one problem's sets), and memory for a drawer. */
+static int draw_room(struct sched *sc)
+{
+	uint64_t largest;
 	int n = 0;
 
 	for (int p = 0; p < sc->nprobs; p++)
 		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
-	return n < sc->draw_limit &&
-	       wproc_dir_bytes(sc->inputs) < sc->inputs_budget;
+	if (n >= sc->draw_limit)
+		return 0;
+	if (wproc_dir_bytes(sc->inputs, &largest) >= sc->inputs_budget)
+		return 0;
+	if (largest > sc->max_set)
+		sc->max_set = largest;
+	return drawer_fits(sc);
 }
 
 /* A job for an idle build worker with no build to do: one of the first
@@ -275,9 +302,10 @@ static int draw_room(const struct sched *sc)
  * are drawing while none of them has finished (the worker only draws, the
  * sets nobody else claimed; once one drawer is through, every set is
  * saved or claimed); -1 none. */
-static int pick_draw(const struct sched *sc)
+static int pick_draw(struct sched *sc)
 {
 	const int room = draw_room(sc);   /* once: it reads the directory */
+	const int fits = drawer_fits(sc);
 
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
@@ -285,7 +313,7 @@ static int pick_draw(const struct sched *sc)
 		if (sc->js[j] == JS_DONE)
 			continue;
 		if (pr->ds == DS_DRAWING && pr->drawers < DRAW_PAR &&
-		    !pr->closed)
+		    !pr->closed && fits)
 			return j;
 		if (pr->ds == DS_NONE && room)
 			return j;
@@ -711,6 +739,7 @@ static int make_slots(struct sched *sc)
 		nrun += *p == ',';
 	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
+	sc->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");

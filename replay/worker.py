@@ -8,14 +8,17 @@ inputs directory (a build job with "draw" does it ahead for the run worker,
 which then only loads), the correctness trials and the timing loop, and one
 JSON result line per job.  The protocol is docs/replay.md.
 Must not: open the database, write outside --scratch, --cache and --inputs,
-remove input files (the orchestrator owns their lifetime), let candidate
+remove input files (the orchestrator owns their lifetime; but the keeper of
+the run's only GPU worker takes the files it holds, --take-inputs), let candidate
 code write the inputs directory, or write on the protocol stream.
 
 Shape: a fork server.  The parent imports torch once (it never initialises
 CUDA) and forks one child per job; the child runs the job in its own process
 group and writes its phase and result lines itself.  A crash, a sticky CUDA
-error or a monkey-patched torch therefore dies with the child.  Standard
-library + torch + numpy only.
+error or a monkey-patched torch therefore dies with the child.  A second
+long-lived child, the keeper, holds the inputs directory's sets in device
+memory and lends them to the jobs (class Keeper).  Standard library + torch
++ numpy only.
 """
 import argparse
 import ctypes
@@ -23,9 +26,12 @@ import hashlib
 import json
 import os
 import platform
+import re
 import resource
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -266,8 +272,19 @@ class Job:
                        "correct": None, "checks": {}}
         self.checks = self.result["checks"]
         self.predrawn = None    # what predraw did (a build job with "draw")
+        self.t_start = cfg.job_t0 or time.monotonic()
+        self.phase_s = self.checks["phase_seconds"] = {}
 
     def phase(self, name):
+        """Enter a phase: tell the orchestrator, and time the phases (the
+        seconds of each, from the job's start, in checks.phase_seconds)."""
+        now = time.monotonic()
+        prev = self.result.get("phase")
+        if prev is not None:
+            self.phase_s[prev] = round(now - self.phase_t0, 3)
+        else:
+            self.phase_s["start"] = round(now - self.t_start, 3)
+        self.phase_t0 = now
         self.result["phase"] = name
         self.proto.send({"type": "phase", "job": self.id, "phase": name})
 
@@ -362,6 +379,8 @@ class Job:
             self.stages()
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
+        if self.result.get("phase") is not None:
+            self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
         if self.cfg.sandbox.violations:
             self.checks["sandbox"] = self.cfg.sandbox.violations
             if self.result.get("verdict") in ("correct", "incorrect"):
@@ -400,8 +419,12 @@ class Job:
         if stop == "inputs":
             self.result.update(verdict="drawn", predraw=self.predrawn)
             return
-        # From here on candidate code runs: the input cache is read-only.
+        # From here on candidate code runs: the input cache is read-only,
+        # and the keeper takes no more requests from this job.
         self.cfg.sandbox.deny = [self.cfg.inputs_dir]
+        if self.cfg.keeper is not None:
+            self.cfg.keeper.close()
+            self.cfg.keeper = None
 
         # Build: executing the candidate runs load_inline into the cache.
         # Other builders (load, setup-style) land in a directory keyed by
@@ -745,8 +768,16 @@ class Job:
         t = self.torch
         before = t.get_rng_state()          # as left by Model(*init_inputs)
         self.draws, hits, late = {}, 0, False
-        for s in self.input_seeds():
+        seeds = self.input_seeds()
+        # Sets the keeper holds in device memory are lent, not loaded.
+        lent = borrow(self.cfg, t, [os.path.basename(self.set_path(s)) for s in seeds])
+        for s in seeds:
             path = self.set_path(s)
+            got = lent.get(os.path.basename(path))
+            if got is not None:
+                self.draws[s] = (got[0], t.frombuffer(bytearray(got[1]), dtype=t.uint8), None)
+                hits += 1
+                continue
             if os.path.exists(path):
                 self.draws[s] = path
                 hits += 1
@@ -763,7 +794,8 @@ class Job:
                 self.draws[s] = (raw, state, cuda_state)
                 late = on_cpu
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
-                                      "drawn_late": sum(v is None for v in self.draws.values())}
+                                      "drawn_late": sum(v is None for v in self.draws.values()),
+                                      "device_held": len(lent)}
         self.restore_rng(before)
 
     def predraw(self):
@@ -822,7 +854,7 @@ class Job:
             raw, state = obj["inputs"], obj["rng"]
         else:
             raw, state = kept[0], kept[1]
-            if self.cuda:
+            if self.cuda and kept[2] is not None:
                 t.cuda.set_rng_state(kept[2])
         t.set_rng_state(state)
         out = []
@@ -898,6 +930,285 @@ class Job:
                            ci_low=finite(lo), ci_high=finite(hi))
 
 
+# ------------------------------------------------------------ the keeper
+SET_NAME = re.compile(r"^[0-9a-f]{16}-[0-9]+\.pt$")
+
+
+def keeper_budget_mb(cfg):
+    """$HEADROOM_DEVICE_INPUTS_MB: MiB of input sets the keeper holds; unset:
+    45 % of the GPU's memory on CUDA, 0 (no keeper) on the CPU.  None when
+    the value is not a number >= 0."""
+    v = os.environ.get("HEADROOM_DEVICE_INPUTS_MB")
+    if v is None or v == "":
+        return "auto" if cfg.device.startswith("cuda") else 0
+    return int(v) if v.isdigit() else None
+
+
+def fingerprint(torch, xs):
+    """Two wrapping int64 sums (of the words and of their squares) of every
+    tensor's bytes: a write into a lent set changes them."""
+    out = []
+    for x in xs:
+        if not isinstance(x, torch.Tensor) or x.numel() == 0:
+            out.append(None)
+            continue
+        b = x.detach().reshape(-1).view(torch.uint8)
+        n8 = b.numel() // 8
+        w = b[:n8 * 8].view(torch.int64)
+        s1 = s2 = 0
+        for i in range(0, n8, 1 << 24):
+            c = w[i:i + (1 << 24)]
+            s1 += int(c.sum())
+            s2 += int((c * c).sum())
+        out.append((s1, s2, int(b[n8 * 8:].to(torch.int64).sum())))
+    return out
+
+
+class Keeper:
+    """The worker's second child: the inputs directory's sets, held in device
+    memory (CUDA; shared memory on the CPU) and lent to the jobs.
+
+    A faithful job loads six sets; a 1.6 G-element problem's are 6.4 GB each,
+    and loading one from a file takes a second or more.  The keeper loads
+    each file once (when a job asks for it, or ahead when idle) and lends it
+    over CUDA IPC (torch.multiprocessing's reductions): opening a lent set
+    takes milliseconds; the job clones it before use, as it clones a loaded
+    one.  What it holds follows the directory: a set whose file the
+    orchestrator removed (its problem is done) is dropped; at most the
+    budget ($HEADROOM_DEVICE_INPUTS_MB) is held, a set that does not fit is
+    not (the job loads the file itself).
+    A job could write into a lent set (its own process maps it): the keeper
+    fingerprints every set and checks the sets it lent when the job's
+    connection closes; a changed set is dropped and reloaded from its file.
+    It never runs candidate code and never writes a file."""
+
+    def __init__(self, cfg, torch, sock):
+        self.cfg, self.t, self.sock = cfg, torch, sock
+        self.held = {}       # name -> {"inputs", "rng", "bytes", "print", "last"}
+        self.lent = {}       # reply socket -> names lent through it
+        self.used = 0
+        self.take = cfg.take_inputs
+
+    def log(self, text):
+        sys.stderr.write("headroom worker keeper: %s\n" % text)
+
+    def start(self):
+        t = self.t
+        import torch.multiprocessing as tmp
+        self.cuda = self.cfg.device.startswith("cuda")
+        if not self.cuda:
+            tmp.set_sharing_strategy("file_system")
+        self.device = t.device(self.cfg.device)
+        budget = keeper_budget_mb(self.cfg)
+        if budget == "auto":
+            budget = int(0.45 * t.cuda.get_device_properties(self.device).total_memory) >> 20
+        self.budget = budget << 20
+
+    def lent_now(self):
+        return set().union(*self.lent.values()) if self.lent else set()
+
+    def make_room(self, name, size):
+        """Drop held sets of other problems, least recently lent first (never
+        one a job has now), until size more bytes fit; False if they cannot."""
+        busy = self.lent_now()
+        old = sorted((h["last"], n) for n, h in self.held.items()
+                     if n[:16] != name[:16] and n not in busy)
+        while self.used + size > self.budget and old:
+            self.drop(old.pop(0)[1])
+        return self.used + size <= self.budget
+
+    def load(self, name, need=False):
+        """Hold the set in file name (the caller checked it is not held);
+        when need (a job asks for it), other problems' sets make room.
+        With --take-inputs (the run's only GPU worker) the file is removed
+        once held: the directory's room goes to the next problem's draws."""
+        t = self.t
+        path = os.path.join(self.cfg.inputs_dir, name)
+        obj = t.load(path, mmap=True, weights_only=True)
+        raw = obj["inputs"]
+        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
+        if self.used + size > self.budget and not (need and self.make_room(name, size)):
+            return False
+        held = []
+        for x in raw:
+            if isinstance(x, t.Tensor):
+                x = x.to(self.device) if self.cuda else x.clone().share_memory_()
+            held.append(x)
+        if self.cuda:
+            t.cuda.synchronize(self.device)
+        self.held[name] = {"inputs": held, "rng": obj["rng"].numpy().tobytes(),
+                           "bytes": size, "print": fingerprint(t, held),
+                           "last": time.monotonic()}
+        self.used += size
+        del obj, raw
+        if self.take:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        return True
+
+    def drop(self, name):
+        h = self.held.pop(name, None)
+        if h is not None:
+            self.used -= h["bytes"]
+            del h
+            if self.cuda:
+                self.t.cuda.ipc_collect()
+                self.t.cuda.empty_cache()
+
+    def files(self):
+        try:
+            return {f for f in os.listdir(self.cfg.inputs_dir) if SET_NAME.match(f)}
+        except OSError:
+            return set()
+
+    def tidy(self, prefetch):
+        """Drop the sets whose file is gone; when prefetch, hold one new file
+        that fits (oldest first)."""
+        files = self.files()
+        if not self.take:   # taken files are gone by design: make_room drops those
+            lent = self.lent_now()
+            for name in [n for n in self.held if n not in files and n not in lent]:
+                self.drop(name)
+        if not prefetch:
+            return
+        new = [n for n in files if n not in self.held]
+        def mtime(n):
+            try:
+                return os.stat(os.path.join(self.cfg.inputs_dir, n)).st_mtime
+            except OSError:
+                return float("inf")
+        for n in sorted(new, key=mtime):
+            try:
+                if self.load(n):
+                    return
+            except Exception as e:   # noqa: a file being removed, out of memory
+                self.log("%s not held: %s" % (n, exc_text(e)))
+                return
+
+    def returned(self, s):
+        """A job's connection closed: check the sets it was lent."""
+        for name in self.lent.pop(s, ()):
+            h = self.held.get(name)
+            if h is not None and fingerprint(self.t, h["inputs"]) != h["print"]:
+                self.log("%s was written by a job: dropped" % name)
+                self.drop(name)
+        s.close()
+
+    def request(self):
+        from multiprocessing.reduction import ForkingPickler
+        msg, fds, _, _ = socket.recv_fds(self.sock, 65536, 1)
+        if not msg:
+            return False          # the worker is gone
+        if not fds:
+            return True
+        reply = socket.socket(fileno=fds[0])
+        try:
+            names = [n for n in json.loads(msg).get("sets", []) if SET_NAME.match(n)]
+            self.tidy(False)
+            out = {}
+            for n in names:
+                if n not in self.held and os.path.exists(os.path.join(self.cfg.inputs_dir, n)):
+                    try:
+                        self.load(n, need=True)
+                    except Exception as e:   # noqa
+                        self.log("%s not held: %s" % (n, exc_text(e)))
+                h = self.held.get(n)
+                if h is not None:
+                    h["last"] = time.monotonic()
+                    out[n] = (h["inputs"], h["rng"])
+            data = bytes(ForkingPickler.dumps(out))
+            reply.sendall(len(data).to_bytes(8, "little") + data)
+            self.lent[reply] = set(out)
+        except Exception as e:   # noqa: the job loads its files itself
+            self.log("request failed: %s" % exc_text(e))
+            reply.close()
+        return True
+
+    def serve(self):
+        while True:
+            r, _, _ = select.select([self.sock] + list(self.lent), [], [], 0.25)
+            for s in [s for s in r if s is not self.sock]:
+                if not s.recv(1):
+                    self.returned(s)
+            if self.sock in r:
+                if not self.request():
+                    return
+            elif not r:
+                self.tidy(True)
+
+
+def keeper_main(cfg, torch, sock):
+    """The keeper child; never returns."""
+    code = 0
+    try:
+        os.setpgid(0, 0)
+        set_pdeathsig()
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        k = Keeper(cfg, torch, sock)
+        k.start()
+        k.serve()
+    except BaseException as e:   # noqa: jobs load their files themselves
+        sys.stderr.write("headroom worker keeper: stopped: %s\n" % exc_text(e))
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def start_keeper(cfg, torch):
+    """Fork the keeper; returns the socket jobs ask it through, or None."""
+    budget = keeper_budget_mb(cfg)
+    if budget is None:
+        sys.stderr.write("headroom worker: HEADROOM_DEVICE_INPUTS_MB=%s is not a number of "
+                         "MiB; no keeper\n" % os.environ.get("HEADROOM_DEVICE_INPUTS_MB"))
+        return None
+    if budget == 0:
+        return None
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        mine.close()
+        keeper_main(cfg, torch, theirs)
+    theirs.close()
+    cfg.keeper_pid = pid
+    return mine
+
+
+def borrow(cfg, torch, names, timeout=300):
+    """A job asks the keeper for the sets in files names: {name: (inputs,
+    rng state bytes)} for those it holds, {} when there is no keeper or it
+    does not answer."""
+    if cfg.keeper is None or not names:
+        return {}
+    import pickle
+    import torch.multiprocessing  # noqa: F401  the reductions that unpickle lent sets
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        socket.send_fds(cfg.keeper, [json.dumps({"sets": names}).encode()], [theirs.fileno()])
+        theirs.close()
+        mine.settimeout(timeout)
+        head = b""
+        while len(head) < 8:
+            b = mine.recv(8 - len(head))
+            if not b:
+                return {}
+            head += b
+        n, data = int.from_bytes(head, "little"), bytearray()
+        while len(data) < n:
+            b = mine.recv(min(n - len(data), 1 << 20))
+            if not b:
+                return {}
+            data += b
+        out = pickle.loads(bytes(data))
+        cfg.keeper_conn = mine      # closed when the job ends: the keeper then checks
+        return out
+    except (OSError, ValueError, EOFError, RuntimeError) as e:
+        sys.stderr.write("headroom worker: keeper: %s\n" % exc_text(e))
+        mine.close()
+        return {}
+
+
 # -------------------------------------------------------- the process
 def llc_bytes():
     """Size of the largest CPU cache (sysfs), 32 MiB when unknown."""
@@ -961,6 +1272,7 @@ def set_pdeathsig():
 def child(msg, cfg, proto, torch):
     """Run one job in the forked child; never returns."""
     code = 0
+    cfg.job_t0 = time.monotonic()
     try:
         os.setpgid(0, 0)
         set_pdeathsig()
@@ -1034,6 +1346,9 @@ def parse_args(argv):
                    "(default SCRATCH/inputs)")
     p.add_argument("--verify-lib", help="libhrverify.so to load with ctypes")
     p.add_argument("--mem-limit-mb", type=int, default=0, help="RLIMIT_AS per job (CPU)")
+    p.add_argument("--take-inputs", action="store_true",
+                   help="the run's only reader of --inputs: the keeper removes the files "
+                   "it holds")
     return p.parse_args(argv)
 
 
@@ -1065,6 +1380,8 @@ def main(argv):
                 if cfg.device == "cuda" else "cpu-" + platform.machine())
     import torch  # after the fd switch; never initialises CUDA here
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
+    cfg.keeper_pid, cfg.job_t0 = None, None
+    cfg.keeper = start_keeper(cfg, torch)
     sys.addaudithook(cfg.sandbox.hook)
     proto.send(hello(cfg, torch))
     for line in sys.stdin:

@@ -11,7 +11,7 @@ OUT=${OUT:-$ROOT/out}
 KB=${KB:-.kb}
 DEBS=${DEBS:-.debs}
 JOBS=${JOBS:-$(nproc)}
-CAND=tests/gpu/kb-candidates
+CAND=${CAND:-tests/gpu/kb-candidates}   # tests/gpu/kb-large: the 1.6 G-element problems
 WORK=${WORK:-/tmp/hr-gpu}
 export PYTHONUNBUFFERED=1 TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 mkdir -p "$OUT" "$WORK"
@@ -36,6 +36,13 @@ stage_info() {
 
 stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
 
+# The worker's keeper on the GPU (CUDA IPC), alone: before timing with it.
+stage_keeper() { HR_TEST_DEVICE=cuda timeout "${CAP_KEEPER:-120}" python3 tests/py/test_worker_keeper.py; }
+
+# CUDA IPC between a holder process and a job process (the worker's input
+# keeper), and what a 1.6 G-element input set costs to draw, save and load.
+stage_ipc() { timeout "${CAP_IPC:-240}" python3 tests/gpu/ipc_probe.py --dir "$WORK"; }
+
 # CAP_CHECK: seconds after which gpu-check is stopped (a hung kernel must
 # not take the whole device call; it happened once, see docs/benchmarks.md).
 stage_gpu_check() {
@@ -54,8 +61,15 @@ stage_verify() {
 		timeout "${CAP_BENCH:-60}" ./build/cuda/verify_bench_gpu | tee "$OUT/verify-bench.txt"
 }
 
+# KB_ONLY="P...": those problems' candidates only (KernelBench takes about a
+# minute an evaluation on the 1.6 G-element problems of tests/gpu/kb-large).
 stage_kb_best() {
-	rm -rf "$WORK/kb-run" && mkdir -p "$WORK/kb-run" && cp $CAND/*.py "$WORK/kb-run/"
+	rm -rf "$WORK/kb-run" && mkdir -p "$WORK/kb-run" || return 1
+	if [ -n "${KB_ONLY:-}" ]; then
+		for p in $KB_ONLY; do cp $CAND/level_1_problem_${p}_sample_0_kernel.py "$WORK/kb-run/"; done
+	else
+		cp $CAND/*.py "$WORK/kb-run/"
+	fi
 	python3 tests/gpu/kb_side_by_side.py "$WORK/kb-run" --kb "$KB" --mode best \
 		--workers "$JOBS" --cache "$WORK/kb-cache" --out "$OUT/kb-best.json" \
 		--eval-results "$WORK/kb-run/eval_results.json"
@@ -93,7 +107,7 @@ replay_pass() {   # NAME CAP: one `headroom replay` over every stored evaluation
 	# stopped (SIGTERM: the run is left resumable) after CAP seconds
 	local TIMEFORMAT="replay $1: wall %R s, user %U s, sys %S s (headroom and all its workers)"
 	time timeout "$2" ./headroom --db "$WORK/hr.db" replay --device cuda --mode faithful \
-		--harness current --scratch "$WORK/scratch-$1" --cache "$WORK/cache" \
+		--harness current --scratch "${SCRATCH_ROOT:-$WORK}/scratch-$1" --cache "$WORK/cache" \
 		${REPLAY_ARGS:-}
 }
 
@@ -119,7 +133,7 @@ PY
 
 stage_replay() {
 	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
-	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-*
+	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
 	prepare_runs || return 1
 	replay_pass cold "${CAP_COLD:-300}"
 }

@@ -51,7 +51,8 @@ check([(j["model"], j["verdict"]) for j in jobs] ==
       [("relu_kb_inputs", "correct"), ("relu_fast", "correct"), ("relu_wrong", "incorrect"),
        ("scale_torch", "runtime_error"), ("scale_torch", "correct")],
       "verdicts: the candidate that checks its inputs against KernelBench's draws passes")
-check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late": 0}
+check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late": 0,
+                                             "device_held": 0}
           for j in jobs),
       "every run job loads all 6 sets, drawn ahead: %s"
       % [j["checks"].get("input_cache") for j in jobs])

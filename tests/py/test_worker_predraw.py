@@ -8,42 +8,9 @@ import tempfile
 
 import torch
 
-from workerlib import Worker, check
+from workerlib import Worker, check, PROBLEM, KB_ONLY
 
-PROBLEM = '''
-import torch
-import torch.nn as nn
-
-class Model(nn.Module):
-    def forward(self, x, y):
-        return x * 2 + y
-
-def get_inputs():
-    return [torch.randn(4, 8), torch.rand(8)]
-
-def get_init_inputs():
-    return []
-'''
-
-# Answers right only when its inputs are KernelBench's draws of some set.
-KB_ONLY = '''
-def _kb_draws():
-    torch.manual_seed(42)
-    seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)]
-    out = []
-    for s in seeds + [42]:
-        torch.manual_seed(s)
-        out.append(get_inputs())
-    return out
-
-class ModelNew(nn.Module):
-    def forward(self, x, y):
-        state = torch.get_rng_state()
-        ok = any(torch.equal(x.cpu(), a) and torch.equal(y.cpu(), b)
-                 for a, b in _kb_draws())
-        torch.set_rng_state(state)
-        return x * 2 + y if ok else x
-'''
+os.environ["HEADROOM_DEVICE_INPUTS_MB"] = "0"   # the keeper: test_worker_keeper.py
 
 # Writes into the shared inputs directory (at import: the build phase; and
 # in forward: the run), catching the refusal so the job goes on.
@@ -108,7 +75,8 @@ check(res["verdict"] == "built" and "predraw" not in res["build"],
 
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and
-      res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0},
+      res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0,
+                                       "device_held": 0},
       "the run worker loads every set drawn ahead: %s" % res["checks"].get("input_cache"))
 
 _, res = builder.run(PROBLEM, RAISES, stop_after="inputs", draw=True, inputs_key=KEY)

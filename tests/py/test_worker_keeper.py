@@ -1,0 +1,136 @@
+"""The keeper: a worker's second child holds the inputs directory's sets
+(in shared memory here on the CPU, in device memory on CUDA) and lends them
+to its jobs.  A lent set gives KernelBench's values and RNG state; a set a
+job writes into is dropped and reloaded from its file; a set whose file is
+gone is not lent; the budget ($HEADROOM_DEVICE_INPUTS_MB) bounds what is
+held; without a keeper every job loads its files as before."""
+import os
+import tempfile
+
+import torch
+
+from workerlib import Worker, check, PROBLEM, KB_ONLY
+
+torch.manual_seed(42)
+SEEDS = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)] + [42]
+KEY = "00112233aabbccdd"
+
+# Writes +1 into every shared-memory tensor it can find (the lent sets; its
+# own inputs are clones, not shared), then answers as KB_ONLY does.
+WRITES_LENT = KB_ONLY.replace("class ModelNew", '''
+import gc
+
+def _write_lent():
+    for o in gc.get_objects():
+        try:
+            if isinstance(o, torch.Tensor) and o.is_shared():
+                o.add_(1)
+        except Exception:
+            pass
+
+class _Base''') + '''
+class ModelNew(_Base):
+    def forward(self, x, y):
+        out = super().forward(x, y)
+        _write_lent()
+        return out
+'''
+
+BIG = PROBLEM.replace("torch.randn(4, 8), torch.rand(8)", "torch.randn(4, 65536), torch.rand(65536)")
+BIG_NEW = '''
+import torch
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        return x * 2 + y
+'''
+
+
+def worker(inputs, mb, *extra):
+    os.environ["HEADROOM_DEVICE_INPUTS_MB"] = mb
+    return Worker("--inputs", inputs, *extra)
+
+
+shared = tempfile.TemporaryDirectory(prefix="hr-keeper-")
+inputs = os.path.join(shared.name, "inputs")
+builder = worker(inputs, "0")
+runner = worker(inputs, "64")
+
+_, res = builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=KEY)
+check(res["verdict"] == "drawn" and res["predraw"]["drawn"] == 6, "6 sets drawn ahead")
+
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
+check(res["verdict"] == "correct" and
+      res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0,
+                                       "device_held": 6},
+      "the keeper lends all 6 sets, with KernelBench's values: %s"
+      % res["checks"].get("input_cache"))
+
+# Within its own job a candidate can spoil its later trials (as it can
+# patch anything in its process); it must not reach the next job.
+_, res = runner.run(PROBLEM, WRITES_LENT, harness="current", inputs_key=KEY)
+check(res["checks"]["input_cache"]["device_held"] == 6 and res["verdict"] == "incorrect",
+      "a job writes into the lent sets (and spoils its own later trials)")
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6,
+      "the written sets are dropped and lent again from their files: the next job "
+      "sees KernelBench's values (%s)" % res["verdict"])
+
+for s in SEEDS:
+    os.unlink(os.path.join(inputs, "%s-%d.pt" % (KEY, s)))
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY,
+                    input_cache_mb=0)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 0 and
+      res["checks"]["input_cache"]["hits"] == 0,
+      "a set whose file is gone is not lent: %s" % res["checks"]["input_cache"])
+runner.close()
+
+# The budget: 6 sets of 1.25 MiB, 4 MiB held, the rest loaded from files.
+small = worker(inputs, "4")
+_, res = builder.run(BIG, BIG_NEW, stop_after="inputs", draw=True, inputs_key=KEY)
+_, res = small.run(BIG, BIG_NEW, harness="current", inputs_key=KEY)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["hits"] == 6 and
+      res["checks"]["input_cache"]["device_held"] == 3,
+      "within the budget 3 sets are held, the other 3 loaded: %s"
+      % res["checks"]["input_cache"])
+small.close()
+
+for mb, what in (("0", "HEADROOM_DEVICE_INPUTS_MB=0"), ("lots", "a value that is no number")):
+    w = worker(inputs, mb)
+    _, res = w.run(BIG, BIG_NEW, harness="current", inputs_key=KEY)
+    check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 0 and
+          res["checks"]["input_cache"]["hits"] == 6,
+          "%s: no keeper, every set loaded from its file" % what)
+    w.close()
+# --take-inputs (the run's only GPU worker): a held set's file is removed,
+# and the next job of the problem is lent it all the same.
+taker = worker(inputs, "64", "--take-inputs")
+K3 = "0123456789abcdef"
+builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=K3)
+_, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
+left = [f for f in os.listdir(inputs) if f.startswith(K3)]
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6 and
+      not left, "with --take-inputs the 6 sets are lent and their files removed: %s, %s"
+      % (res["checks"]["input_cache"], left))
+_, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"] == {
+      "sets": 6, "hits": 6, "drawn_late": 0, "device_held": 6},
+      "and lent again to the next job: %s" % res["checks"]["input_cache"])
+# Another problem's sets need the room (budget 4 MiB, 1.25 MiB a set): the
+# least recently lent sets of the other problem make it.
+taker.close()
+taker = worker(inputs, "4", "--take-inputs")
+K4, K5 = "1111111111111111", "2222222222222222"
+builder.run(BIG, BIG_NEW, stop_after="inputs", draw=True, inputs_key=K4)
+_, res = taker.run(BIG, BIG_NEW, harness="current", inputs_key=K4)
+first = res["checks"]["input_cache"]
+builder.run(BIG + "# other\n", BIG_NEW, stop_after="inputs", draw=True, inputs_key=K5)
+_, res = taker.run(BIG + "# other\n", BIG_NEW, harness="current", inputs_key=K5)
+second = res["checks"]["input_cache"]
+check(res["verdict"] == "correct" and first["device_held"] == 3 and
+      second["device_held"] == 3 and second["hits"] == 6,
+      "a second problem's sets take the room of the first's: %s, %s" % (first, second))
+taker.close()
+builder.close()
+shared.cleanup()
