@@ -51,6 +51,17 @@
 #define HRV_DADD(a, b) __dadd_rn((a), (b))
 #define HRV_DSUB(a, b) __dsub_rn((a), (b))
 #define HRV_DDIV(a, b) __ddiv_rn((a), (b))
+/* s + x * x for x the double of a float value (any float dtype): x * x is
+ * exact in double (significands of at most 24 bits square to at most 48;
+ * exponents from -298 to 256, far inside double's normal range), so one
+ * fused multiply-add rounds exactly as HRV_DADD(s, HRV_DMUL(x, x)). */
+#define HRV_DSQADD_F(s, x) __fma_rn((x), (x), (s))
+/* min/max of two floats neither of which is NaN, one instruction: equal
+ * to hrv_min_f/hrv_max_f except possibly for the sign of a zero result,
+ * which no statistic depends on (hrv_finalize reports a zero extreme as
+ * +0; amax and the gates read |x| or compare as floats, -0 == +0). */
+#define HRV_FMIN_NN(a, b) fminf((a), (b))
+#define HRV_FMAX_NN(a, b) fmaxf((a), (b))
 #else
 #define HRV_FMUL(a, b) ((a) * (b))
 #define HRV_FADD(a, b) ((a) + (b))
@@ -59,6 +70,9 @@
 #define HRV_DADD(a, b) ((a) + (b))
 #define HRV_DSUB(a, b) ((a) - (b))
 #define HRV_DDIV(a, b) ((a) / (b))
+#define HRV_DSQADD_F(s, x) HRV_DADD((s), HRV_DMUL((x), (x)))
+#define HRV_FMIN_NN(a, b) hrv_min_f((a), (b))
+#define HRV_FMAX_NN(a, b) hrv_max_f((a), (b))
 #endif
 
 /* The fixed reduction shape shared by CPU and GPU.  A tile is
@@ -286,10 +300,16 @@ struct hrv_params {
 	uint64_t poison_bits;
 	float atol_f, rtol_f;     /* the Python doubles as torch casts them */
 	float si_skip;            /* skip factor of si_rtol (hrv_err) */
+	/* hrv_fast_close's tolerances: atol_f, rtol_f, or 0 under zero_tol */
+	float fast_atol, fast_rtol;
 	int32_t dtype;
 	int32_t equal_nan;
 	int32_t zero_tol;         /* atol == 0 && rtol == 0: equality only */
 	int32_t have_poison;
+	/* have_poison, and the payload cut to the element size is a finite
+	 * value of a float dtype (or the dtype is an integer): only then can
+	 * a finite element be poison (hrv_vec) */
+	int32_t poison_finite;
 };
 
 HRV_HD int hrv_is_float(int dtype)
@@ -339,6 +359,34 @@ HRV_HD int hrv_close(int dt, const struct hrv_params *p, struct hrv_val r,
 			     HRV_AND(HRV_AND(p->equal_nan, hrv_isnan_f(r.f)),
 				     hrv_isnan_f(c.f))),
 		      hrv_within(dt, p, r, c));
+}
+
+/* The fast path's test of one pair of a float dtype (hrv_vec): both
+ * finite and close, in five float operations.  t = fl32(r - c) is passed
+ * in (hrv_vec reuses it), fa, fr are p->fast_atol, p->fast_rtol:
+ *     actual  = |round(t)|,  allowed = round(fa + |round(fr * c)|)
+ *     fast    = actual < inf && actual <= allowed
+ * fast implies isfinite(r) && isfinite(c) && hrv_close(r, c):
+ *  - r or c not finite: t is NaN or an infinity, so actual is NaN or inf
+ *    and fast is false;
+ *  - r, c finite, not zero_tol: fast is hrv_within itself (the same
+ *    operations on the same values), and within implies close;
+ *  - r, c finite, zero_tol: fa = fr = 0 and c finite give allowed = +0,
+ *    and actual <= 0 only when r == c: two different values of a float
+ *    dtype differ by at least its smallest subnormal, which fl32 and the
+ *    rounding to the dtype keep non-zero (gradual underflow, monotone
+ *    rounding), so close (by equality).
+ * Conversely a finite close pair passes unless allowed is NaN (rtol
+ * rounds to inf and c == 0): by within, or by r == c, which makes actual
+ * = 0 <= allowed.  Such a pair only takes hrv_vec's exact slow path. */
+HRV_HD int hrv_fast_close(int dt, const struct hrv_params *p,
+			  struct hrv_val c, float t)
+{
+	float prod = hrv_round(dt, HRV_FMUL(p->fast_rtol, c.f));
+	float allowed = hrv_round(dt, HRV_FADD(p->fast_atol, hrv_fabs_f(prod)));
+	float actual = hrv_fabs_f(hrv_round(dt, t));
+
+	return HRV_AND(actual < HUGE_VALF, actual <= allowed);
 }
 
 /* Non-finite masks agree: both finite, both NaN, or the same infinity. */
@@ -475,6 +523,53 @@ HRV_HD void hrv_acc_merge(struct hrv_acc *a, const struct hrv_acc *b)
 	a->n_poison += b->n_poison;
 }
 
+/* What hrv_vec's fast path reads and writes, per lane: everything a
+ * vector touches when all its pairs are finite, close and not poison.
+ * The other statistics stay in struct hrv_acc, which only the slow paths
+ * touch (the GPU keeps it in shared memory).  hrv_hot_fold moves the
+ * extremes and the count into the acc; the filters are copies of the
+ * acc's (hrv_hot_sync) and may lag behind them (see hrv_vec). */
+struct hrv_hot {
+	float fmin, fmax;    /* finite references since the last fold */
+	float kskip;         /* min(rel_skip, si_skip) at the last sync */
+	float abs_skip;      /* fl32(max_abs_err) at the last sync */
+	uint32_t nfast;      /* vectors the fast path took since the fold */
+};
+
+HRV_HD void hrv_hot_init(struct hrv_hot *h)
+{
+	h->fmin = HUGE_VALF;
+	h->fmax = -HUGE_VALF;
+	h->kskip = 0.0f;
+	h->abs_skip = 0.0f;
+	h->nfast = 0;
+}
+
+HRV_HD void hrv_hot_sync(struct hrv_hot *h, const struct hrv_params *p,
+			 const struct hrv_acc *a)
+{
+	h->kskip = hrv_min_f(a->rel_skip, p->si_skip);
+	h->abs_skip = (float)a->max_abs_err;
+}
+
+/* Largest finite |ref| since the last fold (0 when none), exact. */
+HRV_HD float hrv_hot_amax(const struct hrv_hot *h)
+{
+	return hrv_max_f(hrv_max_f(0.0f, -h->fmin), h->fmax);
+}
+
+/* Moves the extremes and the fast vectors' finite references (v elements
+ * each) into the acc, and starts over. */
+HRV_HD void hrv_hot_fold(struct hrv_hot *h, struct hrv_acc *a, int v)
+{
+	a->fmin = hrv_min_f(a->fmin, h->fmin);
+	a->fmax = hrv_max_f(a->fmax, h->fmax);
+	a->n_fin_ref += (uint64_t)h->nfast * (uint64_t)v;
+	h->fmin = HUGE_VALF;
+	h->fmax = -HUGE_VALF;
+	h->nfast = 0;
+}
+
 /* With skip set (a constant; the GPU sets it, the CPU library only in
  * its test build: on a CPU the filters cost more than the fp64 work they
  * save), elements that cannot change a maximum are skipped (float dtypes;
@@ -603,70 +698,92 @@ HRV_HD int hrv_esize(int dt)
 
 /* One whole vector: the HRV_VEC_BYTES / size elements i0, i0 + 1, ... of
  * the vectors rv and cv, each exactly as hrv_elem does it (ex[e] is its
- * return), sums in the same order.  With skip, float dtypes take a
- * shortcut when every pair is finite, close and not poison (the common
- * case): the counters that stay 0 are not touched, the extremes go to
- * fmin/fmax (exact in float), and hrv_err runs only for the elements the
- * filters of hrv_err do not rule out.  Returns the largest ex[e]. */
-HRV_HD double hrv_vec(int dt, int skip, const struct hrv_params *p,
-		      struct hrv_acc *a, double *s, const void *rv,
-		      const void *cv, uint64_t i0, double *ex)
+ * return; *em takes the maximum of those computed), sums in the same
+ * order; h->fmin/fmax take every finite reference.
+ *
+ * With skip, float dtypes take a fast path when every pair passes
+ * hrv_fast_close (finite and close) and none can be poison (only with
+ * p->poison_finite is a finite candidate tested against the payload; a
+ * NaN payload never equals a finite element).  The fast path adds to the
+ * sums (s[1] by HRV_DSQADD_F, exact), the extremes and h->nfast (the
+ * pairs are finite: hrv_hot_fold counts their references in n_fin_ref),
+ * leaves the counters that stay 0 alone, and calls hrv_err only for the
+ * pairs its filter does not rule out.  With fd = |t| = fl32(D) (t =
+ * fl32(r - c), D = |c - r| exactly, rounding to nearest is symmetric),
+ * ar = |r|, M = max_abs_err, x = fl32(h->kskip * ar), the filter skips a
+ * pair when
+ *     fd == 0, or fd < min(x, h->abs_skip) and x > HRV_SKIP_MIN,
+ * and such a pair changes nothing in hrv_err: fd == 0 returns at once;
+ * otherwise h->kskip <= min(rel_skip, si_skip) (the thresholds only grow
+ * after a sync), so x <= fl32(rel_skip * ar) and x <= fl32(si_skip * ar)
+ * (rounding is monotone): both relative filters of hrv_err hold with
+ * thresholds > HRV_SKIP_MIN (ar == 0 gives x = 0: never skipped here);
+ * and h->abs_skip <= fl32(M), fd < fl32(M) give D < M (D >= M would give
+ * fd >= fl32(M)), so |d| = fl64(D) <= M leaves max_abs_err as it is. */
+HRV_HD void hrv_vec(int dt, int skip, const struct hrv_params *p,
+		    struct hrv_acc *a, struct hrv_hot *h, double *s,
+		    const void *rv, const void *cv, uint64_t i0, double *ex,
+		    double *em)
 {
 	const int v = HRV_VEC_BYTES / hrv_esize(dt);
 	struct hrv_val r[HRV_VEC_BYTES], c[HRV_VEC_BYTES];
-	double d[HRV_VEC_BYTES], vmax = -1.0;
+	double d[HRV_VEC_BYTES];
+	float t[HRV_VEC_BYTES];
 	bool ok = skip && hrv_is_float(dt), need[HRV_VEC_BYTES], any = false;
 
 	HRV_UNROLL
 	for (int e = 0; e < v; e++) {
 		r[e] = hrv_load(dt, rv, e);
 		c[e] = hrv_load(dt, cv, e);
-		ok = HRV_AND(HRV_AND(ok, hrv_isfinite_f(r[e].f)),
-			     HRV_AND(hrv_isfinite_f(c[e].f),
-				     hrv_close(dt, p, r[e], c[e])));
-		ok = HRV_AND(ok, !HRV_AND(p->have_poison,
-					  c[e].bits == p->poison_bits));
+		t[e] = HRV_FSUB(r[e].f, c[e].f);
+		ok = HRV_AND(ok, hrv_fast_close(dt, p, c[e], t[e]));
+	}
+	if (ok && p->poison_finite) {
+		HRV_UNROLL
+		for (int e = 0; e < v; e++)
+			ok = HRV_AND(ok, c[e].bits != p->poison_bits);
 	}
 	if (!ok) {
 		HRV_UNROLL
 		for (int e = 0; e < v; e++) {
 			ex[e] = hrv_elem(dt, skip, p, a, s, r[e], c[e], i0 + e);
-			vmax = hrv_max_d(vmax, ex[e]);
+			*em = hrv_max_d(*em, ex[e]);
+			if (hrv_is_float(dt) && hrv_isfinite_f(r[e].f)) {
+				h->fmin = hrv_min_f(h->fmin, r[e].f);
+				h->fmax = hrv_max_f(h->fmax, r[e].f);
+			}
 		}
-		return vmax;
+		hrv_hot_sync(h, p, a);
+		return;
 	}
-	a->n_fin_ref += (uint64_t)v;
+	h->nfast++;
 	HRV_UNROLL
 	for (int e = 0; e < v; e++) {
-		float fd = hrv_fabs_f(HRV_FSUB(c[e].f, r[e].f));
-		float ar = hrv_fabs_f(r[e].f);
-		float xr = HRV_FMUL(a->rel_skip, ar);
-		float xe = HRV_FMUL(p->si_skip, ar);
+		float fd = hrv_fabs_f(t[e]);
+		float x = HRV_FMUL(h->kskip, hrv_fabs_f(r[e].f));
 
 		s[0] = HRV_DADD(s[0], r[e].d);
-		s[1] = HRV_DADD(s[1], HRV_DMUL(r[e].d, r[e].d));
-		a->fmin = hrv_min_f(a->fmin, r[e].f);
-		a->fmax = hrv_max_f(a->fmax, r[e].f);
+		s[1] = HRV_DSQADD_F(s[1], r[e].d);
 		d[e] = HRV_DSUB(c[e].d, r[e].d);
 		s[2] = HRV_DADD(s[2], HRV_DMUL(d[e], d[e]));
-		/* what hrv_err would skip, as its filters say it */
-		need[e] = HRV_AND(fd > 0.0f, HRV_OR(
-			hrv_fabs_d(d[e]) > a->max_abs_err, !HRV_AND(
-			HRV_OR(ar == 0.0f, HRV_AND(fd < xr, xr > HRV_SKIP_MIN)),
-			HRV_AND(fd < xe, xe > HRV_SKIP_MIN))));
+		h->fmin = HRV_FMIN_NN(h->fmin, r[e].f);
+		h->fmax = HRV_FMAX_NN(h->fmax, r[e].f);
+		need[e] = HRV_AND(fd > 0.0f,
+				  HRV_OR(fd >= HRV_FMIN_NN(x, h->abs_skip),
+					 x <= HRV_SKIP_MIN));
 		any = HRV_OR(any, need[e]);
 		ex[e] = -1.0;
 	}
 	if (!any)
-		return vmax;
+		return;
 	HRV_UNROLL
 	for (int e = 0; e < v; e++) {
 		if (need[e]) {
 			ex[e] = hrv_err(dt, skip, p, a, r[e], c[e], d[e]);
-			vmax = hrv_max_d(vmax, ex[e]);
+			*em = hrv_max_d(*em, ex[e]);
 		}
 	}
-	return vmax;
+	hrv_hot_sync(h, p, a);
 }
 
 /* The fixed halving tree over HRV_LANES values: v[l] += v[l + h] for
@@ -697,8 +814,20 @@ HRV_HD int hrv_params_make(struct hrv_params *p, const struct hrv_opts *o,
 	p->equal_nan = o->equal_nan != 0 && hrv_is_float(dtype);
 	p->si_rtol = o->si_rtol;
 	p->si_skip = hrv_skip_factor(o->si_rtol);
+	p->fast_atol = p->zero_tol ? 0.0f : p->atol_f;
+	p->fast_rtol = p->zero_tol ? 0.0f : p->rtol_f;
 	p->have_poison = o->have_poison != 0;
 	p->poison_bits = o->poison_bits;
+	p->poison_finite = p->have_poison;
+	if (dtype == HRV_F32)
+		p->poison_finite = p->have_poison &&
+			hrv_isfinite_f(hrv_u2f((uint32_t)o->poison_bits));
+	else if (dtype == HRV_F16)
+		p->poison_finite = p->have_poison &&
+			hrv_isfinite_f(hrv_f16_to_f((uint16_t)o->poison_bits));
+	else if (dtype == HRV_BF16)
+		p->poison_finite = p->have_poison &&
+			hrv_isfinite_f(hrv_bf16_to_f((uint16_t)o->poison_bits));
 	return HRV_OK;
 }
 

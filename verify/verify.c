@@ -226,15 +226,15 @@ static ALWAYS_INLINE void cpu_elem(const int dtype, const struct hrv_job *j,
 /* A whole vector through hrv_vec (the GPU's path; test build only). */
 static ALWAYS_INLINE void cpu_vec(const int dtype, const struct hrv_job *j,
 				  const struct hrv_params *p,
-				  struct hrv_acc *a, double *ls,
-				  struct row_state *rs, int per_row,
-				  uint64_t i0)
+				  struct hrv_acc *a, struct hrv_hot *h,
+				  double *ls, struct row_state *rs,
+				  int per_row, uint64_t i0)
 {
 	const int es = hrv_dtype_size(dtype);
-	double ex[HRV_VEC_BYTES];
+	double ex[HRV_VEC_BYTES], em = 0.0;
 
-	hrv_vec(dtype, 1, p, a, ls, (const char *)j->ref + i0 * es,
-		(const char *)j->cand + i0 * es, i0, ex);
+	hrv_vec(dtype, 1, p, a, h, ls, (const char *)j->ref + i0 * es,
+		(const char *)j->cand + i0 * es, i0, ex, &em);
 	if (per_row)
 		for (int e = 0; e < HRV_VEC_BYTES / es; e++)
 			row_add(rs, j, i0 + e, hrv_load(dtype, j->ref, i0 + e),
@@ -255,8 +255,11 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 	struct row_state rs = { j->row_len, 0.0, 0.0, 0 };
 	struct hrv_params p = j->p;      /* locals: no aliasing with lanes */
 	struct hrv_acc a = *acc;
+	struct hrv_hot h;       /* hrv_vec's fast state (skip build) */
 	uint64_t t = 0;
 
+	hrv_hot_init(&h);
+	hrv_hot_sync(&h, &p, &a);
 	memset(outer, 0, sizeof(outer));
 	for (uint64_t base = 0; base < j->n; base += tile, t++) {
 		memset(lanes, 0, sizeof(lanes));
@@ -269,8 +272,8 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 					break;
 				memcpy(ls, lanes[l], sizeof(ls));
 				if (HRV_CPU_SKIP && i0 + v <= j->n) {
-					cpu_vec(dtype, j, &p, &a, ls, &rs,
-						per_row, i0);
+					cpu_vec(dtype, j, &p, &a, &h, ls,
+						&rs, per_row, i0);
 				} else if (i0 + v <= j->n) {   /* full vector */
 					for (uint64_t e = 0; e < v; e++)
 						cpu_elem(dtype, j, &p, &a, ls,
@@ -292,6 +295,7 @@ static ALWAYS_INLINE void cpu_pass1(const int dtype, const struct hrv_job *j,
 	}
 	for (int s = 0; s < HRV_NSUMS; s++)
 		sums[s] = hrv_tree_sum(outer[s]);
+	hrv_hot_fold(&h, &a, (int)v);
 	*acc = a;
 	if (per_row) {
 		*rows_failed = rs.failed;

@@ -65,19 +65,27 @@ __device__ __forceinline__ void row_flush(unsigned long long *rowbuf,
 			  (unsigned long long)hrv_d2u(a));
 }
 
-/* The V elements of lane vector i0 (zeros past n). */
+/* The V elements of lane vector q (elements q * V ...; zeros past n).
+ * whole: the block's tile is full and both tensors 16-byte aligned. */
 template <int ES, int V>
 __device__ __forceinline__ void load_step(const void *ref, const void *cand,
-					  uint64_t n, uint64_t i0, int aligned,
-					  uint4 *rv, uint4 *cv)
+					  uint64_t n, uint64_t q, bool whole,
+					  int aligned, uint4 *rv, uint4 *cv)
 {
+	const uint64_t i0 = q * V;
+
+	if (whole) {
+		*rv = __ldcs((const uint4 *)ref + q);
+		*cv = __ldcs((const uint4 *)cand + q);
+		return;
+	}
 	*rv = make_uint4(0, 0, 0, 0);
 	*cv = *rv;
 	if (i0 >= n)
 		return;
 	if (aligned && i0 + V <= n) {
-		*rv = __ldcs((const uint4 *)ref + i0 / V);
-		*cv = __ldcs((const uint4 *)cand + i0 / V);
+		*rv = __ldcs((const uint4 *)ref + q);
+		*cv = __ldcs((const uint4 *)cand + q);
 		return;
 	}
 	for (int e = 0; e < V; e++) {
@@ -92,22 +100,45 @@ __device__ __forceinline__ void load_step(const void *ref, const void *cand,
 
 /* Per-row maxima of a warp's run of steps that lie in one row: the warp
  * reduces them once per row (not once per step), lane 0 does the atomics.
- * All 32 lanes call this with the same row. */
+ * All 32 lanes call this with the same row (full-mask reductions, never
+ * under a branch that splits the warp). */
+__device__ __forceinline__ double warp_max_em(double em)
+{
+	if (__any_sync(0xffffffffu, em > 0.0)) {
+		for (int off = 16; off > 0; off >>= 1)
+			em = hrv_max_d(em, __shfl_xor_sync(0xffffffffu, em,
+							   off));
+	}
+	return em;
+}
+
 __device__ __forceinline__ void warp_row_flush(unsigned long long *rowbuf,
 					       uint64_t row, double em,
 					       double am)
 {
 	if (row == HRV_NONE)
 		return;
-	if (__any_sync(0xffffffffu, em > 0.0)) {
-		for (int off = 16; off > 0; off >>= 1)
-			em = hrv_max_d(em, __shfl_xor_sync(0xffffffffu, em,
-							   off));
-	}
+	em = warp_max_em(em);
 	for (int off = 16; off > 0; off >>= 1)
 		am = hrv_max_d(am, __shfl_xor_sync(0xffffffffu, am, off));
 	if ((threadIdx.x & 31) == 0)
 		row_flush(rowbuf, row, em, am);
+}
+
+/* The same for the float dtypes, whose row amax is a float (exact): one
+ * reduction on its bits (am >= 0, where integer order is float order). */
+__device__ __forceinline__ void warp_row_flush_f(unsigned long long *rowbuf,
+						 uint64_t row, double em,
+						 float am)
+{
+	unsigned top;
+
+	if (row == HRV_NONE)
+		return;
+	em = warp_max_em(em);
+	top = __reduce_max_sync(0xffffffffu, __float_as_uint(am));
+	if ((threadIdx.x & 31) == 0)
+		row_flush(rowbuf, row, em, (double)__uint_as_float(top));
 }
 
 /* |ref| of a finite reference element, 0 otherwise (per-row amax). */
@@ -116,28 +147,16 @@ __device__ __forceinline__ double ref_abs(struct hrv_val r)
 	return hrv_isfinite_d(r.d) ? hrv_fabs_d(r.d) : 0.0;
 }
 
-/* ref_abs's maximum over a vector; in float for float dtypes (exact). */
+/* ref_abs's maximum over a vector (integer dtypes). */
 template <int DT, int V>
 __device__ __forceinline__ double vec_amax(const uint4 &rv)
 {
-	if constexpr (DT == HRV_F32 || DT == HRV_F16 || DT == HRV_BF16) {
-		float m = 0.0f;
+	double m = 0.0;
 
 #pragma unroll
-		for (int e = 0; e < V; e++) {
-			float f = hrv_load(DT, &rv, e).f;
-
-			m = hrv_isfinite_f(f) ? hrv_max_f(m, hrv_fabs_f(f)) : m;
-		}
-		return (double)m;
-	} else {
-		double m = 0.0;
-
-#pragma unroll
-		for (int e = 0; e < V; e++)
-			m = hrv_max_d(m, ref_abs(hrv_load(DT, &rv, e)));
-		return m;
-	}
+	for (int e = 0; e < V; e++)
+		m = hrv_max_d(m, ref_abs(hrv_load(DT, &rv, e)));
+	return m;
 }
 
 /* Element i of a step whose lane flushes row by row: *row is its open
@@ -160,7 +179,14 @@ __device__ __forceinline__ void row_elem(unsigned long long *rowbuf,
 
 /* Pass 1 over one tile.  MINB: blocks per SM the registers are sized for;
  * DEPTH: steps of loads in flight ahead of the arithmetic (tuning
- * choices, see pass1(); the results never depend on them). */
+ * choices, see pass1(); the results never depend on them).
+ *
+ * A lane's statistics live in shared memory (sha[l]), touched only by the
+ * slow paths; the fast path of hrv_vec works on registers (struct hrv_hot
+ * h, the sums).  In a full tile, a step whose warp stays in its run (no
+ * rows, or the run of steps in one row: `left` more steps, counted when
+ * the run starts) does nothing but hrv_vec; other steps go through the
+ * general step, which follows the rows. */
 template <int DT, int MINB, int DEPTH>
 __global__ void __launch_bounds__(HRV_LANES, MINB)
 k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
@@ -170,22 +196,44 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 {
 	constexpr int ES = esize_of<DT>::v;
 	constexpr int V = HRV_VEC_BYTES / ES;
+	constexpr bool FLT = DT == HRV_F32 || DT == HRV_F16 || DT == HRV_BF16;
 	const uint64_t tile = (uint64_t)HRV_LANES * HRV_STEPS * V;
 	const uint64_t base = (uint64_t)blockIdx.x * tile;
 	const int l = threadIdx.x;
+	/* the tile holds only whole vectors: every step of every lane is one */
+	const bool fast = base + tile <= n;
+	const bool whole = fast && aligned;
+	/* vector index of the lane's step 0 */
+	const uint64_t q0 = (uint64_t)blockIdx.x * HRV_LANES * HRV_STEPS + l;
 	__shared__ double sh[HRV_NSUMS][HRV_LANES];
 	__shared__ struct hrv_acc sha[HRV_LANES];
+	struct hrv_acc *const a = &sha[l];
 	double s[HRV_NSUMS] = { 0.0, 0.0, 0.0 };
-	struct hrv_acc a;
+	struct hrv_hot h;
 	uint4 rq[DEPTH], cq[DEPTH];
-	/* the warp's open row and its running maxima */
+	/* the warp's open row and its running maxima (am_run: integer
+	 * dtypes; the float dtypes take it from h) */
 	uint64_t cur = HRV_NONE;
 	double em_run = 0.0, am_run = 0.0;
-	/* the row of the warp's first element at the last step, and the
-	 * index one past that row: followed step by step, divided rarely */
+	/* the row of the warp's first element at the last general step, and
+	 * the index one past that row: followed step by step, divided
+	 * rarely */
 	uint64_t wrow = HRV_NONE, wend = 0;
-	/* Step k on its loaded vectors; false: the tile is done. */
-	auto step = [&](int k, const uint4 &rv, const uint4 &cv) -> bool {
+	/* steps still in the warp's run (warp-uniform) */
+	int left = per_row ? 0 : HRV_STEPS;
+	/* Ends the warp's run: flushes the maxima of row cur (if any) and
+	 * folds h into the statistics.  Warp-uniform calls only. */
+	auto run_end = [&]() {
+		if constexpr (FLT)
+			warp_row_flush_f(rowbuf, cur, em_run, hrv_hot_amax(&h));
+		else
+			warp_row_flush(rowbuf, cur, em_run, am_run);
+		hrv_hot_fold(&h, a, V);
+		cur = HRV_NONE;
+		em_run = am_run = 0.0;
+	};
+	/* Any step k on its loaded vectors; false: the tile is done. */
+	auto step_general = [&](int k, const uint4 &rv, const uint4 &cv) -> bool {
 		const uint64_t i0 = base + ((uint64_t)k * HRV_LANES + l) * V;
 		/* per-row mode of this step: 0 none, 1 the warp's step lies
 		 * in row `cur` (the warp's run), 2 each lane flushes its own
@@ -215,16 +263,20 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			if (w1 < wend) {
 				mode = 1;
 				if (row != cur) {
-					warp_row_flush(rowbuf, cur, em_run,
-						       am_run);
+					run_end();
 					cur = row;
-					em_run = am_run = 0.0;
+				}
+				/* following steps wholly in this row */
+				if (fast) {
+					const uint64_t more = (wend - 1 - w1) /
+						((uint64_t)HRV_LANES * V);
+
+					left = more < HRV_STEPS ? (int)more
+								: HRV_STEPS;
 				}
 			} else {
 				mode = 2;
-				warp_row_flush(rowbuf, cur, em_run, am_run);
-				cur = HRV_NONE;
-				em_run = am_run = 0.0;
+				run_end();
 				row = row_of(i0 < n ? i0 : w0, row_len, inv_row);
 				end = (row + 1) * row_len;
 			}
@@ -232,12 +284,14 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 		if (i0 + V <= n) {
 			/* a whole vector: hrv_vec's shortcuts */
 			double ex[V];
-			double vmax = hrv_vec(DT, 1, &p, &a, s, &rv, &cv, i0, ex);
 
-			if (mode == 1) {
-				em_run = hrv_max_d(em_run, vmax);
-				am_run = hrv_max_d(am_run, vec_amax<DT, V>(rv));
-			} else if (mode == 2) {
+			hrv_vec(DT, 1, &p, a, &h, s, &rv, &cv, i0, ex, &em_run);
+			if constexpr (!FLT) {
+				if (mode == 1)
+					am_run = hrv_max_d(am_run,
+							   vec_amax<DT, V>(rv));
+			}
+			if (mode == 2) {
 #pragma unroll
 				for (int e = 0; e < V; e++)
 					row_elem(rowbuf, row_len, i0 + e, &row,
@@ -254,11 +308,19 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 					break;
 				r = hrv_load(DT, &rv, e);
 				c = hrv_load(DT, &cv, e);
-				ex = hrv_elem(DT, 1, &p, &a, s, r, c, i0 + e);
+				ex = hrv_elem(DT, 1, &p, a, s, r, c, i0 + e);
 
 				if (mode == 1) {
 					em_run = hrv_max_d(em_run, ex);
-					am_run = hrv_max_d(am_run, ref_abs(r));
+					if constexpr (FLT) {
+						if (hrv_isfinite_f(r.f)) {
+							h.fmin = hrv_min_f(h.fmin, r.f);
+							h.fmax = hrv_max_f(h.fmax, r.f);
+						}
+					} else {
+						am_run = hrv_max_d(am_run,
+								   ref_abs(r));
+					}
 				} else if (mode == 2) {
 					row_elem(rowbuf, row_len, i0 + e, &row,
 						 &end, &em, &am, ex, r);
@@ -269,18 +331,33 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			row_flush(rowbuf, row, em, am);
 		return true;
 	};
+	auto step = [&](int k, const uint4 &rv, const uint4 &cv) -> bool {
+		if (fast && left > 0) {
+			/* the warp stays in its run (mode 0 or 1) */
+			double ex[V];
 
-	hrv_acc_init(&a);
+			left--;
+			hrv_vec(DT, 1, &p, a, &h, s, &rv, &cv,
+				(q0 + (uint64_t)k * HRV_LANES) * V, ex, &em_run);
+			if constexpr (!FLT)
+				am_run = hrv_max_d(am_run, vec_amax<DT, V>(rv));
+			return true;
+		}
+		return step_general(k, rv, cv);
+	};
+
+	hrv_acc_init(a);
 	/* Skip thresholds of elements earlier blocks counted (rules.h: any
 	 * element merged into the result may serve). */
-	a.max_abs_err = hrv_u2d(__ldcg(&fo->filt_abs));
-	a.rel_skip = __uint_as_float(__ldcg(&fo->filt_rel));
+	a->max_abs_err = hrv_u2d(__ldcg(&fo->filt_abs));
+	a->rel_skip = __uint_as_float(__ldcg(&fo->filt_rel));
+	hrv_hot_init(&h);
+	hrv_hot_sync(&h, &p, a);
 	static_assert(HRV_STEPS % DEPTH == 0, "DEPTH divides HRV_STEPS");
 #pragma unroll
 	for (int d = 0; d < DEPTH; d++)
-		load_step<ES, V>(ref, cand, n,
-				 base + ((uint64_t)d * HRV_LANES + l) * V,
-				 aligned, &rq[d], &cq[d]);
+		load_step<ES, V>(ref, cand, n, q0 + (uint64_t)d * HRV_LANES,
+				 whole, aligned, &rq[d], &cq[d]);
 	for (int k = 0; k < HRV_STEPS; k += DEPTH) {
 		bool more = true;
 
@@ -289,10 +366,10 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			const uint4 rv = rq[d], cv = cq[d];
 
 			if (k + d + DEPTH < HRV_STEPS)
-				load_step<ES, V>(ref, cand, n, base +
-						 ((uint64_t)(k + d + DEPTH) *
-						  HRV_LANES + l) * V,
-						 aligned, &rq[d], &cq[d]);
+				load_step<ES, V>(ref, cand, n, q0 +
+						 (uint64_t)(k + d + DEPTH) *
+						 HRV_LANES, whole, aligned,
+						 &rq[d], &cq[d]);
 			more = step(k + d, rv, cv);
 		}
 		if (!more)
@@ -305,30 +382,31 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			 * around them: a lane of the mask that skipped one
 			 * would hang the warp) */
 			const unsigned m = __activemask();
-			const unsigned hi = (unsigned)(hrv_d2u(a.max_abs_err) >> 32);
+			const unsigned hi = (unsigned)(hrv_d2u(a->max_abs_err) >> 32);
 			const unsigned top = __reduce_max_sync(m, hi);
 			const unsigned rel = __reduce_max_sync(
-				m, __float_as_uint(a.rel_skip));
+				m, __float_as_uint(a->rel_skip));
 
 			/* the warp's largest max_abs_err, by its high word (a
 			 * value <= that lane's own); lanes holding it keep
 			 * theirs exactly */
 			if (top > hi)
-				a.max_abs_err = hrv_u2d((uint64_t)top << 32);
-			a.rel_skip = __uint_as_float(rel);
+				a->max_abs_err = hrv_u2d((uint64_t)top << 32);
+			a->rel_skip = __uint_as_float(rel);
+			hrv_hot_sync(&h, &p, a);
 		}
 	}
-	if (per_row)
-		warp_row_flush(rowbuf, cur, em_run, am_run);
+	/* warp-uniform here: with rows every lane left the loop together;
+	 * without, cur is HRV_NONE and nothing is reduced */
+	run_end();
 	for (int q = 0; q < HRV_NSUMS; q++)
 		sh[q][l] = s[q];
-	sha[l] = a;
 	__syncthreads();
-	for (int h = HRV_LANES / 2; h > 0; h >>= 1) {
-		if (l < h) {
+	for (int hh = HRV_LANES / 2; hh > 0; hh >>= 1) {
+		if (l < hh) {
 			for (int q = 0; q < HRV_NSUMS; q++)
-				sh[q][l] = HRV_DADD(sh[q][l], sh[q][l + h]);
-			hrv_acc_merge(&sha[l], &sha[l + h]);
+				sh[q][l] = HRV_DADD(sh[q][l], sh[q][l + hh]);
+			hrv_acc_merge(&sha[l], &sha[l + hh]);
 		}
 		__syncthreads();
 	}
