@@ -80,7 +80,9 @@ static void compare(const char *name, const struct hrv_result *a,
 #undef F
 }
 
-enum mode { NEAR, NOISY, ZEROS, SPECIAL, POISONED };
+/* POISON_FINITE: a finite payload (0.25 in the dtype) that a tenth of
+ * the candidate holds (the fast path must test finite pairs against it) */
+enum mode { NEAR, NOISY, ZEROS, SPECIAL, POISONED, POISON_FINITE };
 
 static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 		size_t offset)
@@ -94,7 +96,9 @@ static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 	void *rh, *ch, *rd, *cd;
 	char name[160];
 	int rc1, rc2, rc3, rc4;
+	uint64_t fin_bits = 0;
 
+	put(dt, &fin_bits, 0, 0.25);
 	memset(&rt, 0, sizeof rt);
 	rt.dtype = dt;
 	rt.ndim = ndim;
@@ -127,9 +131,13 @@ static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 
 			memcpy((char *)ch + i * es, &pb, (size_t)es);
 		}
+		if (m == POISON_FINITE && urand() < 0.1)
+			memcpy((char *)ch + i * es, &fin_bits, (size_t)es);
 	}
 	hrv_opts_default(&o, dt);
 	o.have_poison = 1;
+	if (m == POISON_FINITE)
+		o.poison_bits = fin_bits;
 	o.equal_nan = m == SPECIAL && (n & 1);
 	rt.data = rh;
 	ct.data = ch;
@@ -203,6 +211,10 @@ int main(void)
 		one(dt, 2, shapes[7], NOISY, (size_t)hrv_dtype_size(dt));
 		one(dt, 1, shapes[2], SPECIAL, (size_t)hrv_dtype_size(dt));
 	}
+	/* after the others, which keep their random data */
+	for (int dt = 0; dt < HRV_NDTYPES; dt++)
+		for (size_t s = 0; s < sizeof(ndims) / sizeof(ndims[0]); s++)
+			one(dt, ndims[s], shapes[s], POISON_FINITE, 0);
 	printf("verify gpu test: %d cases, %d failed (CPU and GPU results %s)\n",
 	       cases, failures, failures ? "DIFFER" : "identical");
 	return failures != 0;

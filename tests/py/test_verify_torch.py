@@ -293,6 +293,12 @@ def check_lib(path, headroom):
     return n_fail
 
 
+def elem_bits(t, i):
+    """The raw bits of flat element i of t, as the library reads them."""
+    b = t.reshape(-1)[i:i + 1].cpu().contiguous().view(torch.uint8).tolist()
+    return int.from_bytes(bytes(b), "little")
+
+
 def same_results(paths):
     """Every build in paths gives the first one's struct hrv_result, byte
     for byte, on multi-row data of every dtype (the skip build's shortcuts
@@ -309,15 +315,25 @@ def same_results(paths):
                 r, c = gen_noise(dt, n, 3.0, g) if noisy and dt in (F32, F16, BF16) else gen(dt, n, g)
                 r = r.reshape(shape).to(DEVICE).contiguous()
                 c = c.reshape(shape).to(DEVICE).contiguous()
-                got = []
-                for lib in libs:
-                    rc, _, res = run_check(lib, r, c, dt, have_poison=1)
-                    got.append((rc, bytes(res)))
-                n_cases += 1
-                if any(x != got[0] for x in got[1:]):
-                    n_fail += 1
-                    print(f"{NAMES[dt]} shape {shape} noisy={noisy}: results differ between "
-                          + ", ".join(os.path.basename(p) for p in paths))
+                # the default payload (a NaN for the float dtypes), and a
+                # finite one that every 7th candidate element holds
+                cf = c.clone().reshape(-1)
+                cf[::7] = cf[0].item()
+                cf = cf.reshape(shape).contiguous()
+                for cand, opts in ((c, dict(have_poison=1)),
+                                   (cf, dict(have_poison=1,
+                                             poison_bits=elem_bits(cf, 0)))):
+                    got = []
+                    for lib in libs:
+                        rc, _, res = run_check(lib, r, cand, dt, **opts)
+                        got.append((rc, bytes(res)))
+                    n_cases += 1
+                    if any(x != got[0] for x in got[1:]):
+                        n_fail += 1
+                        print(f"{NAMES[dt]} shape {shape} noisy={noisy} "
+                              f"poison {opts.get('poison_bits', 'default')}: "
+                              "results differ between "
+                              + ", ".join(os.path.basename(p) for p in paths))
     print(f"test_verify_torch: {len(paths)} builds on {n_cases} multi-row cases, "
           f"{n_fail} differ")
     return n_fail
