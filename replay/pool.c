@@ -67,6 +67,8 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 		argv[a++] = "--verify-lib";
 		argv[a++] = sp->verify_lib;
 	}
+	if (sp->keeper)
+		argv[a++] = "--keeper";
 	if (sp->take_inputs)
 		argv[a++] = "--take-inputs";
 	argv[a] = NULL;

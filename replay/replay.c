@@ -110,6 +110,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.device = sc->o->device, .gpu = sl->gpu,
 		.scratch = sl->scratch, .cache = sc->cache,
 		.inputs = sc->inputs, .verify_lib = sc->o->verify_lib,
+		.keeper = sl->role == ROLE_RUN,
 		.take_inputs = sl->role == ROLE_RUN && sc->nrun == 1,
 		.mem_limit_mb = sc->o->mem_limit_mb,
 		.nice = sl->nice,
@@ -886,9 +887,14 @@ done:
 	}
 	for (int i = 0; i < sc.nslots; i++)
 		cJSON_Delete(sc.slots[i].result);
-	if (sc.inputs[0]) {   /* the workers are gone: the inputs go too */
+	/* The workers are gone: the inputs go too.  A killed worker's job
+	 * processes die with it (PR_SET_PDEATHSIG) but not at once: one may
+	 * still finish writing a set, so try again for up to 2 s. */
+	for (int tries = 0; sc.inputs[0] && tries < 20; tries++) {
 		wproc_remove_files(sc.inputs, "");
-		rmdir(sc.inputs);
+		if (!rmdir(sc.inputs) || errno == ENOENT)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
 	}
 	rc = e->code;
 	if (!rc && st->interrupted)

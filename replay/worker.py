@@ -705,26 +705,35 @@ class Job:
             seeds += self.pool_seeds
         return list(dict.fromkeys(seeds + [self.seed]))
 
-    def draw(self, s):
+    def draw(self, s, cuda_state=True):
         """set_seed(s); get_inputs(), as KernelBench: the inputs, the RNG
         states the draw left (CPU, CUDA or None), their bytes, and whether
         every tensor is on the CPU (only those are saved: a file is loaded
-        by whichever worker comes next)."""
+        by whichever worker comes next).  cuda_state=False (a draw ahead,
+        which keeps only CPU draws) leaves CUDA alone unless the problem's
+        get_inputs uses it: a build worker needs no CUDA context."""
         t = self.torch
         self.set_seed(s)
         raw = self.get_inputs()
         size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
         on_cpu = all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
-        return (raw, t.get_rng_state(), t.cuda.get_rng_state() if self.cuda else None,
-                size, on_cpu)
+        return (raw, t.get_rng_state(),
+                t.cuda.get_rng_state() if self.cuda and cuda_state else None, size, on_cpu)
 
     def save_draw(self, path, raw, state):
         """Write a draw under a name of this process's, then rename: several
         workers may draw the same set at once, and a reader only ever sees
-        a whole file."""
+        a whole file.  A write that fails leaves no file."""
         tmp = "%s.%d.tmp" % (path, os.getpid())
-        self.torch.save({"inputs": list(raw), "rng": state}, tmp)
-        os.replace(tmp, path)
+        try:
+            self.torch.save({"inputs": list(raw), "rng": state}, tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
     def restore_rng(self, before):
         """The candidate starts where it would have without the draws."""
@@ -788,7 +797,11 @@ class Job:
             raw, state, cuda_state, size, on_cpu = self.draw(s)
             fits = on_cpu and self.keepable(size)
             if fits:
-                self.save_draw(path, raw, state)
+                try:
+                    self.save_draw(path, raw, state)
+                except (OSError, RuntimeError):   # the disk: kept in memory
+                    fits = False
+            if fits:
                 self.draws[s] = path
             else:   # no room (the rest drawn late), or on the device: in memory
                 self.draws[s] = (raw, state, cuda_state)
@@ -826,12 +839,19 @@ class Job:
                 rec["claimed"] += 1
                 continue
             try:
-                raw, state, _, size, on_cpu = self.draw(s)
+                raw, state, _, size, on_cpu = self.draw(s, cuda_state=False)
                 if not on_cpu or not self.keepable(size):
                     rec["stopped"] = ("over input_cache_mb" if on_cpu
                                       else "drawn on the device")
                     break
-                self.save_draw(path, raw, state)
+                try:
+                    self.save_draw(path, raw, state)
+                except (OSError, RuntimeError) as e:
+                    # The disk, not the problem (torch's zip writer says
+                    # RuntimeError on a short write): the job goes on, the
+                    # run worker draws the set itself.
+                    rec["stopped"] = "saving failed: %s" % exc_text(e)
+                    break
                 rec["drawn"] += 1
             finally:
                 os.unlink(claim)
@@ -1158,6 +1178,8 @@ def keeper_main(cfg, torch, sock):
 
 def start_keeper(cfg, torch):
     """Fork the keeper; returns the socket jobs ask it through, or None."""
+    if not cfg.keeper_wanted:
+        return None
     budget = keeper_budget_mb(cfg)
     if budget is None:
         sys.stderr.write("headroom worker: HEADROOM_DEVICE_INPUTS_MB=%s is not a number of "
@@ -1346,6 +1368,9 @@ def parse_args(argv):
                    "(default SCRATCH/inputs)")
     p.add_argument("--verify-lib", help="libhrverify.so to load with ctypes")
     p.add_argument("--mem-limit-mb", type=int, default=0, help="RLIMIT_AS per job (CPU)")
+    p.add_argument("--keeper", action="store_true", dest="keeper_wanted",
+                   help="a run worker: fork the keeper, which holds input sets in device "
+                   "memory for the jobs ($HEADROOM_DEVICE_INPUTS_MB)")
     p.add_argument("--take-inputs", action="store_true",
                    help="the run's only reader of --inputs: the keeper removes the files "
                    "it holds")

@@ -49,7 +49,7 @@ class ModelNew(nn.Module):
 
 def worker(inputs, mb, *extra):
     os.environ["HEADROOM_DEVICE_INPUTS_MB"] = mb
-    return Worker("--inputs", inputs, *extra)
+    return Worker("--inputs", inputs, "--keeper", *extra)
 
 
 shared = tempfile.TemporaryDirectory(prefix="hr-keeper-")
