@@ -1,0 +1,36 @@
+"""The fork server imports torch.utils.cpp_extension once for every job
+(worker.preload) without initialising CUDA in itself: cpp_extension's
+import-time torch.cuda.is_available() must not reach the driver there."""
+import importlib.util
+import os
+import sys
+
+import torch
+
+from workerlib import ROOT, check
+
+calls = []
+real = torch._C._cuda_getDeviceCount
+
+
+def counting():
+    calls.append(1)
+    return real()
+
+
+torch._C._cuda_getDeviceCount = counting
+check("torch.utils.cpp_extension" not in sys.modules, "cpp_extension not imported yet")
+spec = importlib.util.spec_from_file_location("worker", os.path.join(ROOT, "replay", "worker.py"))
+worker = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(worker)
+is_available = torch.cuda.is_available
+worker.preload(torch)
+check("torch.utils.cpp_extension" in sys.modules and "numpy" in sys.modules,
+      "preload imports cpp_extension and numpy")
+check(not calls and not torch.cuda.is_initialized(),
+      "without asking the CUDA driver (cudaGetDeviceCount calls: %d)" % len(calls))
+check(torch.cuda.is_available is is_available, "and torch.cuda.is_available is restored")
+# The check can fail: importing cpp_extension the plain way asks the driver.
+del sys.modules["torch.utils.cpp_extension"]
+importlib.import_module("torch.utils.cpp_extension")
+check(len(calls) >= 1, "(a plain import of cpp_extension does ask it: %d calls)" % len(calls))
