@@ -473,6 +473,16 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			(long long)run_id, st.done, st.total, st.ran, st.builds,
 			st.build_hits, st.predraws, st.predraw_sets, st.restarts,
 			(long)(time(NULL) - t0));
+	if (!g->quiet && st.timed_jobs > 0) {
+		static const char *const names[] = REPLAY_PHASES;
+
+		fprintf(stderr, "replay: %d run jobs' time by phase:", st.timed_jobs);
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+			fprintf(stderr, "%s %s %.1f s", i ? "," : "", names[i],
+				st.phase_s[i]);
+		fprintf(stderr, "; input sets %d, lent from device memory %d\n",
+			st.sets, st.sets_lent);
+	}
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:

@@ -480,6 +480,31 @@ static void describe_exit(int status, char *buf, size_t n)
 			 "without an answer", status);
 }
 
+/* Add a run job's phase seconds and input sets to the run's stats. */
+static void count_phases(struct replay_stats *st, const cJSON *res)
+{
+	static const char *const names[] = REPLAY_PHASES;
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(res, "checks");
+	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(ch, "phase_seconds");
+	const cJSON *ic = cJSON_GetObjectItemCaseSensitive(ch, "input_cache");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(ic, "sets");
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(ic, "device_held");
+
+	if (!cJSON_IsObject(ps))
+		return;
+	st->timed_jobs++;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps, names[i]);
+
+		if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+			st->phase_s[i] += v->valuedouble;
+	}
+	if (cJSON_IsNumber(n) && n->valueint > 0)
+		st->sets += n->valueint;
+	if (cJSON_IsNumber(l) && l->valueint > 0)
+		st->sets_lent += l->valueint;
+}
+
 /* A job process ended ("exit" line): use its result, or name the death. */
 static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 {
@@ -516,6 +541,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		count_draw(sc, sc->pj[j], cJSON_GetObjectItemCaseSensitive(
 				   cJSON_GetObjectItemCaseSensitive(res, "build"),
 				   "predraw"));
+		if (sl->role == ROLE_RUN)
+			count_phases(sc->st, res);
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
 	} else {
 		cJSON *crash = crash_result(sc, sl, j);

@@ -47,7 +47,15 @@ struct replay_stats {
 	                              * problems), sets they saved */
 	int restarts;                /* workers killed or lost and restarted */
 	int interrupted;             /* stopped through *stop */
+	/* Where the run jobs' time went: seconds per phase summed over the
+	 * results (checks.phase_seconds; REPLAY_PHASES names them), and the
+	 * input sets the jobs used, of which lent by a keeper. */
+	double phase_s[5];
+	int timed_jobs, sets, sets_lent;
 };
+
+/* The phases of phase_s, in order. */
+#define REPLAY_PHASES { "reference", "build", "load", "correctness", "timing" }
 
 /* Run every pending job of run_id.  Returns HR_OK when the run finished,
  * HR_SYSTEM with e set when it could not go on (workers cannot start, the

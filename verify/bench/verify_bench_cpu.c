@@ -82,7 +82,10 @@ static void bench(int dt, uint64_t n, int failing)
 
 int main(void)
 {
-	const uint64_t n = 4096ull * 8192;   /* 32 Mi elements */
+	/* 32 Mi elements; $HRV_BENCH_ROWS rows of 4096 instead (e.g. 256 for
+	 * an instruction count under callgrind). */
+	const char *rows = getenv("HRV_BENCH_ROWS");
+	const uint64_t n = 4096ull * (rows && atoi(rows) > 0 ? (uint64_t)atoi(rows) : 8192);
 
 	bench(HRV_F32, n, 0);
 	bench(HRV_F32, n, 1);
