@@ -396,6 +396,21 @@ char *store_col_dup(sqlite3_stmt *st, int col, const char *if_null)
 	return strdup(t ? (const char *)t : if_null);
 }
 
+int store_has_table(sqlite3 *db, const char *pattern)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE"
+			       " type = 'table' AND name GLOB ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 int store_begin(struct store *s, struct hr_err *e)
 {
 	return exec(s, "BEGIN IMMEDIATE", e);

@@ -39,6 +39,10 @@ sqlite3 *store_db(struct store *s);
  * memory. */
 char *store_col_dup(sqlite3_stmt *st, int col, const char *if_null);
 
+/* 1 when the database has a table whose name matches the GLOB pattern
+ * (a plain name matches only itself), 0 otherwise or on error. */
+int store_has_table(sqlite3 *db, const char *pattern);
+
 /* Schema version this build writes (PRAGMA user_version after migration). */
 int store_schema_version(void);
 

@@ -37,24 +37,9 @@ int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e)
 	return HR_OK;
 }
 
-static int table_exists_like(sqlite3 *db, const char *pattern)
-{
-	sqlite3_stmt *st;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE"
-			       " type = 'table' AND name LIKE ?1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 int provenance_have_profiles(sqlite3 *db, const char **why)
 {
-	*why = table_exists_like(db, "profile%") ?
+	*why = store_has_table(db, "profile*") ?
 		"profiles are stored but this report does not read them yet" :
 		"no profiles ingested";
 	return 0;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/store.h"
+
 static const char query[] =
 	"SELECT j.evaluation_id, r.mode, j.correct, j.speedup, j.ci_low,"
 	" j.ci_high, j.checks_json"
@@ -17,21 +19,6 @@ static const char query[] =
 static const char env_query[] =
 	"SELECT gpu_name, driver, cuda, torch FROM replay_run"
 	" WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
-
-static int has_table(sqlite3 *db, const char *name)
-{
-	sqlite3_stmt *st;
-	int found;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE"
-			       " type = 'table' AND name = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
 
 static double col_real(sqlite3_stmt *st, int c)
 {
@@ -89,7 +76,8 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 
 	memset(rs, 0, sizeof(*rs));
 	rs->why = "no replay results";
-	if (!has_table(db, "replay_job") || !has_table(db, "replay_run"))
+	if (!store_has_table(db, "replay_job") ||
+	    !store_has_table(db, "replay_run"))
 		return HR_OK;
 	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
 		return hr_errf(e, HR_SYSTEM, "database: replay tables: %s",

@@ -188,6 +188,21 @@ static void profile_claim_is_not_available_without_profiles(void **state)
 	assert_string_equal(x->res[0].archive.why, "no profiles ingested");
 }
 
+static void profile_claim_with_profile_tables_says_not_read_yet(void **state)
+{
+	struct fixture *x = *state;
+
+	assert_int_equal(sqlite3_exec(x->db, "CREATE TABLE profile_kernel(k);"
+				      " CREATE TABLE profiles_x(k);", NULL,
+				      NULL, NULL), SQLITE_OK);
+	assert_int_equal(run(x, "{\"claims\": [{\"id\": \"f\", \"text\": \"t\","
+			     " \"stated\": 58.2, \"unit\": \"%\", \"tolerance\":"
+			     " 0.05, \"metric\": \"addressable_fraction\"}]}"),
+			 HR_OK);
+	assert_non_null(strstr(x->res[0].archive.why,
+			       "profiles are stored but this report does not"));
+}
+
 static void projection_notes_what_the_stated_inputs_give(void **state)
 {
 	struct fixture *x = *state;
@@ -247,6 +262,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			profile_claim_is_not_available_without_profiles, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			profile_claim_with_profile_tables_says_not_read_yet,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			projection_notes_what_the_stated_inputs_give, setup,
 			teardown),
