@@ -1086,6 +1086,13 @@ class Keeper:
     def tidy(self, prefetch):
         """Drop the sets whose file is gone; when prefetch, hold one new file
         that fits (oldest first)."""
+        if self.cuda and self.t.cuda.memory_reserved(self.device) > \
+                self.budget + self.budget // 10 + (1 << 30):
+            # Sets lent to jobs that were killed are never given back by
+            # torch's IPC refcounts (its "limbo"): leave, the worker starts
+            # a fresh keeper before its next job.
+            self.log("device memory beyond the budget (sets lent to killed jobs): exiting")
+            os._exit(0)
         files = self.files()
         if not self.take:   # taken files are gone by design: make_room drops those
             lent = self.lent_now()
@@ -1263,7 +1270,7 @@ def hello(cfg, torch):
             "python": platform.python_version(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "device": cfg.device, "arch": cfg.arch,
             "verify": cfg.verify.path if cfg.verify else None,
-            "verify_error": cfg.verify_error}
+            "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid}
     if cfg.device.startswith("cuda"):
         smi = nvidia_smi(cfg.gpu_index)
         info.update(gpu_name=smi.get("name"), driver=smi.get("driver_version"),
@@ -1331,7 +1338,24 @@ def child(msg, cfg, proto, torch):
         os._exit(code)
 
 
+def keeper_alive(cfg, torch):
+    """Before a job: a keeper that exited (crashed, killed, or left on its
+    own: see Keeper.tidy) is started again; its sets are loaded anew."""
+    if not cfg.keeper_pid:
+        return
+    try:
+        pid, _ = os.waitpid(cfg.keeper_pid, os.WNOHANG)
+    except ChildProcessError:
+        pid = cfg.keeper_pid
+    if pid:
+        sys.stderr.write("headroom worker: the keeper exited; starting another\n")
+        cfg.keeper.close()
+        cfg.keeper_pid, cfg.keeper = None, None
+        cfg.keeper = start_keeper(cfg, torch)
+
+
 def serve(msg, cfg, proto, torch):
+    keeper_alive(cfg, torch)
     # The child waits for one byte, so "start" is always the job's first line.
     go_r, go_w = os.pipe()
     pid = os.fork()

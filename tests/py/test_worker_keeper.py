@@ -5,7 +5,9 @@ job writes into is dropped and reloaded from its file; a set whose file is
 gone is not lent; the budget ($HEADROOM_DEVICE_INPUTS_MB) bounds what is
 held; without a keeper every job loads its files as before."""
 import os
+import signal
 import tempfile
+import time
 
 import torch
 
@@ -84,12 +86,30 @@ _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY,
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 0 and
       res["checks"]["input_cache"]["hits"] == 0,
       "a set whose file is gone is not lent: %s" % res["checks"]["input_cache"])
+
+# A keeper that dies is started again before the next job.
+builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=KEY)
+old_pid = runner.hello["keeper_pid"]
+os.kill(old_pid, signal.SIGKILL)
+for _ in range(100):     # dead (a zombie until its worker looks), not dying
+    try:
+        with open("/proc/%d/stat" % old_pid) as f:
+            if f.read().split(")")[-1].split()[0] == "Z":
+                break
+    except OSError:
+        break
+    time.sleep(0.05)
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6,
+      "after the keeper is killed, the next job is lent its sets by a new one: %s"
+      % res["checks"]["input_cache"])
 runner.close()
 
 # The budget: 6 sets of 1.25 MiB, 4 MiB held, the rest loaded from files.
 small = worker(inputs, "4")
-_, res = builder.run(BIG, BIG_NEW, stop_after="inputs", draw=True, inputs_key=KEY)
-_, res = small.run(BIG, BIG_NEW, harness="current", inputs_key=KEY)
+KB = "4444444444444444"
+_, res = builder.run(BIG, BIG_NEW, stop_after="inputs", draw=True, inputs_key=KB)
+_, res = small.run(BIG, BIG_NEW, harness="current", inputs_key=KB)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["hits"] == 6 and
       res["checks"]["input_cache"]["device_held"] == 3,
       "within the budget 3 sets are held, the other 3 loaded: %s"
@@ -98,7 +118,7 @@ small.close()
 
 for mb, what in (("0", "HEADROOM_DEVICE_INPUTS_MB=0"), ("lots", "a value that is no number")):
     w = worker(inputs, mb)
-    _, res = w.run(BIG, BIG_NEW, harness="current", inputs_key=KEY)
+    _, res = w.run(BIG, BIG_NEW, harness="current", inputs_key=KB)
     check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 0 and
           res["checks"]["input_cache"]["hits"] == 6,
           "%s: no keeper, every set loaded from its file" % what)
