@@ -149,13 +149,26 @@ const char *audit_preset_for(const char *harness, const char *precision,
 	return NULL;
 }
 
+/* The rows come ordered by (level, problem_id) (query): the first of a
+ * problem is the lower bound of a binary search. */
 const struct audit_row *auditset_find(const struct auditset *as, int level,
 				      int problem_id)
 {
-	for (size_t i = 0; i < as->n; i++)
-		if (as->rows[i].level == level &&
-		    as->rows[i].problem_id == problem_id)
-			return &as->rows[i];
+	size_t lo = 0, hi = as->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct audit_row *r = &as->rows[mid];
+
+		if (r->level < level ||
+		    (r->level == level && r->problem_id < problem_id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < as->n && as->rows[lo].level == level &&
+	    as->rows[lo].problem_id == problem_id)
+		return &as->rows[lo];
 	return NULL;
 }
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "../../figures/figures.h"
+#include "../../report/auditset.h"
 #include "../../report/findings.h"
 
 static const char reference[] =
@@ -94,9 +95,36 @@ static void pdf_dates_take_the_report_date(void **state)
 	assert_string_equal(pdf, "<< /CreationDate (D:20260101000000Z) >>");
 }
 
+/* auditset_find: the first row of a problem, whatever the problems
+ * around it; NULL for one not audited. */
+static void audit_lookup_finds_the_first_row_of_a_problem(void **state)
+{
+	struct audit_row rows[7] = {
+		{ .level = 1, .problem_id = 1 }, { .level = 1, .problem_id = 3 },
+		{ .level = 1, .problem_id = 3 }, { .level = 1, .problem_id = 19 },
+		{ .level = 2, .problem_id = 1 }, { .level = 2, .problem_id = 1 },
+		{ .level = 3, .problem_id = 50 },
+	};
+	struct auditset as = { .rows = rows, .n = 7 };
+
+	(void)state;
+	assert_ptr_equal(auditset_find(&as, 1, 1), &rows[0]);
+	assert_ptr_equal(auditset_find(&as, 1, 3), &rows[1]);
+	assert_ptr_equal(auditset_find(&as, 1, 19), &rows[3]);
+	assert_ptr_equal(auditset_find(&as, 2, 1), &rows[4]);
+	assert_ptr_equal(auditset_find(&as, 3, 50), &rows[6]);
+	assert_null(auditset_find(&as, 1, 2));
+	assert_null(auditset_find(&as, 2, 19));
+	assert_null(auditset_find(&as, 0, 1));
+	assert_null(auditset_find(&as, 4, 1));
+	as.n = 0;
+	assert_null(auditset_find(&as, 1, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(audit_lookup_finds_the_first_row_of_a_problem),
 		cmocka_unit_test(code_without_global_function_is_flagged),
 		cmocka_unit_test(cuda_kernel_is_device_code),
 		cmocka_unit_test(triton_kernel_is_device_code),
