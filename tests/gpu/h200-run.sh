@@ -19,7 +19,11 @@ status=0
 
 have_replay() { [ -x ./headroom ] && ./headroom replay --help >/dev/null 2>&1; }
 
+# The tree this copy holds: on the device machine the copy's git metadata
+# may stay at an older commit, so `headroom --version` alone does not say
+# what ran.  Compare with the same line run locally (tests/gpu/tree-hash.sh).
 stage_setup() {
+	echo "tree $(sh tests/gpu/tree-hash.sh)"
 	sh replay/gpu-machine.sh -d "$DEBS" -j "$JOBS" && . .sysroot/env.sh &&
 		./headroom --version && ldd ./headroom | grep -E 'archive|cjson|sqlite|crypto'
 	[ -f build/libhrverify_cuda.so ] && ldd build/libhrverify_cuda.so | grep -E 'cudart|not found'
