@@ -826,8 +826,8 @@ class Job:
         rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0}
         for s in seeds:
             path = self.set_path(s)
-            if os.path.exists(path):
-                rec["present"] += 1
+            if os.path.exists(path) or os.path.exists(path + ".held"):
+                rec["present"] += 1      # saved, or held by the keeper
                 continue
             # Several build workers may draw one problem: each set goes to
             # the one that claims it first (the claim is removed with the
@@ -1061,8 +1061,9 @@ class Keeper:
                            "last": time.monotonic()}
         self.used += size
         del obj, raw
-        if self.take:
+        if self.take:   # the file goes; a marker says the set is held
             try:
+                os.close(os.open(path + ".held", os.O_CREAT | os.O_WRONLY, 0o644))
                 os.unlink(path)
             except OSError:
                 pass
@@ -1073,6 +1074,11 @@ class Keeper:
         if h is not None:
             self.used -= h["bytes"]
             del h
+            if self.take:   # no longer held: a draw ahead may draw it again
+                try:
+                    os.unlink(os.path.join(self.cfg.inputs_dir, name + ".held"))
+                except OSError:
+                    pass
             if self.cuda:
                 self.t.cuda.ipc_collect()
                 self.t.cuda.empty_cache()

@@ -129,10 +129,14 @@ taker = worker(inputs, "64", "--take-inputs")
 K3 = "0123456789abcdef"
 builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=K3)
 _, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
-left = [f for f in os.listdir(inputs) if f.startswith(K3)]
+left = sorted(f for f in os.listdir(inputs) if f.startswith(K3))
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6 and
-      not left, "with --take-inputs the 6 sets are lent and their files removed: %s, %s"
-      % (res["checks"]["input_cache"], left))
+      left == sorted("%s-%d.pt.held" % (K3, s) for s in SEEDS),
+      "with --take-inputs the 6 sets are lent and their files removed, a marker left: "
+      "%s, %s" % (res["checks"]["input_cache"], left))
+_, res = builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=K3)
+check(res["predraw"]["present"] == 6 and res["predraw"]["drawn"] == 0,
+      "a draw ahead does not draw again what the keeper holds: %s" % res["predraw"])
 _, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"] == {
       "sets": 6, "hits": 6, "drawn_late": 0, "device_held": 6},
@@ -151,6 +155,9 @@ second = res["checks"]["input_cache"]
 check(res["verdict"] == "correct" and first["device_held"] == 3 and
       second["device_held"] == 3 and second["hits"] == 6,
       "a second problem's sets take the room of the first's: %s, %s" % (first, second))
+marks = [f for f in os.listdir(inputs) if f.startswith(K4) and f.endswith(".held")]
+check(not marks, "and the first's markers go with them (a draw ahead may draw them "
+      "again): %s" % marks)
 taker.close()
 builder.close()
 shared.cleanup()
