@@ -334,6 +334,15 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 					       "not a number of MiB", env);
 		a->inputs_mb = mb;
 	}
+	/* The workers read it; a bad value is refused here, before any. */
+	env = getenv("HEADROOM_DEVICE_INPUTS_MB");
+	if (env && *env) {
+		int mb;
+
+		if (parse_int(env, 0, &mb))
+			return cli_usage_error("replay", "HEADROOM_DEVICE_INPUTS_MB=%s:"
+					       " not a number of MiB", env);
+	}
 	return CLI_NEXT;
 }
 

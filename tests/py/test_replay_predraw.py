@@ -97,6 +97,11 @@ bad = subprocess.run([HEADROOM, "--db", db0, "replay", "--device", "cpu"],
                      env=dict(env, HEADROOM_INPUTS_MB="lots"), capture_output=True, text=True)
 check(bad.returncode == 2 and "HEADROOM_INPUTS_MB=lots" in bad.stderr,
       "a bad HEADROOM_INPUTS_MB is a usage error (%d: %s)" % (bad.returncode, bad.stderr.strip()))
+bad = subprocess.run([HEADROOM, "--db", db0, "replay", "--device", "cpu"],
+                     env=dict(env, HEADROOM_DEVICE_INPUTS_MB="-1"), capture_output=True,
+                     text=True)
+check(bad.returncode == 2 and "HEADROOM_DEVICE_INPUTS_MB=-1" in bad.stderr,
+      "so is a bad HEADROOM_DEVICE_INPUTS_MB (%d: %s)" % (bad.returncode, bad.stderr.strip()))
 
 # The same jobs in a worker of their own, each under an inputs key with no
 # files (so it draws every set itself): the same verdicts and trials.
