@@ -325,23 +325,21 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
-	const char *env = getenv("HEADROOM_INPUTS_MB");
-	if (env && *env) {
+	/* HEADROOM_DEVICE_INPUTS_MB is the workers' to read; a bad value is
+	 * refused here, before any starts. */
+	static const char *const mib_env[] = { "HEADROOM_INPUTS_MB",
+					       "HEADROOM_DEVICE_INPUTS_MB" };
+	for (size_t i = 0; i < sizeof(mib_env) / sizeof(*mib_env); i++) {
+		const char *env = getenv(mib_env[i]);
 		int mb;
 
+		if (!env || !*env)
+			continue;
 		if (parse_int(env, 0, &mb))
-			return cli_usage_error("replay", "HEADROOM_INPUTS_MB=%s: "
-					       "not a number of MiB", env);
-		a->inputs_mb = mb;
-	}
-	/* The workers read it; a bad value is refused here, before any. */
-	env = getenv("HEADROOM_DEVICE_INPUTS_MB");
-	if (env && *env) {
-		int mb;
-
-		if (parse_int(env, 0, &mb))
-			return cli_usage_error("replay", "HEADROOM_DEVICE_INPUTS_MB=%s:"
-					       " not a number of MiB", env);
+			return cli_usage_error("replay", "%s=%s: not a number "
+					       "of MiB", mib_env[i], env);
+		if (i == 0)
+			a->inputs_mb = mb;
 	}
 	return CLI_NEXT;
 }
