@@ -481,12 +481,10 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			st.build_hits, st.predraws, st.predraw_sets, st.restarts,
 			(long)(time(NULL) - t0));
 	if (!g->quiet && st.timed_jobs > 0) {
-		static const char *const names[] = REPLAY_PHASES;
-
 		fprintf(stderr, "replay: %d run jobs' time by phase:", st.timed_jobs);
-		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-			fprintf(stderr, "%s %s %.1f s", i ? "," : "", names[i],
-				st.phase_s[i]);
+		for (int i = 0; i < REPLAY_NPHASES; i++)
+			fprintf(stderr, "%s %s %.1f s", i ? "," : "",
+				replay_phases[i], st.phase_s[i]);
 		fprintf(stderr, "; input sets %d, lent from device memory %d\n",
 			st.sets, st.sets_lent);
 	}

@@ -268,10 +268,10 @@ static int pick_build(struct sched *sc)
  * seen yet (or no /proc/meminfo): yes. */
 static int drawer_fits(const struct sched *sc)
 {
-	uint64_t avail = wproc_mem_available(), need;
+	uint64_t avail, need;
 	int drawers = 0;
 
-	if (!sc->max_set || !avail)
+	if (!sc->max_set || !(avail = wproc_mem_available()))
 		return 1;
 	for (int p = 0; p < sc->nprobs; p++)
 		drawers += sc->probs[p].drawers;
@@ -281,7 +281,8 @@ static int drawer_fits(const struct sched *sc)
 
 /* 1 when a build worker may start drawing another problem's inputs: fewer
  * problems drawn than the limit, the directory under its budget (a draw
- * under way may still add one problem's sets), and memory for a drawer. */
+ * under way may still add one problem's sets).  Memory for the drawer is
+ * the caller's to ask (drawer_fits). */
 static int draw_room(struct sched *sc)
 {
 	uint64_t largest;
@@ -295,7 +296,7 @@ static int draw_room(struct sched *sc)
 		return 0;
 	if (largest > sc->max_set)
 		sc->max_set = largest;
-	return drawer_fits(sc);
+	return 1;
 }
 
 /* A job for an idle build worker with no build to do: one of the first
@@ -305,7 +306,8 @@ static int draw_room(struct sched *sc)
  * saved or claimed); -1 none. */
 static int pick_draw(struct sched *sc)
 {
-	const int room = draw_room(sc);   /* once: it reads the directory */
+	/* Once each: they read the directory and /proc/meminfo. */
+	const int room = draw_room(sc);
 	const int fits = drawer_fits(sc);
 
 	for (int j = 0; j < sc->n; j++) {
@@ -316,7 +318,7 @@ static int pick_draw(struct sched *sc)
 		if (pr->ds == DS_DRAWING && pr->drawers < DRAW_PAR &&
 		    !pr->closed && fits)
 			return j;
-		if (pr->ds == DS_NONE && room)
+		if (pr->ds == DS_NONE && room && fits)
 			return j;
 	}
 	return -1;
@@ -480,10 +482,13 @@ static void describe_exit(int status, char *buf, size_t n)
 			 "without an answer", status);
 }
 
+const char *const replay_phases[REPLAY_NPHASES] = {
+	"reference", "build", "load", "correctness", "timing"
+};
+
 /* Add a run job's phase seconds and input sets to the run's stats. */
 static void count_phases(struct replay_stats *st, const cJSON *res)
 {
-	static const char *const names[] = REPLAY_PHASES;
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(res, "checks");
 	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(ch, "phase_seconds");
 	const cJSON *ic = cJSON_GetObjectItemCaseSensitive(ch, "input_cache");
@@ -493,8 +498,9 @@ static void count_phases(struct replay_stats *st, const cJSON *res)
 	if (!cJSON_IsObject(ps))
 		return;
 	st->timed_jobs++;
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps, names[i]);
+	for (int i = 0; i < REPLAY_NPHASES; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps,
+								   replay_phases[i]);
 
 		if (cJSON_IsNumber(v) && v->valuedouble >= 0)
 			st->phase_s[i] += v->valuedouble;
@@ -689,7 +695,8 @@ static int assign(struct sched *sc)
 		if (sl->role == ROLE_RUN) {
 			j = pick_run(sc, sl);
 		} else if ((j = pick_build(sc)) >= 0) {
-			if (sc->probs[sc->pj[j]].ds == DS_NONE && draw_room(sc))
+			if (sc->probs[sc->pj[j]].ds == DS_NONE &&
+			    draw_room(sc) && drawer_fits(sc))
 				how = HOW_DRAW;
 		} else if ((j = pick_draw(sc)) >= 0) {
 			how = HOW_INPUTS;

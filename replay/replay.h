@@ -38,6 +38,10 @@ struct replay_opts {
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early */
 };
 
+/* The job phases whose seconds replay_stats sums, in order. */
+#define REPLAY_NPHASES 5
+extern const char *const replay_phases[REPLAY_NPHASES];
+
 struct replay_stats {
 	int total, done;             /* jobs of the run */
 	int ran;                     /* finished by this process */
@@ -48,14 +52,11 @@ struct replay_stats {
 	int restarts;                /* workers killed or lost and restarted */
 	int interrupted;             /* stopped through *stop */
 	/* Where the run jobs' time went: seconds per phase summed over the
-	 * results (checks.phase_seconds; REPLAY_PHASES names them), and the
+	 * results (checks.phase_seconds; replay_phases names them), and the
 	 * input sets the jobs used, of which lent by a keeper. */
-	double phase_s[5];
+	double phase_s[REPLAY_NPHASES];
 	int timed_jobs, sets, sets_lent;
 };
-
-/* The phases of phase_s, in order. */
-#define REPLAY_PHASES { "reference", "build", "load", "correctness", "timing" }
 
 /* Run every pending job of run_id.  Returns HR_OK when the run finished,
  * HR_SYSTEM with e set when it could not go on (workers cannot start, the

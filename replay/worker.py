@@ -1002,10 +1002,12 @@ class Keeper:
     connection closes; a changed set is dropped and reloaded from its file.
     It never runs candidate code and never writes a file."""
 
-    def __init__(self, cfg, torch, sock):
+    def __init__(self, cfg, torch, sock, budget_mb):
         self.cfg, self.t, self.sock = cfg, torch, sock
+        self.budget_mb = budget_mb   # keeper_budget_mb: a number or "auto"
         self.held = {}       # name -> {"inputs", "rng", "bytes", "print", "last"}
         self.lent = {}       # reply socket -> names lent through it
+        self.sizes = {}      # name -> bytes of a file loaded once (held or not)
         self.used = 0
         self.take = cfg.take_inputs
 
@@ -1019,7 +1021,7 @@ class Keeper:
         if not self.cuda:
             tmp.set_sharing_strategy("file_system")
         self.device = t.device(self.cfg.device)
-        budget = keeper_budget_mb(self.cfg)
+        budget = self.budget_mb
         if budget == "auto":
             budget = int(0.45 * t.cuda.get_device_properties(self.device).total_memory) >> 20
         self.budget = budget << 20
@@ -1046,7 +1048,8 @@ class Keeper:
         path = os.path.join(self.cfg.inputs_dir, name)
         obj = t.load(path, mmap=True, weights_only=True)
         raw = obj["inputs"]
-        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
+        size = self.sizes[name] = sum(x.numel() * x.element_size() for x in raw
+                                      if isinstance(x, t.Tensor))
         if self.used + size > self.budget and not (need and self.make_room(name, size)):
             return False
         held = []
@@ -1104,9 +1107,14 @@ class Keeper:
             lent = self.lent_now()
             for name in [n for n in self.held if n not in files and n not in lent]:
                 self.drop(name)
+        for n in [n for n in self.sizes if n not in files]:
+            del self.sizes[n]
         if not prefetch:
             return
-        new = [n for n in files if n not in self.held]
+        # Not held, and not known to be too large for the room left (a
+        # file that did not fit is not opened again every tick).
+        new = [n for n in files if n not in self.held and
+               self.used + self.sizes.get(n, 0) <= self.budget]
         def mtime(n):
             try:
                 return os.stat(os.path.join(self.cfg.inputs_dir, n)).st_mtime
@@ -1172,14 +1180,14 @@ class Keeper:
                 self.tidy(True)
 
 
-def keeper_main(cfg, torch, sock):
+def keeper_main(cfg, torch, sock, budget_mb):
     """The keeper child; never returns."""
     code = 0
     try:
         os.setpgid(0, 0)
         set_pdeathsig()
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        k = Keeper(cfg, torch, sock)
+        k = Keeper(cfg, torch, sock, budget_mb)
         k.start()
         k.serve()
     except BaseException as e:   # noqa: jobs load their files themselves
@@ -1204,10 +1212,21 @@ def start_keeper(cfg, torch):
     pid = os.fork()
     if pid == 0:
         mine.close()
-        keeper_main(cfg, torch, theirs)
+        keeper_main(cfg, torch, theirs, budget)
     theirs.close()
     cfg.keeper_pid = pid
     return mine
+
+
+def recv_exact(sock, n):
+    """n bytes from sock, or None when it closes first."""
+    data = bytearray()
+    while len(data) < n:
+        b = sock.recv(min(n - len(data), 1 << 20))
+        if not b:
+            return None
+        data += b
+    return bytes(data)
 
 
 def borrow(cfg, torch, names, timeout=300):
@@ -1223,19 +1242,12 @@ def borrow(cfg, torch, names, timeout=300):
         socket.send_fds(cfg.keeper, [json.dumps({"sets": names}).encode()], [theirs.fileno()])
         theirs.close()
         mine.settimeout(timeout)
-        head = b""
-        while len(head) < 8:
-            b = mine.recv(8 - len(head))
-            if not b:
-                return {}
-            head += b
-        n, data = int.from_bytes(head, "little"), bytearray()
-        while len(data) < n:
-            b = mine.recv(min(n - len(data), 1 << 20))
-            if not b:
-                return {}
-            data += b
-        out = pickle.loads(bytes(data))
+        head = recv_exact(mine, 8)
+        data = head and recv_exact(mine, int.from_bytes(head, "little"))
+        if data is None:
+            mine.close()
+            return {}
+        out = pickle.loads(data)
         cfg.keeper_conn = mine      # closed when the job ends: the keeper then checks
         return out
     except (OSError, ValueError, EOFError, RuntimeError) as e:
