@@ -18,6 +18,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 
@@ -382,16 +383,21 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			 * around them: a lane of the mask that skipped one
 			 * would hang the warp) */
 			const unsigned m = __activemask();
-			const unsigned hi = (unsigned)(hrv_d2u(a->max_abs_err) >> 32);
+			const uint64_t mine = hrv_d2u(a->max_abs_err);
+			const unsigned hi = (unsigned)(mine >> 32);
 			const unsigned top = __reduce_max_sync(m, hi);
+			const unsigned lo = __reduce_max_sync(
+				m, hi == top ? (unsigned)mine : 0u);
 			const unsigned rel = __reduce_max_sync(
 				m, __float_as_uint(a->rel_skip));
+			const uint64_t best = (uint64_t)top << 32 | lo;
 
-			/* the warp's largest max_abs_err, by its high word (a
-			 * value <= that lane's own); lanes holding it keep
-			 * theirs exactly */
-			if (top > hi)
-				a->max_abs_err = hrv_u2d((uint64_t)top << 32);
+			/* the warp's largest max_abs_err, exactly (its high
+			 * word, then the largest low word under it: a value
+			 * one lane holds), so that the fp64 max-abs filter of
+			 * hrv_vec skips the pairs that tie it */
+			if (best > mine)
+				a->max_abs_err = hrv_u2d(best);
 			a->rel_skip = __uint_as_float(rel);
 			hrv_hot_sync(&h, &p, a);
 		}
@@ -544,10 +550,11 @@ int grid_for(uint64_t n)
 }
 
 /* Pass 1's launch shape: blocks per SM its registers are sized for and
- * steps of loads in flight.  fp32 has four variants, for
+ * steps of loads in flight.  fp32 has five variants, for
  * tests/gpu/verify_bench_gpu.cu to compare through HRV_CUDA_PASS1 =
- * "MINB,DEPTH" (1,1 1,2 2,1 2,2); the other dtypes and the default use
- * 2,1.  The results never depend on it. */
+ * "MINB,DEPTH" (1,1 1,2 2,1 2,2 3,1; 3,1 fits 80 registers, three blocks
+ * per SM, with some spills); the other dtypes and the default use 2,1.
+ * The results never depend on it. */
 void pass1_shape(int *mb, int *depth)
 {
 	const char *e = getenv("HRV_CUDA_PASS1");
@@ -558,6 +565,8 @@ void pass1_shape(int *mb, int *depth)
 	    (e[2] == '1' || e[2] == '2') && !e[3]) {
 		*mb = e[0] - '0';
 		*depth = e[2] - '0';
+	} else if (e && !strcmp(e, "3,1")) {
+		*mb = 3;
 	}
 }
 
@@ -575,6 +584,8 @@ pass1_fn pass1(void)
 	if constexpr (DT != HRV_F32) {
 		return k_pass1<DT, 2, 1>;
 	} else {
+		if (mb == 3)
+			return k_pass1<DT, 3, 1>;
 		if (mb == 1)
 			return depth == 2 ? k_pass1<DT, 1, 2> : k_pass1<DT, 1, 1>;
 		return depth == 2 ? k_pass1<DT, 2, 2> : k_pass1<DT, 2, 1>;
