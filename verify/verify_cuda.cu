@@ -186,8 +186,9 @@ __device__ __forceinline__ void row_elem(unsigned long long *rowbuf,
  * slow paths; the fast path of hrv_vec works on registers (struct hrv_hot
  * h, the sums).  In a full tile, a step whose warp stays in its run (no
  * rows, or the run of steps in one row: `left` more steps, counted when
- * the run starts) does nothing but hrv_vec; other steps go through the
- * general step, which follows the rows. */
+ * the run starts) does nothing but hrv_vec; so does one that starts a run
+ * in the row after the last (after flushing it); other steps go through
+ * the general step, which follows the rows. */
 template <int DT, int MINB, int DEPTH>
 __global__ void __launch_bounds__(HRV_LANES, MINB)
 k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
@@ -338,11 +339,35 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			double ex[V];
 
 			left--;
+run:
 			hrv_vec(DT, 1, &p, a, &h, s, &rv, &cv,
 				(q0 + (uint64_t)k * HRV_LANES) * V, ex, &em_run);
 			if constexpr (!FLT)
 				am_run = hrv_max_d(am_run, vec_amax<DT, V>(rv));
 			return true;
+		}
+		/* A full tile whose warp ended its run: when the warp's step
+		 * lies wholly in the next row (rows of 4096: every fourth
+		 * step), step_general's bookkeeping comes down to this (the
+		 * same wrow, wend, cur and left), and the step starts a run.
+		 * Warp-uniform: w0, wend, wrow and left are the warp's. */
+		if (fast && wrow != HRV_NONE) {
+			const uint64_t w0 = base + ((uint64_t)k * HRV_LANES +
+						    (l & ~31)) * V;
+			const uint64_t w1 = w0 + (32 * V - 1);
+
+			if (w0 >= wend && w0 - wend < row_len &&
+			    w1 - wend < row_len) {
+				const uint64_t more = (wend + row_len - 1 - w1) /
+					((uint64_t)HRV_LANES * V);
+
+				wrow++;
+				wend += row_len;
+				run_end();
+				cur = wrow;
+				left = more < HRV_STEPS ? (int)more : HRV_STEPS;
+				goto run;
+			}
 		}
 		return step_general(k, rv, cv);
 	};
