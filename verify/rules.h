@@ -532,8 +532,8 @@ HRV_HD void hrv_acc_merge(struct hrv_acc *a, const struct hrv_acc *b)
 struct hrv_hot {
 	float fmin, fmax;    /* finite references since the last fold */
 	float kskip;         /* min(rel_skip, si_skip) at the last sync */
-	float abs_skip;      /* fl32(max_abs_err) at the last sync */
 	uint32_t nfast;      /* vectors the fast path took since the fold */
+	double abs_max;      /* max_abs_err at the last sync */
 };
 
 HRV_HD void hrv_hot_init(struct hrv_hot *h)
@@ -541,15 +541,15 @@ HRV_HD void hrv_hot_init(struct hrv_hot *h)
 	h->fmin = HUGE_VALF;
 	h->fmax = -HUGE_VALF;
 	h->kskip = 0.0f;
-	h->abs_skip = 0.0f;
 	h->nfast = 0;
+	h->abs_max = 0.0;
 }
 
 HRV_HD void hrv_hot_sync(struct hrv_hot *h, const struct hrv_params *p,
 			 const struct hrv_acc *a)
 {
 	h->kskip = hrv_min_f(a->rel_skip, p->si_skip);
-	h->abs_skip = (float)a->max_abs_err;
+	h->abs_max = a->max_abs_err;
 }
 
 /* Largest finite |ref| since the last fold (0 when none), exact. */
@@ -710,16 +710,20 @@ HRV_HD int hrv_esize(int dt)
  * leaves the counters that stay 0 alone, and calls hrv_err only for the
  * pairs its filter does not rule out.  With fd = |t| = fl32(D) (t =
  * fl32(r - c), D = |c - r| exactly, rounding to nearest is symmetric),
- * ar = |r|, M = max_abs_err, x = fl32(h->kskip * ar), the filter skips a
- * pair when
- *     fd == 0, or fd < min(x, h->abs_skip) and x > HRV_SKIP_MIN,
+ * |d| = fl64(D) (d = fl64(c - r), computed for the sums anyway), ar = |r|,
+ * M = max_abs_err, x = fl32(h->kskip * ar), the filter skips a pair when
+ *     fd == 0, or fd < x, x > HRV_SKIP_MIN and |d| <= h->abs_max,
  * and such a pair changes nothing in hrv_err: fd == 0 returns at once;
  * otherwise h->kskip <= min(rel_skip, si_skip) (the thresholds only grow
  * after a sync), so x <= fl32(rel_skip * ar) and x <= fl32(si_skip * ar)
  * (rounding is monotone): both relative filters of hrv_err hold with
  * thresholds > HRV_SKIP_MIN (ar == 0 gives x = 0: never skipped here);
- * and h->abs_skip <= fl32(M), fd < fl32(M) give D < M (D >= M would give
- * fd >= fl32(M)), so |d| = fl64(D) <= M leaves max_abs_err as it is. */
+ * and |d| <= h->abs_max <= M leaves max_abs_err as it is.  The abs test
+ * is on the fp64 |d|, not on fd against fl32(M): a pair whose error ties
+ * the maximum (common: with cand = r * (1 + e) in fp32 a few percent of
+ * the pairs share the largest |d|) is skipped, not sent to hrv_err.
+ * (fabs, not hrv_fabs_d: d is finite, and the device folds fabs into the
+ * compare, one register fewer for the 2-byte dtypes.) */
 HRV_HD void hrv_vec(int dt, int skip, const struct hrv_params *p,
 		    struct hrv_acc *a, struct hrv_hot *h, double *s,
 		    const void *rv, const void *cv, uint64_t i0, double *ex,
@@ -769,8 +773,8 @@ HRV_HD void hrv_vec(int dt, int skip, const struct hrv_params *p,
 		h->fmin = HRV_FMIN_NN(h->fmin, r[e].f);
 		h->fmax = HRV_FMAX_NN(h->fmax, r[e].f);
 		need[e] = HRV_AND(fd > 0.0f,
-				  HRV_OR(fd >= HRV_FMIN_NN(x, h->abs_skip),
-					 x <= HRV_SKIP_MIN));
+				  HRV_OR(HRV_OR(fd >= x, x <= HRV_SKIP_MIN),
+					 fabs(d[e]) > h->abs_max));
 		any = HRV_OR(any, need[e]);
 		ex[e] = -1.0;
 	}

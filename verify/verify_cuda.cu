@@ -18,6 +18,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 
@@ -185,8 +186,9 @@ __device__ __forceinline__ void row_elem(unsigned long long *rowbuf,
  * slow paths; the fast path of hrv_vec works on registers (struct hrv_hot
  * h, the sums).  In a full tile, a step whose warp stays in its run (no
  * rows, or the run of steps in one row: `left` more steps, counted when
- * the run starts) does nothing but hrv_vec; other steps go through the
- * general step, which follows the rows. */
+ * the run starts) does nothing but hrv_vec; so does one that starts a run
+ * in the row after the last (after flushing it); other steps go through
+ * the general step, which follows the rows. */
 template <int DT, int MINB, int DEPTH>
 __global__ void __launch_bounds__(HRV_LANES, MINB)
 k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
@@ -337,11 +339,35 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			double ex[V];
 
 			left--;
+run:
 			hrv_vec(DT, 1, &p, a, &h, s, &rv, &cv,
 				(q0 + (uint64_t)k * HRV_LANES) * V, ex, &em_run);
 			if constexpr (!FLT)
 				am_run = hrv_max_d(am_run, vec_amax<DT, V>(rv));
 			return true;
+		}
+		/* A full tile whose warp ended its run: when the warp's step
+		 * lies wholly in the next row (rows of 4096: every fourth
+		 * step), step_general's bookkeeping comes down to this (the
+		 * same wrow, wend, cur and left), and the step starts a run.
+		 * Warp-uniform: w0, wend, wrow and left are the warp's. */
+		if (fast && wrow != HRV_NONE) {
+			const uint64_t w0 = base + ((uint64_t)k * HRV_LANES +
+						    (l & ~31)) * V;
+			const uint64_t w1 = w0 + (32 * V - 1);
+
+			if (w0 >= wend && w0 - wend < row_len &&
+			    w1 - wend < row_len) {
+				const uint64_t more = (wend + row_len - 1 - w1) /
+					((uint64_t)HRV_LANES * V);
+
+				wrow++;
+				wend += row_len;
+				run_end();
+				cur = wrow;
+				left = more < HRV_STEPS ? (int)more : HRV_STEPS;
+				goto run;
+			}
 		}
 		return step_general(k, rv, cv);
 	};
@@ -382,16 +408,21 @@ k_pass1(const void *ref, const void *cand, uint64_t n, struct hrv_params p,
 			 * around them: a lane of the mask that skipped one
 			 * would hang the warp) */
 			const unsigned m = __activemask();
-			const unsigned hi = (unsigned)(hrv_d2u(a->max_abs_err) >> 32);
+			const uint64_t mine = hrv_d2u(a->max_abs_err);
+			const unsigned hi = (unsigned)(mine >> 32);
 			const unsigned top = __reduce_max_sync(m, hi);
+			const unsigned lo = __reduce_max_sync(
+				m, hi == top ? (unsigned)mine : 0u);
 			const unsigned rel = __reduce_max_sync(
 				m, __float_as_uint(a->rel_skip));
+			const uint64_t best = (uint64_t)top << 32 | lo;
 
-			/* the warp's largest max_abs_err, by its high word (a
-			 * value <= that lane's own); lanes holding it keep
-			 * theirs exactly */
-			if (top > hi)
-				a->max_abs_err = hrv_u2d((uint64_t)top << 32);
+			/* the warp's largest max_abs_err, exactly (its high
+			 * word, then the largest low word under it: a value
+			 * one lane holds), so that the fp64 max-abs filter of
+			 * hrv_vec skips the pairs that tie it */
+			if (best > mine)
+				a->max_abs_err = hrv_u2d(best);
 			a->rel_skip = __uint_as_float(rel);
 			hrv_hot_sync(&h, &p, a);
 		}
@@ -544,10 +575,11 @@ int grid_for(uint64_t n)
 }
 
 /* Pass 1's launch shape: blocks per SM its registers are sized for and
- * steps of loads in flight.  fp32 has four variants, for
+ * steps of loads in flight.  fp32 has five variants, for
  * tests/gpu/verify_bench_gpu.cu to compare through HRV_CUDA_PASS1 =
- * "MINB,DEPTH" (1,1 1,2 2,1 2,2); the other dtypes and the default use
- * 2,1.  The results never depend on it. */
+ * "MINB,DEPTH" (1,1 1,2 2,1 2,2 3,1; 3,1 fits 80 registers, three blocks
+ * per SM, with some spills); the other dtypes and the default use 2,1.
+ * The results never depend on it. */
 void pass1_shape(int *mb, int *depth)
 {
 	const char *e = getenv("HRV_CUDA_PASS1");
@@ -558,6 +590,8 @@ void pass1_shape(int *mb, int *depth)
 	    (e[2] == '1' || e[2] == '2') && !e[3]) {
 		*mb = e[0] - '0';
 		*depth = e[2] - '0';
+	} else if (e && !strcmp(e, "3,1")) {
+		*mb = 3;
 	}
 }
 
@@ -575,6 +609,8 @@ pass1_fn pass1(void)
 	if constexpr (DT != HRV_F32) {
 		return k_pass1<DT, 2, 1>;
 	} else {
+		if (mb == 3)
+			return k_pass1<DT, 3, 1>;
 		if (mb == 1)
 			return depth == 2 ? k_pass1<DT, 1, 2> : k_pass1<DT, 1, 1>;
 		return depth == 2 ? k_pass1<DT, 2, 2> : k_pass1<DT, 2, 1>;

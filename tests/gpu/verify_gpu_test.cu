@@ -81,8 +81,27 @@ static void compare(const char *name, const struct hrv_result *a,
 }
 
 /* POISON_FINITE: a finite payload (0.25 in the dtype) that a tenth of
- * the candidate holds (the fast path must test finite pairs against it) */
-enum mode { NEAR, NOISY, ZEROS, SPECIAL, POISONED, POISON_FINITE };
+ * the candidate holds (the fast path must test finite pairs against it).
+ * TIED: ref uniform in (-1, 1), cand = ref * (1 + e) in the dtype (fp32:
+ * e = 2^-20, tests/gpu/verify_bench_gpu.cu's data): a few percent of the
+ * pairs tie the largest |d|.  TIED_LOW: ties in fl32(|d|) that are not
+ * ties in |d| (tests/py/test_verify_torch.py gen_tied): a tenth of ref =
+ * 1.9375, the rest in [1.25, 1.9375), cand = -u 2^-30, so |d| = ref +
+ * u 2^-30 differs below float precision (and in the low word of its
+ * double); a hundredth ref = 0.25, cand = -0.5, the largest relative
+ * error.  atol = 4, rtol = 1, si_rtol = 1000: every pair is close and
+ * takes the fast path, where the max-abs filter decides. */
+enum mode { NEAR, NOISY, ZEROS, SPECIAL, POISONED, POISON_FINITE, TIED,
+	    TIED_LOW };
+
+/* x as dtype stores it, back as a double. */
+static double stored(int dt, double x)
+{
+	uint64_t b = 0;
+
+	put(dt, &b, 0, x);
+	return hrv_load(dt, &b, 0).d;
+}
 
 static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 		size_t offset)
@@ -112,6 +131,17 @@ static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 		double x = (urand() - 0.3) * (i % 7 == 0 ? 100.0 : 1.0);
 		double y = x;
 
+		if (m == TIED) {
+			x = stored(dt, urand() * 2.0 - 1.0);
+			y = dt == HRV_F32 ? (double)((float)x * (1.0f + 1e-6f))
+			    : x * (dt == HRV_F16 ? 1.00390625 : 1.0078125);
+		} else if (m == TIED_LOW) {
+			double w = urand();
+
+			x = w < 0.01 ? 0.25 : w < 0.11 ? 1.9375
+			    : 1.25 + (double)(rnd() % (11u << 19)) * 0x1p-23;
+			y = w < 0.01 ? -0.5 : -urand() * 0x1p-30;
+		}
 		if (m == NEAR)
 			y = x * (1.0 + 1e-5 * (urand() - 0.5));
 		else if (m == NOISY)
@@ -138,6 +168,11 @@ static void one(int dt, int ndim, const int64_t *shape, enum mode m,
 	o.have_poison = 1;
 	if (m == POISON_FINITE)
 		o.poison_bits = fin_bits;
+	if (m == TIED_LOW) {
+		o.atol = 4.0;
+		o.rtol = 1.0;
+		o.si_rtol = 1000.0;
+	}
 	o.equal_nan = m == SPECIAL && (n & 1);
 	rt.data = rh;
 	ct.data = ch;
@@ -215,6 +250,10 @@ int main(void)
 	for (int dt = 0; dt < HRV_NDTYPES; dt++)
 		for (size_t s = 0; s < sizeof(ndims) / sizeof(ndims[0]); s++)
 			one(dt, ndims[s], shapes[s], POISON_FINITE, 0);
+	for (int dt = HRV_F32; dt <= HRV_BF16; dt++)
+		for (size_t s = 0; s < sizeof(ndims) / sizeof(ndims[0]); s++)
+			for (int m = TIED; m <= TIED_LOW; m++)
+				one(dt, ndims[s], shapes[s], (enum mode)m, 0);
 	printf("verify gpu test: %d cases, %d failed (CPU and GPU results %s)\n",
 	       cases, failures, failures ? "DIFFER" : "identical");
 	return failures != 0;

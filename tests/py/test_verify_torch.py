@@ -177,6 +177,32 @@ def gen_abs_noise(dt, n, g):
     return ref, (ref.double() + u).to(TORCH_DTYPES[dt])
 
 
+def gen_tied(dt, n, g, low):
+    """Many pairs tie the largest |cand - ref| (skip filters must not drop
+    a tie that counts, nor send one that changes nothing to the slow
+    path).  low=False: ref uniform in (-1, 1), cand = ref * (1 + e) in the
+    dtype (fp32: e = 2^-20, a few percent of the pairs share |d| = 2^-20,
+    as in tests/gpu/verify_bench_gpu.cu).  low=True: ties in fl32(|d|) that
+    are not ties in |d|: a tenth of ref = 1.9375 (the largest), the rest in
+    [1.25, 1.9375), cand = -u 2^-30, so |d| = ref + u 2^-30 differs below
+    float precision (and in the low word of its double); a hundredth ref =
+    0.25, cand = -0.5 (the largest relative error, so that the relative
+    filter passes the others).  Checked with atol = 4, rtol = 1, si_rtol =
+    1000: every pair close, no excess counts."""
+    if not low:
+        e = {F32: 2.0 ** -20, F16: 2.0 ** -8, BF16: 2.0 ** -7}[dt]
+        ref = (torch.rand(n, generator=g, dtype=torch.float32) * 2 - 1).to(TORCH_DTYPES[dt])
+        return ref, ref * e + ref
+    k = torch.randint(0, 11 * 2 ** 19, (n,), generator=g, dtype=torch.int64)
+    u = torch.rand(n, generator=g, dtype=torch.float64)
+    w = torch.rand(n, generator=g, dtype=torch.float64)
+    ref = 1.25 + k.double() * 2.0 ** -23
+    ref = torch.where(w < 0.11, torch.full_like(ref, 1.9375), ref)
+    ref = torch.where(w < 0.01, torch.full_like(ref, 0.25), ref)
+    cand = torch.where(w < 0.01, torch.full_like(ref, -0.5), -u * 2.0 ** -30)
+    return ref.to(TORCH_DTYPES[dt]), cand.to(TORCH_DTYPES[dt])
+
+
 TOLS = [(1e-2, 1e-2), (1e-4, 1e-4), (0.0, 0.0), (1e-2, 0.0), (0.0, 1e-2),
         (1e-8, 1e-5), (0.5, 0.25), (1e-3, 1.6e-2)]
 
@@ -273,12 +299,20 @@ def check_lib(path, headroom):
                         msgs.append(f"CLI {NAMES[dt]} n={n}: torch {truth}, headroom {got}")
     # Smooth noise: many elements near each running maximum, where a
     # skipped element that should have counted would show.
+    # Tied maxima (gen_tied, its own generator: the other cases keep
+    # their data): many elements equal to the maximum.
+    gt = torch.Generator().manual_seed(20261201)
     for dt in (F32, F16, BF16):
-        for n, rel in ((70001, 3.0), (300000, 0.3), (200000, None)):
-            r, c = gen_noise(dt, n, rel, g) if rel else gen_abs_noise(dt, n, g)
+        for n, rel in ((70001, 3.0), (300000, 0.3), (200000, None),
+                       (100003, "tied"), (131075, "tied_low")):
+            if rel in ("tied", "tied_low"):
+                r, c = gen_tied(dt, n, gt, rel == "tied_low")
+            else:
+                r, c = gen_noise(dt, n, rel, g) if rel else gen_abs_noise(dt, n, g)
             r, c = r.to(DEVICE), c.to(DEVICE)
-            rc, o, res = run_check(lib, r, c, dt, **({} if rel else dict(
-                atol=10.0, rtol=10.0, si_rtol=1000.0)))
+            rc, o, res = run_check(lib, r, c, dt, **(
+                dict(atol=10.0, rtol=10.0, si_rtol=1000.0) if rel is None else
+                dict(atol=4.0, rtol=1.0, si_rtol=1000.0) if rel == "tied_low" else {}))
             n_cases += 1
             bad = [f"{NAMES[dt]} noise n={n}: {name} {got!r} != {want!r}"
                    for name, got, want in fp64_maxima(r, c, o.si_rtol, res)
@@ -334,6 +368,21 @@ def same_results(paths):
                               f"poison {opts.get('poison_bits', 'default')}: "
                               "results differ between "
                               + ", ".join(os.path.basename(p) for p in paths))
+    gt = torch.Generator().manual_seed(11)
+    for dt in (F32, F16, BF16):
+        for shape in ((64, 4096), (7, 1000)):
+            for low in (False, True):
+                r, c = gen_tied(dt, shape[0] * shape[1], gt, low)
+                r = r.reshape(shape).to(DEVICE).contiguous()
+                c = c.reshape(shape).to(DEVICE).contiguous()
+                opts = dict(atol=4.0, rtol=1.0, si_rtol=1000.0) if low else {}
+                got = [(lambda x: (x[0], bytes(x[2])))(run_check(lib, r, c, dt, **opts))
+                       for lib in libs]
+                n_cases += 1
+                if any(x != got[0] for x in got[1:]):
+                    n_fail += 1
+                    print(f"{NAMES[dt]} shape {shape} tied low={low}: results differ "
+                          "between " + ", ".join(os.path.basename(p) for p in paths))
     print(f"test_verify_torch: {len(paths)} builds on {n_cases} multi-row cases, "
           f"{n_fail} differ")
     return n_fail
