@@ -60,7 +60,7 @@ build/verify_bench_cpu: verify/bench/verify_bench_cpu.c build/libhrverify.so
 gpu-check: gpu-check-verify
 gpu-check-verify: build/cuda/verify_gpu_test build/libhrverify.so
 	./build/cuda/verify_gpu_test
-	@for s in 2,2 1,1 1,2 3,1; do echo "HRV_CUDA_PASS1=$$s:"; \
+	@for s in 2,1 2,2 1,1 3,1; do echo "HRV_CUDA_PASS1=$$s:"; \
 	  HRV_CUDA_PASS1=$$s ./build/cuda/verify_gpu_test || exit 1; done
 	@if $(or $(PYTHON),python3) -c 'import torch, numpy; assert torch.cuda.is_available()' \
 	    >/dev/null 2>&1; then \

@@ -43,6 +43,21 @@ stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
 # The worker's keeper on the GPU (CUDA IPC), alone: before timing with it.
 stage_keeper() { HR_TEST_DEVICE=cuda timeout "${CAP_KEEPER:-120}" python3 tests/py/test_worker_keeper.py; }
 
+# Every tests/py/test_worker_*.py under CUDA, each stopped after
+# CAP_WORKER s (default 150), then tests/gpu/replay.sh (the CUDA fixtures):
+# what `make gpu-check-replay` runs, but one failing file does not hide the
+# others' results.
+stage_worker_tests() {
+	local t rc=0
+	for t in tests/py/test_worker_*.py; do
+		echo "-- $t (cuda)"
+		HR_TEST_DEVICE=cuda timeout "${CAP_WORKER:-150}" python3 "$t" || { echo "-- $t: exit $?"; rc=1; }
+	done
+	echo "-- tests/gpu/replay.sh"
+	HEADROOM=$ROOT/headroom PYTHON=python3 timeout "${CAP_WORKER:-150}" sh tests/gpu/replay.sh || rc=1
+	return $rc
+}
+
 # CUDA IPC between a holder process and a job process (the worker's input
 # keeper), and what a 1.6 G-element input set costs to draw, save and load.
 stage_ipc() { timeout "${CAP_IPC:-240}" python3 tests/gpu/ipc_probe.py --dir "$WORK"; }

@@ -91,18 +91,20 @@ check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"
 builder.run(PROBLEM, KB_ONLY, stop_after="inputs", draw=True, inputs_key=KEY)
 old_pid = runner.hello["keeper_pid"]
 os.kill(old_pid, signal.SIGKILL)
-for _ in range(100):     # dead (a zombie until its worker looks), not dying
-    try:
+state = "?"
+for _ in range(600):     # dead (a zombie until its worker looks), not dying:
+    try:                 # a CUDA process's teardown can take a while
         with open("/proc/%d/stat" % old_pid) as f:
-            if f.read().split(")")[-1].split()[0] == "Z":
-                break
+            state = f.read().split(")")[-1].split()[0]
     except OSError:
+        state = "gone"
+    if state in ("Z", "gone"):
         break
     time.sleep(0.05)
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6,
-      "after the keeper is killed, the next job is lent its sets by a new one: %s"
-      % res["checks"]["input_cache"])
+      "after the keeper is killed (state %s), the next job is lent its sets by a new one: %s"
+      % (state, res["checks"]["input_cache"]), runner)
 runner.close()
 
 # The budget: 6 sets of 1.25 MiB, 4 MiB held, the rest loaded from files.

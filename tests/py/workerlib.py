@@ -91,9 +91,14 @@ class Worker:
         self.tmp.cleanup()
 
 
-def check(cond, what):
-    """Fail the test with a message (plain scripts: exit non-zero)."""
+def check(cond, what, worker=None):
+    """Fail the test with a message (plain scripts: exit non-zero); with a
+    worker, also the end of its stderr (the keeper's and the jobs' notes)."""
     if not cond:
         print("FAIL:", what)
+        if worker is not None:
+            worker.p.stdin.close()
+            worker.p.wait(timeout=60)
+            print("worker stderr, last lines:\n" + worker.p.stderr.read()[-4000:])
         sys.exit(1)
     print("ok:", what)
