@@ -10,14 +10,14 @@
  * Input sets are drawn ahead.  The run has one inputs directory
  * (SCRATCH/inputs) shared by every worker; a problem's files there are
  * named by its inputs key (sha16 of its code, sent with each job).  A
- * problem's inputs move NONE -> DRAWING (a build worker draws them: the
- * first build job handed out for the problem carries "draw", or, when no
- * build is waiting, an inputs-only job) -> DRAWN -> CLEANED (its last job
- * is done: its files are removed).  Run jobs of a problem being drawn
- * wait; a run worker given a job of a problem nobody drew draws it itself
- * (DRAWN).  Up to DRAW_PAR build workers draw one problem side by side
- * (each set claimed by one of them).  At most nrun + DRAW_AHEAD problems
- * are DRAWING or DRAWN at once, and the directory stays within its byte
+ * problem's inputs move NONE -> DRAWING (build workers draw them: up to
+ * DRAW_PAR build jobs of the problem carry "draw", and idle build workers
+ * get inputs-only jobs; each set is claimed by one of them) -> DRAWN ->
+ * CLEANED (its last job is done: its files are removed).  Run jobs of a
+ * problem being drawn wait; a run worker given a job of a problem nobody
+ * drew draws it itself (DRAWN).  Problems are drawn in job order, at most
+ * one per run worker at once (draw_room), at most nrun + DRAW_AHEAD
+ * DRAWING or DRAWN, and the directory stays within its byte
  * budget (inputs_budget); the directory goes with the run.
  */
 #include "replay.h"
@@ -57,6 +57,7 @@ struct prob {
 	int drew;             /* some worker drew sets ahead for it */
 	int closed;           /* a draw of it ended: every set is saved or
 				 claimed, a new drawer would find nothing */
+	cJSON *draws;         /* the workers' predraw records, in order */
 };
 
 struct slot {
@@ -91,6 +92,7 @@ struct sched {
 	int nprobs, draw_limit;
 	int nrun;                  /* run slots: one per GPU (one on CPU) */
 	uint64_t max_set;          /* largest input file seen in the run */
+	int max_sets;              /* most sets one problem's draw named */
 	uint64_t inputs_budget;    /* bytes the inputs directory may hold */
 	int n;
 	struct slot *slots;
@@ -176,6 +178,20 @@ static void draw_ended(struct sched *sc, struct slot *sl)
 static void count_draw(struct sched *sc, int p, const cJSON *rec)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "drawn");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "sets");
+
+	if (cJSON_IsNumber(n) && n->valueint > sc->max_sets)
+		sc->max_sets = n->valueint;
+	/* Kept for the problem's jobs (checks.input_draws): who drew its
+	 * sets, and when.  Best effort: out of memory only loses the record. */
+	if (p >= 0 && cJSON_IsObject(rec)) {
+		struct prob *pr = &sc->probs[p];
+
+		if (!pr->draws)
+			pr->draws = cJSON_CreateArray();
+		if (pr->draws)
+			cJSON_AddItemToArray(pr->draws, cJSON_Duplicate(rec, 1));
+	}
 
 	if (cJSON_IsNumber(d) && d->valueint > 0) {
 		if (p >= 0 && !sc->probs[p].drew) {
@@ -203,14 +219,21 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	cJSON *copy = NULL, *checks;
 	int written, rc;
 
-	/* What the build worker said about the build goes with the result. */
-	if (res && sc->build_stage[j] && (copy = cJSON_Duplicate(res, 1))) {
+	const cJSON *draws = sc->probs[sc->pj[j]].draws;
+
+	/* What the build worker said about the build, and how the problem's
+	 * inputs were drawn ahead, go with the result. */
+	if (res && (sc->build_stage[j] || cJSON_GetArraySize(draws) > 0) &&
+	    (copy = cJSON_Duplicate(res, 1))) {
 		checks = cJSON_GetObjectItemCaseSensitive(copy, "checks");
 		if (!cJSON_IsObject(checks))
 			checks = cJSON_AddObjectToObject(copy, "checks");
-		if (checks)
+		if (checks && sc->build_stage[j])
 			cJSON_AddItemToObject(checks, "build_stage",
 					      cJSON_Duplicate(sc->build_stage[j], 1));
+		if (checks && cJSON_GetArraySize(draws) > 0)
+			cJSON_AddItemToObject(checks, "input_draws",
+					      cJSON_Duplicate(draws, 1));
 		out.res = copy;
 	}
 	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
@@ -265,62 +288,81 @@ static int pick_build(struct sched *sc)
  * in memory and writes it to a file (twice the set, counted as well for the
  * drawers already at it, who may not have allocated yet), and 4 GiB stay
  * free.  The set size is the largest input file seen in this run; none
- * seen yet (or no /proc/meminfo): yes. */
+ * seen yet: fewer than DRAW_PAR drawers (on the H200 sixteen drawers of
+ * 6.4 GB sets, started before any file was written, had the kernel kill
+ * jobs for memory); no /proc/meminfo: yes. */
 static int drawer_fits(const struct sched *sc)
 {
 	uint64_t avail, need;
 	int drawers = 0;
 
-	if (!sc->max_set || !(avail = wproc_mem_available()))
-		return 1;
 	for (int p = 0; p < sc->nprobs; p++)
 		drawers += sc->probs[p].drawers;
+	if (!sc->max_set)
+		return drawers < DRAW_PAR;
+	if (!(avail = wproc_mem_available()))
+		return 1;
 	need = 2 * sc->max_set * (uint64_t)(drawers + 1) + ((uint64_t)4 << 30);
 	return avail >= need;
 }
 
-/* 1 when a build worker may start drawing another problem's inputs: fewer
- * problems drawn than the limit, the directory under its budget (a draw
- * under way may still add one problem's sets).  Memory for the drawer is
- * the caller's to ask (drawer_fits). */
+/* 1 when a build worker may start drawing another problem's inputs:
+ * fewer problems drawn than the limit; fewer problems being drawn than run
+ * workers (one problem's drawers finish its sets before the next problem
+ * starts, so the sets the next jobs need come first: on the H200 four
+ * problems drawn at once split the directory's budget, and each job of
+ * the first drew its sixth set itself); and room in the directory for a
+ * whole problem's sets once their size is known (when it is empty: for
+ * what fits).  Memory for the drawer is the caller's to ask
+ * (drawer_fits). */
 static int draw_room(struct sched *sc)
 {
-	uint64_t largest;
-	int n = 0;
+	uint64_t largest, used;
+	int n = 0, drawing = 0;
 
-	for (int p = 0; p < sc->nprobs; p++)
+	for (int p = 0; p < sc->nprobs; p++) {
 		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
-	if (n >= sc->draw_limit)
+		drawing += sc->probs[p].ds == DS_DRAWING;
+	}
+	if (n >= sc->draw_limit || drawing >= sc->nrun)
 		return 0;
-	if (wproc_dir_bytes(sc->inputs, &largest) >= sc->inputs_budget)
-		return 0;
+	used = wproc_dir_bytes(sc->inputs, &largest);
 	if (largest > sc->max_set)
 		sc->max_set = largest;
-	return 1;
+	if (used >= sc->inputs_budget)
+		return 0;
+	return !used || !sc->max_set || !sc->max_sets ||
+		used + (uint64_t)sc->max_sets * sc->max_set <= sc->inputs_budget;
+}
+
+/* 1 when a build worker may draw problem p's sets, first thing in a build
+ * job or as an inputs-only job: fewer than DRAW_PAR workers draw it and
+ * none of them is through (after that every set is saved or claimed), or
+ * nobody drew it and a new problem may start (room: draw_room); and the
+ * memory holds one more drawer (fits: drawer_fits). */
+static int may_draw(const struct sched *sc, int p, int room, int fits)
+{
+	const struct prob *pr = &sc->probs[p];
+
+	if (!fits)
+		return 0;
+	if (pr->ds == DS_DRAWING)
+		return pr->drawers < DRAW_PAR && !pr->closed;
+	return pr->ds == DS_NONE && room;
 }
 
 /* A job for an idle build worker with no build to do: one of the first
- * problem whose inputs nobody drew, or that fewer than DRAW_PAR workers
- * are drawing while none of them has finished (the worker only draws, the
- * sets nobody else claimed; once one drawer is through, every set is
- * saved or claimed); -1 none. */
+ * problem it may draw (may_draw; the worker only draws, the sets nobody
+ * else claimed); -1 none. */
 static int pick_draw(struct sched *sc)
 {
 	/* Once each: they read the directory and /proc/meminfo. */
 	const int room = draw_room(sc);
 	const int fits = drawer_fits(sc);
 
-	for (int j = 0; j < sc->n; j++) {
-		const struct prob *pr = &sc->probs[sc->pj[j]];
-
-		if (sc->js[j] == JS_DONE)
-			continue;
-		if (pr->ds == DS_DRAWING && pr->drawers < DRAW_PAR &&
-		    !pr->closed && fits)
+	for (int j = 0; j < sc->n; j++)
+		if (sc->js[j] != JS_DONE && may_draw(sc, sc->pj[j], room, fits))
 			return j;
-		if (pr->ds == DS_NONE && room && fits)
-			return j;
-	}
 	return -1;
 }
 
@@ -328,15 +370,21 @@ static int pick_draw(struct sched *sc)
  * there is one (its files are warm), else the first ready job whose
  * inputs are drawn, else the first ready job.  Jobs of a problem whose
  * inputs a build worker is drawing wait for the draw: drawing them here
- * too would do the same work twice. */
+ * too would do the same work twice.  While build workers draw a problem,
+ * the jobs of problems nobody drew wait too: their turn to be drawn ahead
+ * (by up to DRAW_PAR workers) comes next, where the run worker would draw
+ * every set one after another. */
 static int pick_run(struct sched *sc, const struct slot *sl)
 {
-	int first = -1, drawn = -1;
+	int first = -1, drawn = -1, drawing = 0;
 
+	for (int p = 0; p < sc->nprobs; p++)
+		drawing |= sc->probs[p].ds == DS_DRAWING;
 	for (int j = 0; j < sc->n; j++) {
 		enum dstate ds = sc->probs[sc->pj[j]].ds;
 
-		if (sc->js[j] != JS_READY || ds == DS_DRAWING)
+		if (sc->js[j] != JS_READY || ds == DS_DRAWING ||
+		    (ds == DS_NONE && drawing))
 			continue;
 		if (sc->jobs[j].problem_ref == sl->last_problem)
 			return j;
@@ -695,8 +743,10 @@ static int assign(struct sched *sc)
 		if (sl->role == ROLE_RUN) {
 			j = pick_run(sc, sl);
 		} else if ((j = pick_build(sc)) >= 0) {
-			if (sc->probs[sc->pj[j]].ds == DS_NONE &&
-			    draw_room(sc) && drawer_fits(sc))
+			/* Its problem's sets first: up to DRAW_PAR builds of
+			 * one problem draw them side by side. */
+			if (may_draw(sc, sc->pj[j], draw_room(sc),
+				     drawer_fits(sc)))
 				how = HOW_DRAW;
 		} else if ((j = pick_draw(sc)) >= 0) {
 			how = HOW_INPUTS;
@@ -947,6 +997,8 @@ done:
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);
 	free(sc.pj);
+	for (int p = 0; sc.probs && p < sc.nprobs; p++)
+		cJSON_Delete(sc.probs[p].draws);
 	free(sc.probs);
 	jobs_free(sc.jobs, sc.n);
 	cJSON_Delete(sc.settings);

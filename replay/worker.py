@@ -823,7 +823,8 @@ class Job:
         before = t.get_rng_state()
         t0 = time.monotonic()
         seeds = self.input_seeds()
-        rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0}
+        rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0,
+               "started": round(time.time(), 3)}
         for s in seeds:
             path = self.set_path(s)
             if os.path.exists(path) or os.path.exists(path + ".held"):
@@ -856,6 +857,7 @@ class Job:
             finally:
                 os.unlink(claim)
         rec["seconds"] = round(time.monotonic() - t0, 3)
+        rec["ended"] = round(time.time(), 3)
         self.restore_rng(before)
         return rec
 
@@ -1356,6 +1358,15 @@ def child(msg, cfg, proto, torch):
         os._exit(code)
 
 
+def proc_state(pid):
+    """The state letter of /proc/PID/stat ("R", "S", "Z", ...), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
 def keeper_alive(cfg, torch):
     """Before a job: a keeper that exited (crashed, killed, or left on its
     own: see Keeper.tidy) is started again; its sets are loaded anew."""
@@ -1363,6 +1374,14 @@ def keeper_alive(cfg, torch):
         return
     try:
         pid, _ = os.waitpid(cfg.keeper_pid, os.WNOHANG)
+        # Killed, but not reapable yet: a CUDA process's main thread is a
+        # zombie while its other threads are still in the driver's
+        # teardown (seen on the H200).  Wait for it (up to 30 s) rather
+        # than lend through a keeper that is going.
+        deadline = time.monotonic() + 30
+        while not pid and proc_state(cfg.keeper_pid) == "Z" and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pid, _ = os.waitpid(cfg.keeper_pid, os.WNOHANG)
     except ChildProcessError:
         pid = cfg.keeper_pid
     if pid:

@@ -159,6 +159,9 @@ stage_replay() {
 
 stage_warm() {
 	have_replay || return 3
+	# A capped cold pass leaves its scratch; on /dev/shm that is memory
+	# the warm pass's draws need (the build cache is elsewhere: $WORK/cache).
+	rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
 	replay_pass warm "${CAP_WARM:-300}"
 }
 

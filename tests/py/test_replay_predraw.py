@@ -58,17 +58,48 @@ check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late":
       % [j["checks"].get("input_cache") for j in jobs])
 drew = [j["checks"]["build_stage"].get("predraw") for j in jobs
         if j["checks"].get("build_stage", {}).get("predraw")]
-pre0 = drew[0] if drew else {}
-check(len(drew) == 1 and jobs[0]["checks"]["build_stage"].get("predraw") == pre0 and
-      pre0["drawn"] >= 1 and pre0["drawn"] + pre0["present"] + pre0["claimed"] == 6,
-      "problem 1: one build job (its first) drew its sets, or split them with an idle "
-      "build worker's inputs-only job: %s" % drew)
-check("build_stage" not in jobs[4]["checks"],
-      "problem 2: no build; its inputs came from an inputs-only job")
+draws1 = jobs[0]["checks"].get("input_draws", [])
+draws2 = jobs[4]["checks"].get("input_draws", [])
+check(drew and drew[0] == jobs[0]["checks"]["build_stage"].get("predraw") and
+      all(d in draws1 for d in drew) and
+      all(j["checks"].get("input_draws") == draws1 for j in jobs[:4]) and
+      sum(d["drawn"] for d in draws1) == 6,
+      "problem 1: its build jobs (the first among them) and idle build workers' "
+      "inputs-only jobs drew its 6 sets, each once; every job of the problem records "
+      "those draws: %s" % draws1)
+check("build_stage" not in jobs[4]["checks"] and sum(d["drawn"] for d in draws2) == 6,
+      "problem 2: no build; its 6 sets came from inputs-only jobs: %s" % draws2)
+check(draws1 and draws2 and min(d["started"] for d in draws2) >=
+      max(d["ended"] for d in draws1),
+      "problem 2's draws began after problem 1's ended (one problem at a time)")
 check("inputs of 2 problems drawn ahead (12 sets)" in run.stderr,
       "the closing summary counts the draws")
 check(not os.path.exists(db + ".replay/inputs") and os.path.isdir(db + ".replay"),
       "the run's inputs directory is removed when the run ends")
+
+# One problem's sets are drawn at a time: problems 3 and 4 (one kernel, so
+# one build; inputs that take 0.3 s a set to draw) on three build workers.
+# Problem 4's draws, which only idle build workers can do, wait until
+# every draw of problem 3 is through.
+db34 = os.path.join(tmp.name, "t34.db")
+subprocess.run(["sh", os.path.join(FIX, "mkdb.sh"), db34, "1:3:scale_torch.py",
+                "1:4:scale_torch.py"], env=env, check=True)
+run34 = subprocess.run([HEADROOM, "--db", db34, "replay", "--device", "cpu", "--jobs", "3",
+                        "--perf-trials", "5", "--python", sys.executable, "--cache", CACHE,
+                        "--verify-lib", "none"], env=env, capture_output=True, text=True)
+con = sqlite3.connect(db34)
+rows34 = [(r[0], json.loads(r[1])) for r in con.execute(
+    "SELECT j.verdict, j.checks_json FROM replay_job j ORDER BY j.evaluation_id")]
+con.close()
+d3, d4 = (c.get("input_draws", []) for _, c in rows34)
+check(run34.returncode == 0 and [v for v, _ in rows34] == ["correct", "correct"] and
+      sum(d["drawn"] for d in d3) == 6 and sum(d["drawn"] for d in d4) == 6 and
+      all(c["input_cache"]["hits"] == 6 for _, c in rows34),
+      "problems 3 and 4: correct, each problem's 6 sets drawn ahead once (%s; %s)"
+      % (d3, d4))
+check(min(d["started"] for d in d4) >= max(d["ended"] for d in d3),
+      "problem 4's draws began after problem 3's ended (one problem at a time): %s"
+      % [(d["started"], d["ended"]) for d in d3 + d4])
 
 # HEADROOM_INPUTS_MB=0: the inputs directory may hold nothing: no draws
 # ahead, every job draws its own sets (KernelBench's way); the same verdicts.
