@@ -391,6 +391,21 @@ class Job:
                                    % self.cfg.sandbox.violations[0]["path"])
         return self.result
 
+    def give_back(self):
+        """Before the process exits: free the sets the keeper lent, so that
+        torch's IPC reference counts reach zero.  The job ends with
+        os._exit, which frees nothing: a lent set the keeper later drops
+        would stay in its "limbo" (device memory it never gets back; on the
+        H200 the keeper outgrew its budget and left mid-run), then close
+        the connection, on which the keeper checks the sets."""
+        self.draws = None
+        import gc
+        gc.collect()
+        conn = getattr(self.cfg, "keeper_conn", None)
+        if conn is not None:
+            conn.close()
+            self.cfg.keeper_conn = None
+
     def stages(self):
         t, m = self.torch, self.m
         stop = m.get("stop_after")
@@ -762,6 +777,17 @@ class Job:
             return False
         return used + size <= budget and free - size >= 1 << 30
 
+    def mapped(self, path):
+        """The set in file path, mapped (not read): (inputs, rng state,
+        None), or None when there is no such file.  Mapped at once: with
+        --take-inputs the keeper may take (remove) the file before this
+        job's trials use it, and a mapping outlives the name."""
+        try:
+            obj = self.torch.load(path, mmap=True, weights_only=True)
+        except FileNotFoundError:
+            return None
+        return (obj["inputs"], obj["rng"], None)
+
     def draw_all(self):
         """Draw every input set the job uses (set_seed(s); get_inputs()),
         before any candidate code runs.  A set already in the inputs
@@ -787,8 +813,9 @@ class Job:
                 self.draws[s] = (got[0], t.frombuffer(bytearray(got[1]), dtype=t.uint8), None)
                 hits += 1
                 continue
-            if os.path.exists(path):
-                self.draws[s] = path
+            got = self.mapped(path)
+            if got is not None:
+                self.draws[s] = got
                 hits += 1
                 continue
             if late:                        # too large to keep: drawn when used
@@ -801,8 +828,11 @@ class Job:
                     self.save_draw(path, raw, state)
                 except (OSError, RuntimeError):   # the disk: kept in memory
                     fits = False
-            if fits:
-                self.draws[s] = path
+            got = self.mapped(path) if fits else None
+            if got is not None:
+                self.draws[s] = got
+            elif fits:   # saved, and taken by the keeper at once: in memory
+                self.draws[s] = (raw, state, cuda_state)
             else:   # no room (the rest drawn late), or on the device: in memory
                 self.draws[s] = (raw, state, cuda_state)
                 late = on_cpu
@@ -871,13 +901,9 @@ class Job:
         self.set_seed(seed)                 # the CUDA generator, as set_seed does
         if kept is None:                    # KernelBench's own way, no cache
             return [self.place(x) for x in self.get_inputs()]
-        if isinstance(kept, str):
-            obj = t.load(kept, mmap=True, weights_only=True)
-            raw, state = obj["inputs"], obj["rng"]
-        else:
-            raw, state = kept[0], kept[1]
-            if self.cuda and kept[2] is not None:
-                t.cuda.set_rng_state(kept[2])
+        raw, state = kept[0], kept[1]
+        if self.cuda and kept[2] is not None:
+            t.cuda.set_rng_state(kept[2])
         t.set_rng_state(state)
         out = []
         for x in raw:
@@ -1344,9 +1370,11 @@ def child(msg, cfg, proto, torch):
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         cfg.sandbox.active = True
-        result = Job(msg, cfg, proto, torch).run()
+        job = Job(msg, cfg, proto, torch)
+        result = job.run()
         cfg.sandbox.active = False
         proto.send(result)
+        job.give_back()
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
