@@ -1057,12 +1057,21 @@ class Keeper:
     def lent_now(self):
         return set().union(*self.lent.values()) if self.lent else set()
 
+    def taken(self, name):
+        """With --take-inputs: the set's file is gone and only this keeper
+        has it, as long as its marker is there (the orchestrator removes a
+        problem's files, markers included, when its last job is done)."""
+        return self.take and os.path.exists(os.path.join(self.cfg.inputs_dir, name + ".held"))
+
     def make_room(self, name, size):
         """Drop held sets of other problems, least recently lent first (never
-        one a job has now), until size more bytes fit; False if they cannot."""
+        one a job has now, nor a taken one: that problem's later jobs would
+        have to draw it again; on the H200 jobs of two problems that took
+        turns drew 2 of their 6 sets again, 10 s each), until size more
+        bytes fit; False if they cannot."""
         busy = self.lent_now()
         old = sorted((h["last"], n) for n, h in self.held.items()
-                     if n[:16] != name[:16] and n not in busy)
+                     if n[:16] != name[:16] and n not in busy and not self.taken(n))
         while self.used + size > self.budget and old:
             self.drop(old.pop(0)[1])
         return self.used + size <= self.budget
@@ -1131,10 +1140,11 @@ class Keeper:
             self.log("device memory beyond the budget (sets lent to killed jobs): exiting")
             os._exit(0)
         files = self.files()
-        if not self.take:   # taken files are gone by design: make_room drops those
-            lent = self.lent_now()
-            for name in [n for n in self.held if n not in files and n not in lent]:
-                self.drop(name)
+        lent = self.lent_now()
+        # Its file and its marker gone: the problem is done.
+        for name in [n for n in self.held if n not in lent and n not in files and
+                     not self.taken(n)]:
+            self.drop(name)
         for n in [n for n in self.sizes if n not in files]:
             del self.sizes[n]
         if not prefetch:

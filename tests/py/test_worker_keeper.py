@@ -143,9 +143,15 @@ _, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"] == {
       "sets": 6, "hits": 6, "drawn_late": 0, "device_held": 6},
       "and lent again to the next job: %s" % res["checks"]["input_cache"])
-# Another problem's sets need the room (budget 4 MiB, 1.25 MiB a set): the
-# least recently lent sets of the other problem make it.
+# Another problem's sets need the room (budget 4 MiB, 1.25 MiB a set).
+# The first problem's sets are taken (their files gone, markers there): its
+# later jobs need them, so they stay, and the second problem's job loads
+# from its files what does not fit.  Once the first problem is done (the
+# orchestrator removes its markers), the keeper drops its sets and the
+# second's next job is lent its own.
 taker.close()
+for f in os.listdir(inputs):   # the problems above are done
+    os.unlink(os.path.join(inputs, f))
 taker = worker(inputs, "4", "--take-inputs")
 K4, K5 = "1111111111111111", "2222222222222222"
 builder.run(BIG, BIG_NEW, stop_after="inputs", draw=True, inputs_key=K4)
@@ -154,12 +160,26 @@ first = res["checks"]["input_cache"]
 builder.run(BIG + "# other\n", BIG_NEW, stop_after="inputs", draw=True, inputs_key=K5)
 _, res = taker.run(BIG + "# other\n", BIG_NEW, harness="current", inputs_key=K5)
 second = res["checks"]["input_cache"]
+marks = sorted(f for f in os.listdir(inputs) if f.startswith(K4) and f.endswith(".held"))
 check(res["verdict"] == "correct" and first["device_held"] == 3 and
-      second["device_held"] == 3 and second["hits"] == 6,
-      "a second problem's sets take the room of the first's: %s, %s" % (first, second))
-marks = [f for f in os.listdir(inputs) if f.startswith(K4) and f.endswith(".held")]
-check(not marks, "and the first's markers go with them (a draw ahead may draw them "
-      "again): %s" % marks)
+      second["device_held"] == 0 and second["hits"] == 6 and len(marks) == 3,
+      "a second problem's job does not take the room of the first's taken sets, it "
+      "loads its files: %s, %s, markers %s" % (first, second, marks))
+_, res = taker.run(BIG, BIG_NEW, harness="current", inputs_key=K4)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 3,
+      "and the first problem's next job is lent its 3 sets all the same: %s"
+      % res["checks"]["input_cache"])
+for f in marks:          # the first problem is done
+    os.unlink(os.path.join(inputs, f))
+for f in os.listdir(inputs):
+    if f.startswith(K4):
+        os.unlink(os.path.join(inputs, f))
+time.sleep(1.0)          # the keeper's idle ticks: drop, then take the second's files
+_, res = taker.run(BIG + "# other\n", BIG_NEW, harness="current", inputs_key=K5)
+check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 3 and
+      res["checks"]["input_cache"]["hits"] == 6,
+      "once the first problem's markers are gone, the second's job is lent its sets: %s"
+      % res["checks"]["input_cache"], taker)
 taker.close()
 builder.close()
 shared.cleanup()
