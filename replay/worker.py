@@ -779,12 +779,13 @@ class Job:
 
     def mapped(self, path):
         """The set in file path, mapped (not read): (inputs, rng state,
-        None), or None when there is no such file.  Mapped at once: with
-        --take-inputs the keeper may take (remove) the file before this
-        job's trials use it, and a mapping outlives the name."""
+        None), or None when there is no such file (or it cannot be mapped:
+        a CPU job's address-space limit; the set is then drawn).  Mapped at
+        once: with --take-inputs the keeper may take (remove) the file
+        before this job's trials use it, and a mapping outlives the name."""
         try:
             obj = self.torch.load(path, mmap=True, weights_only=True)
-        except FileNotFoundError:
+        except (OSError, RuntimeError, MemoryError):
             return None
         return (obj["inputs"], obj["rng"], None)
 

@@ -79,6 +79,17 @@ check(res["verdict"] == "correct" and
                                        "device_held": 0},
       "the run worker loads every set drawn ahead: %s" % res["checks"].get("input_cache"))
 
+# A set file that cannot be read (cut short) is drawn again in the job,
+# with KernelBench's values, and saved over the bad file.
+bad = os.path.join(inputs, "%s-%d.pt" % (KEY, 42))
+with open(bad, "r+b") as f:
+    f.truncate(40)
+_, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
+cache = res["checks"].get("input_cache", {})
+check(res["verdict"] == "correct" and cache.get("hits") == 5 and os.path.getsize(bad) > 40,
+      "a truncated set file is drawn again and saved anew: %s, %s"
+      % (res["verdict"], cache or res.get("error")))
+
 _, res = builder.run(PROBLEM, RAISES, stop_after="inputs", draw=True, inputs_key=KEY)
 check(res["verdict"] == "drawn" and res["predraw"]["present"] == 6 and
       res["predraw"]["drawn"] == 0, "an inputs-only job skips the sets already there")
