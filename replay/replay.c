@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ struct sched {
 	enum jstate *js;
 	unsigned char *built;      /* job's kernel built in this run */
 	unsigned char *dispatched; /* attempt already counted */
+	unsigned char *retried;    /* killed once from outside, run again */
 	cJSON **build_stage;       /* the build worker's "build" object */
 	int *pj;                   /* job -> index into probs */
 	struct prob *probs;
@@ -223,7 +225,8 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 
 	/* What the build worker said about the build, and how the problem's
 	 * inputs were drawn ahead, go with the result. */
-	if (res && (sc->build_stage[j] || cJSON_GetArraySize(draws) > 0) &&
+	if (res && (sc->build_stage[j] || cJSON_GetArraySize(draws) > 0 ||
+		    sc->retried[j]) &&
 	    (copy = cJSON_Duplicate(res, 1))) {
 		checks = cJSON_GetObjectItemCaseSensitive(copy, "checks");
 		if (!cJSON_IsObject(checks))
@@ -234,6 +237,11 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 		if (checks && cJSON_GetArraySize(draws) > 0)
 			cJSON_AddItemToObject(checks, "input_draws",
 					      cJSON_Duplicate(draws, 1));
+		if (checks && sc->retried[j])
+			cJSON_AddStringToObject(checks, "retried",
+						"an earlier attempt's job process "
+						"was killed by SIGKILL, not by "
+						"headroom");
 		out.res = copy;
 	}
 	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
@@ -598,6 +606,16 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		if (sl->role == ROLE_RUN)
 			count_phases(sc->st, res);
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
+	} else if (status == -SIGKILL && !sc->retried[j]) {
+		/* Killed, but not by us (our kills go through lose_worker):
+		 * most likely the kernel's OOM killer, for memory the host
+		 * lacked at that moment (on the H200, drawers of 6.4 GB sets
+		 * did that to two correct jobs).  Once more; a second such
+		 * death is the job's verdict. */
+		sc->retried[j] = 1;
+		sc->dispatched[j] = 0;          /* the next one is counted */
+		sc->js[j] = sl->role == ROLE_RUN || sc->built[j] ? JS_READY
+			: JS_BUILD;
 	} else {
 		cJSON *crash = crash_result(sc, sl, j);
 
@@ -945,8 +963,10 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.js = calloc((size_t)sc.n + 1, sizeof(*sc.js));
 	sc.built = calloc((size_t)sc.n + 1, 1);
 	sc.dispatched = calloc((size_t)sc.n + 1, 1);
+	sc.retried = calloc((size_t)sc.n + 1, 1);
 	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
-	if (!sc.js || !sc.built || !sc.dispatched || !sc.build_stage) {
+	if (!sc.js || !sc.built || !sc.dispatched || !sc.retried ||
+	    !sc.build_stage) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
@@ -993,6 +1013,7 @@ done:
 	free(sc.js);
 	free(sc.built);
 	free(sc.dispatched);
+	free(sc.retried);
 	for (int j = 0; sc.build_stage && j < sc.n; j++)
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);
