@@ -480,6 +480,12 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			(long long)run_id, st.done, st.total, st.ran, st.builds,
 			st.build_hits, st.predraws, st.predraw_sets, st.restarts,
 			(long)(time(NULL) - t0));
+	if (!g->quiet && st.build_cpu_s > 0 && st.build_workers > 0)
+		fprintf(stderr, "replay: builds: %.1f CPU-s of compilers on %d "
+			"build worker%s, so at least %.1f s of wall\n",
+			st.build_cpu_s, st.build_workers,
+			st.build_workers == 1 ? "" : "s",
+			st.build_cpu_s / st.build_workers);
 	if (!g->quiet && st.timed_jobs > 0) {
 		fprintf(stderr, "replay: %d run jobs' time by phase:", st.timed_jobs);
 		for (int i = 0; i < REPLAY_NPHASES; i++)

@@ -567,6 +567,15 @@ static void count_phases(struct replay_stats *st, const cJSON *res)
 		st->sets_lent += l->valueint;
 }
 
+/* Add a build's compiler CPU seconds (its "build" object) to the stats. */
+static void count_build(struct replay_stats *st, const cJSON *b)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cpu_seconds");
+
+	if (cJSON_IsNumber(c) && c->valuedouble > 0)
+		st->build_cpu_s += c->valuedouble;
+}
+
 /* A job process ended ("exit" line): use its result, or name the death. */
 static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 {
@@ -595,14 +604,17 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		}
 		count_draw(sc, sc->pj[j],
 			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
+		count_build(sc->st, b);
 		sc->built[j] = 1;
 		sc->js[j] = JS_READY;
 		cJSON_Delete(sc->build_stage[j]);
 		sc->build_stage[j] = b ? cJSON_Duplicate(b, 1) : NULL;
 	} else if (res) {
-		count_draw(sc, sc->pj[j], cJSON_GetObjectItemCaseSensitive(
-				   cJSON_GetObjectItemCaseSensitive(res, "build"),
-				   "predraw"));
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
+
+		count_draw(sc, sc->pj[j],
+			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
+		count_build(sc->st, b);
 		if (sl->role == ROLE_RUN)
 			count_phases(sc->st, res);
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
@@ -842,6 +854,7 @@ static int make_slots(struct sched *sc)
 		nrun += *p == ',';
 	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
+	sc->st->build_workers = o->build_jobs;
 	sc->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))

@@ -56,6 +56,11 @@ struct replay_stats {
 	 * input sets the jobs used, of which lent by a keeper. */
 	double phase_s[REPLAY_NPHASES];
 	int timed_jobs, sets, sets_lent;
+	/* The compilers' CPU seconds over every build (build.cpu_seconds),
+	 * and the build workers they had: the cold run's build bound is
+	 * build_cpu_s / build_workers. */
+	double build_cpu_s;
+	int build_workers;
 };
 
 /* Run every pending job of run_id.  Returns HR_OK when the run finished,

@@ -342,7 +342,7 @@ class Job:
             hit = os.path.isdir(d) and any(f.endswith(".so") for f in os.listdir(d))
             os.makedirs(d, exist_ok=True)
             ba.arguments["build_directory"] = d
-            t0 = time.monotonic()
+            t0, cpu0 = time.monotonic(), children_cpu()
             rec = {"name": ba.arguments.get("name"), "dir": os.path.basename(d),
                    "cache": "hit" if hit else "miss"}
             exts.append(rec)
@@ -362,6 +362,8 @@ class Job:
                 raise
             finally:
                 rec["seconds"] = round(time.monotonic() - t0, 3)
+                # the compilers' CPU time (ninja and what it ran, reaped)
+                rec["cpu_seconds"] = round(children_cpu() - cpu0, 3)
         cpp.load_inline = load_inline
 
     def run(self):
@@ -465,6 +467,7 @@ class Job:
                           correct=False)
         finally:
             build["seconds"] = round(time.monotonic() - t0, 3)
+            build["cpu_seconds"] = round(sum(x.get("cpu_seconds", 0) for x in exts), 3)
             build["cache"] = ("none" if not exts else "hit" if
                               all(x["cache"] == "hit" for x in exts) else "miss")
         self.result["compiled"] = True
@@ -1395,6 +1398,13 @@ def child(msg, cfg, proto, torch):
             code = 70
     finally:
         os._exit(code)
+
+
+def children_cpu():
+    """User + system CPU seconds of this process's children that were
+    waited for (a build's ninja and, through it, the compilers)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def proc_state(pid):

@@ -71,6 +71,11 @@ with open(os.path.join(ROOT, "tests/fixtures/replay/candidates/compile_error.py"
 _, first = w.run(PROBLEM, BROKEN, stop_after="build")
 _, second = w.run(PROBLEM, BROKEN, stop_after="build")
 check(first["verdict"] == second["verdict"] == "compile_error", "compile_error twice")
+check(first["build"]["cpu_seconds"] > 0 and
+      first["build"]["extensions"][0]["cpu_seconds"] == first["build"]["cpu_seconds"] and
+      second["build"]["cpu_seconds"] == 0,
+      "the compiler's CPU time is recorded (%s s), none for the cached failure (%s s)"
+      % (first["build"]["cpu_seconds"], second["build"]["cpu_seconds"]))
 check(first["build"]["cache"] == "miss" and second["build"]["cache"] == "hit" and
       second["build"]["extensions"][0].get("failed"), "the failed build is a cache hit")
 check("this is not C++" in second["build_log"], "the cached failure keeps the compiler's text")
