@@ -315,32 +315,37 @@ static int drawer_fits(const struct sched *sc)
 }
 
 /* 1 when a build worker may start drawing another problem's inputs:
- * fewer problems drawn than the limit; fewer problems being drawn than run
- * workers (one problem's drawers finish its sets before the next problem
- * starts, so the sets the next jobs need come first: on the H200 four
- * problems drawn at once split the directory's budget, and each job of
- * the first drew its sixth set itself); and room in the directory for a
- * whole problem's sets once their size is known (when it is empty: for
- * what fits).  Memory for the drawer is the caller's to ask
- * (drawer_fits). */
+ * fewer problems drawn than the limit, the directory under its budget,
+ * and room in it for every problem being drawn, whole, and this one.
+ * Until a set's size is known, and when that room is lacking, one
+ * problem per run worker at a time (with an empty directory: for the
+ * sets that fit): its drawers finish its sets before the next problem
+ * starts, so the sets the next jobs need come first.  On the H200 four
+ * problems of 6.4 GB sets drawn at once split the directory's budget,
+ * and each job of the first drew its sixth set itself.  Memory for the
+ * drawer is the caller's to ask (drawer_fits). */
 static int draw_room(struct sched *sc)
 {
-	uint64_t largest, used;
+	uint64_t largest, used, whole;
 	int n = 0, drawing = 0;
 
 	for (int p = 0; p < sc->nprobs; p++) {
 		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
 		drawing += sc->probs[p].ds == DS_DRAWING;
 	}
-	if (n >= sc->draw_limit || drawing >= sc->nrun)
+	if (n >= sc->draw_limit)
 		return 0;
 	used = wproc_dir_bytes(sc->inputs, &largest);
 	if (largest > sc->max_set)
 		sc->max_set = largest;
 	if (used >= sc->inputs_budget)
 		return 0;
-	return !used || !sc->max_set || !sc->max_sets ||
-		used + (uint64_t)sc->max_sets * sc->max_set <= sc->inputs_budget;
+	if (!sc->max_set || !sc->max_sets)
+		return drawing < sc->nrun;
+	whole = (uint64_t)sc->max_sets * sc->max_set;
+	if (used + (uint64_t)(drawing + 1) * whole <= sc->inputs_budget)
+		return 1;
+	return drawing < sc->nrun && !used;
 }
 
 /* 1 when a build worker may draw problem p's sets, first thing in a build
