@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""goals.py DB [--cores N] [--kb KB_BEST_JSON] - issue 4's whole-run figures
+from a stored replay (the `replay.db` that tests/gpu/h200-run.sh's report
+stage brings back), one line per replay run:
+
+  wall          seconds from the run's start to its last finished job
+  build bound   the compilers' CPU seconds (checks.build_stage.cpu_seconds,
+                summed) over the cores: the least wall a cold run needs
+  GPU work      what the trials themselves keep the GPU busy, from the
+                stored means: per job (correct_trials + warmup + n timed
+                calls) x (candidate mean + eager mean), in seconds
+  per job       wall / jobs done, and against KernelBench's best case per
+                evaluation (--kb: kb_side_by_side.py's JSON) when given
+
+A run that was capped (interrupted) is named so: its figures cover the
+jobs it finished.  Standard library only."""
+import argparse
+import datetime
+import json
+import sqlite3
+import sys
+
+
+def when(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("db")
+    ap.add_argument("--cores", type=int, default=16, help="build workers (default 16)")
+    ap.add_argument("--kb", help="kb_side_by_side.py --out JSON (KernelBench's best case)")
+    a = ap.parse_args(argv)
+    kb = None
+    if a.kb:
+        with open(a.kb) as f:
+            kb = json.load(f)["summary"]["per_evaluation_s"]
+    db = sqlite3.connect(a.db)
+    runs = db.execute("SELECT id, state, started_at, settings_json FROM replay_run "
+                      "ORDER BY id").fetchall()
+    for run_id, state, started, settings in runs:
+        s = json.loads(settings or "{}")
+        calls = s.get("correct_trials", 5) + s.get("warmup", 3)
+        jobs = db.execute("SELECT finished_at, runtime_ms, runtime_stats_json, baseline_ms, "
+                          "checks_json FROM replay_job WHERE run_id = ? AND state = 'done'",
+                          (run_id,)).fetchall()
+        total = db.execute("SELECT count(*) FROM replay_job WHERE run_id = ?",
+                           (run_id,)).fetchone()[0]
+        last = max((when(j[0]) for j in jobs if j[0]), default=when(started))
+        wall = last - when(started)
+        cpu = gpu = 0.0
+        for _, rt, stats, base, checks in jobs:
+            c = json.loads(checks or "{}")
+            cpu += (c.get("build_stage") or {}).get("cpu_seconds") or 0.0
+            if rt and base:
+                n = (json.loads(stats or "{}").get("n") or 0) + calls
+                gpu += n * (rt + base) / 1e3
+        line = ("run %d (%s): %d of %d jobs, wall %.1f s; build CPU %.1f s, bound %.1f s "
+                "on %d cores (wall/bound %s); GPU work %.1f s (wall/GPU %s); %.2f s a job"
+                % (run_id, state, len(jobs), total, wall, cpu, cpu / a.cores, a.cores,
+                   "%.2f" % (wall / (cpu / a.cores)) if cpu else "-",
+                   gpu, "%.2f" % (wall / gpu) if gpu else "-",
+                   wall / len(jobs) if jobs else float("nan")))
+        if kb and jobs:
+            line += "; KernelBench %.1f s an evaluation: %.1fx" % (kb, kb * len(jobs) / wall)
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
