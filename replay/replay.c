@@ -15,9 +15,10 @@
  * get inputs-only jobs; each set is claimed by one of them) -> DRAWN ->
  * CLEANED (its last job is done: its files are removed).  Run jobs of a
  * problem being drawn wait; a run worker given a job of a problem nobody
- * drew draws it itself (DRAWN).  Problems are drawn in job order, at most
- * one per run worker at once (draw_room), at most nrun + DRAW_AHEAD
- * DRAWING or DRAWN, and the directory stays within its byte
+ * drew draws it itself (DRAWN).  Problems are drawn in job order, side by
+ * side while the directory has room for each of them whole, else one per
+ * run worker at once (draw_room); at most nrun + DRAW_AHEAD are DRAWING
+ * or DRAWN, and the directory stays within its byte
  * budget (inputs_budget); the directory goes with the run.
  */
 #include "replay.h"
