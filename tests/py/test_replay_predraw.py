@@ -4,7 +4,7 @@ records its problem's draws in checks.input_draws) and idle build workers
 help with inputs-only jobs (each set is drawn once: the summary counts 12
 sets for 2 problems), or only inputs-only jobs when the problem has no build
 to do; one problem at a time when the directory holds only one problem's
-sets; a set file that cannot be read is drawn again; every run job
+sets; every run job
 loads all its sets (checks.input_cache: all hits); the verdicts and trials
 are those of the worker drawing alone; the run's inputs directory is gone
 when the run ends.  CPU; needs $HEADROOM (the
