@@ -293,60 +293,59 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-/* 1 when the memory available holds one more drawer: a drawer has its set
- * in memory and writes it to a file (twice the set, counted as well for the
- * drawers already at it, who may not have allocated yet), and 4 GiB stay
- * free.  The set size is the largest input file seen in this run; none
- * seen yet: fewer than DRAW_PAR drawers (on the H200 sixteen drawers of
- * 6.4 GB sets, started before any file was written, had the kernel kill
- * jobs for memory); no /proc/meminfo: yes. */
+int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail)
+{
+	if (!max_set)
+		return drawers < DRAW_PAR;
+	if (!avail)
+		return 1;
+	return avail >= 2 * max_set * (uint64_t)(drawers + 1) +
+		((uint64_t)4 << 30);
+}
+
 static int drawer_fits(const struct sched *sc)
 {
-	uint64_t avail, need;
 	int drawers = 0;
 
 	for (int p = 0; p < sc->nprobs; p++)
 		drawers += sc->probs[p].drawers;
-	if (!sc->max_set)
-		return drawers < DRAW_PAR;
-	if (!(avail = wproc_mem_available()))
-		return 1;
-	need = 2 * sc->max_set * (uint64_t)(drawers + 1) + ((uint64_t)4 << 30);
-	return avail >= need;
+	return replay_drawer_fits(sc->max_set, drawers, sc->max_set ?
+				  wproc_mem_available() : 0);
 }
 
-/* 1 when a build worker may start drawing another problem's inputs:
- * fewer problems drawn than the limit, the directory under its budget,
- * and room in it for every problem being drawn, whole, and this one.
- * Until a set's size is known, and when that room is lacking, one
- * problem per run worker at a time (with an empty directory: for the
- * sets that fit): its drawers finish its sets before the next problem
- * starts, so the sets the next jobs need come first.  On the H200 four
- * problems of 6.4 GB sets drawn at once split the directory's budget,
- * and each job of the first drew its sixth set itself.  Memory for the
- * drawer is the caller's to ask (drawer_fits). */
+int replay_draw_room(const struct draw_room_in *in)
+{
+	uint64_t whole;
+
+	if (in->problems >= in->limit || in->used >= in->budget)
+		return 0;
+	if (!in->max_set || !in->max_sets)
+		return in->drawing < in->nrun;
+	whole = (uint64_t)in->max_sets * in->max_set;
+	if (in->used + (uint64_t)(in->drawing + 1) * whole <= in->budget)
+		return 1;
+	return in->drawing < in->nrun && !in->used;
+}
+
 static int draw_room(struct sched *sc)
 {
-	uint64_t largest, used, whole;
-	int n = 0, drawing = 0;
+	struct draw_room_in in = { .limit = sc->draw_limit, .nrun = sc->nrun,
+				   .budget = sc->inputs_budget };
+	uint64_t largest;
 
 	for (int p = 0; p < sc->nprobs; p++) {
-		n += sc->probs[p].ds == DS_DRAWING || sc->probs[p].ds == DS_DRAWN;
-		drawing += sc->probs[p].ds == DS_DRAWING;
+		in.problems += sc->probs[p].ds == DS_DRAWING ||
+			sc->probs[p].ds == DS_DRAWN;
+		in.drawing += sc->probs[p].ds == DS_DRAWING;
 	}
-	if (n >= sc->draw_limit)
+	if (in.problems >= in.limit)
 		return 0;
-	used = wproc_dir_bytes(sc->inputs, &largest);
+	in.used = wproc_dir_bytes(sc->inputs, &largest);
 	if (largest > sc->max_set)
 		sc->max_set = largest;
-	if (used >= sc->inputs_budget)
-		return 0;
-	if (!sc->max_set || !sc->max_sets)
-		return drawing < sc->nrun;
-	whole = (uint64_t)sc->max_sets * sc->max_set;
-	if (used + (uint64_t)(drawing + 1) * whole <= sc->inputs_budget)
-		return 1;
-	return drawing < sc->nrun && !used;
+	in.max_set = sc->max_set;
+	in.max_sets = sc->max_sets;
+	return replay_draw_room(&in);
 }
 
 /* 1 when a build worker may draw problem p's sets, first thing in a build

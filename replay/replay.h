@@ -63,6 +63,38 @@ struct replay_stats {
 	int build_workers;
 };
 
+/* The scheduler's two rules for drawing inputs ahead, as pure functions
+ * (replay.c; unit-tested in tests/unit/test_replay_draws.c).
+ *
+ * replay_drawer_fits: 1 when the memory available (avail bytes, 0 when
+ * unknown) holds one more drawer beside `drawers`: a drawer holds its set
+ * and writes it (twice the set, counted for the drawers already at it,
+ * who may not have allocated yet), and 4 GiB stay free.  max_set is the
+ * largest input file seen in the run; while it is 0 (none seen), at most
+ * 6 drawers (on the H200 sixteen drawers of 6.4 GB sets, started before
+ * any file was written, had the kernel kill jobs for memory).
+ *
+ * replay_draw_room: 1 when a build worker may start drawing another
+ * problem: fewer problems drawing or drawn than the limit, the directory
+ * under its budget, and room in it for every problem being drawn, whole
+ * (max_sets sets of max_set bytes), and this one.  Until a set's size is
+ * known, and when that room is lacking, one problem per run worker at a
+ * time (with an empty directory: for the sets that fit), so the sets the
+ * next jobs need come first (on the H200 four problems of 6.4 GB sets
+ * drawn at once split the budget, and each job of the first drew its
+ * sixth set itself). */
+int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail);
+
+struct draw_room_in {
+	int problems, limit;       /* DRAWING or DRAWN; at most */
+	int drawing, nrun;         /* DRAWING; run workers */
+	uint64_t used, budget;     /* the directory's bytes; its budget */
+	uint64_t max_set;          /* largest set seen, 0 none */
+	int max_sets;              /* most sets a problem named, 0 none */
+};
+
+int replay_draw_room(const struct draw_room_in *in);
+
 /* Run every pending job of run_id.  Returns HR_OK when the run finished,
  * HR_SYSTEM with e set when it could not go on (workers cannot start, the
  * store fails, interrupted). */

@@ -1,0 +1,122 @@
+/* test_replay_draws.c - the scheduler's rules for drawing inputs ahead
+ * (replay_drawer_fits, replay_draw_room in replay/replay.c), with the
+ * sizes of the H200 runs: 1.6 G-element fp32 sets of 6.4 GB, six a
+ * problem, a 40 GB inputs directory, 125 GiB of host memory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../replay/replay.h"
+
+#define GB 1000000000ull
+#define GIB (1ull << 30)
+#define SET (6400000000ull)   /* one 1.6 G-element fp32 set */
+
+static void drawer_unknown_size(void **state)
+{
+	(void)state;
+	/* no set seen yet: at most six drawers, whatever the memory */
+	assert_int_equal(replay_drawer_fits(0, 0, 0), 1);
+	assert_int_equal(replay_drawer_fits(0, 5, 125 * GIB), 1);
+	assert_int_equal(replay_drawer_fits(0, 6, 125 * GIB), 0);
+	assert_int_equal(replay_drawer_fits(0, 15, 0), 0);
+}
+
+static void drawer_known_size(void **state)
+{
+	(void)state;
+	/* two 6.4 GB sets a drawer, for those at work and the new one, and
+	 * 4 GiB: 7 drawers need 89.6 GB + 4 GiB */
+	assert_int_equal(replay_drawer_fits(SET, 6, 7 * 2 * SET + 4 * GIB), 1);
+	assert_int_equal(replay_drawer_fits(SET, 6, 7 * 2 * SET + 4 * GIB - 1), 0);
+	/* the first drawer: 12.8 GB + 4 GiB */
+	assert_int_equal(replay_drawer_fits(SET, 0, 2 * SET + 4 * GIB), 1);
+	assert_int_equal(replay_drawer_fits(SET, 0, 2 * SET), 0);
+	/* no /proc/meminfo: not held back */
+	assert_int_equal(replay_drawer_fits(SET, 40, 0), 1);
+}
+
+static struct draw_room_in large(int drawing, uint64_t used)
+{
+	struct draw_room_in in = {
+		.problems = drawing, .limit = 4, .drawing = drawing, .nrun = 1,
+		.used = used, .budget = 40000ull << 20,
+		.max_set = SET, .max_sets = 6,
+	};
+
+	return in;
+}
+
+static void room_large_sets(void **state)
+{
+	struct draw_room_in in;
+
+	(void)state;
+	/* one problem's sets (38.4 GB) fit the 40 GB directory, two do
+	 * not: while one is drawn the next waits */
+	in = large(0, 0);
+	assert_int_equal(replay_draw_room(&in), 1);
+	in = large(1, 0);
+	assert_int_equal(replay_draw_room(&in), 0);
+	in = large(1, 3 * SET);
+	assert_int_equal(replay_draw_room(&in), 0);
+	/* nothing drawing, but files left (a drawn problem, not yet taken by
+	 * the keeper): a whole problem more does not fit */
+	in = large(0, 2 * SET);
+	in.problems = 1;
+	assert_int_equal(replay_draw_room(&in), 0);
+	/* ... once the keeper took them, it does */
+	in.used = 0;
+	assert_int_equal(replay_draw_room(&in), 1);
+	/* two run workers: two problems at once, each as alone */
+	in = large(1, 0);
+	in.nrun = 2;
+	assert_int_equal(replay_draw_room(&in), 1);
+	/* a budget below one problem's sets: the first still starts on an
+	 * empty directory (for the sets that fit) */
+	in = large(0, 0);
+	in.budget = 3 * SET;
+	assert_int_equal(replay_draw_room(&in), 1);
+	in.used = SET;
+	assert_int_equal(replay_draw_room(&in), 0);
+}
+
+static void room_small_sets(void **state)
+{
+	struct draw_room_in in = {
+		.problems = 2, .limit = 4, .drawing = 2, .nrun = 1,
+		.used = 1 << 20, .budget = 40000ull << 20,
+		.max_set = 20000, .max_sets = 6,
+	};
+
+	(void)state;
+	/* small sets: problems side by side, up to the limit */
+	assert_int_equal(replay_draw_room(&in), 1);
+	in.problems = 4;
+	assert_int_equal(replay_draw_room(&in), 0);
+	/* sizes unknown: one per run worker */
+	in.problems = 1;
+	in.drawing = 1;
+	in.max_set = 0;
+	assert_int_equal(replay_draw_room(&in), 0);
+	in.drawing = 0;
+	assert_int_equal(replay_draw_room(&in), 1);
+	/* the directory at its budget: nothing new */
+	in.max_set = 20000;
+	in.used = in.budget;
+	assert_int_equal(replay_draw_room(&in), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(drawer_unknown_size),
+		cmocka_unit_test(drawer_known_size),
+		cmocka_unit_test(room_large_sets),
+		cmocka_unit_test(room_small_sets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
