@@ -351,17 +351,28 @@ static int draw_room(struct sched *sc)
 /* 1 when a build worker may draw problem p's sets, first thing in a build
  * job or as an inputs-only job: fewer than DRAW_PAR workers draw it and
  * none of them is through (after that every set is saved or claimed), or
- * nobody drew it and a new problem may start (room: draw_room); and the
- * memory holds one more drawer (fits: drawer_fits). */
-static int may_draw(const struct sched *sc, int p, int room, int fits)
+ * nobody drew it and a new problem may start (draw_room); and the memory
+ * holds one more drawer (drawer_fits).  *room and *fits are the caller's
+ * answers to those two, -1 until first needed: each reads the directory
+ * or /proc/meminfo, once per decision. */
+static int may_draw(struct sched *sc, int p, int *room, int *fits)
 {
 	const struct prob *pr = &sc->probs[p];
 
-	if (!fits)
+	if (pr->ds == DS_DRAWING) {
+		if (pr->drawers >= DRAW_PAR || pr->closed)
+			return 0;
+	} else if (pr->ds != DS_NONE) {
 		return 0;
-	if (pr->ds == DS_DRAWING)
-		return pr->drawers < DRAW_PAR && !pr->closed;
-	return pr->ds == DS_NONE && room;
+	} else {
+		if (*room < 0)
+			*room = draw_room(sc);
+		if (!*room)
+			return 0;
+	}
+	if (*fits < 0)
+		*fits = drawer_fits(sc);
+	return *fits;
 }
 
 /* A job for an idle build worker with no build to do: one of the first
@@ -369,12 +380,10 @@ static int may_draw(const struct sched *sc, int p, int room, int fits)
  * else claimed); -1 none. */
 static int pick_draw(struct sched *sc)
 {
-	/* Once each: they read the directory and /proc/meminfo. */
-	const int room = draw_room(sc);
-	const int fits = drawer_fits(sc);
+	int room = -1, fits = -1;
 
 	for (int j = 0; j < sc->n; j++)
-		if (sc->js[j] != JS_DONE && may_draw(sc, sc->pj[j], room, fits))
+		if (sc->js[j] != JS_DONE && may_draw(sc, sc->pj[j], &room, &fits))
 			return j;
 	return -1;
 }
@@ -780,8 +789,9 @@ static int assign(struct sched *sc)
 		} else if ((j = pick_build(sc)) >= 0) {
 			/* Its problem's sets first: up to DRAW_PAR builds of
 			 * one problem draw them side by side. */
-			if (may_draw(sc, sc->pj[j], draw_room(sc),
-				     drawer_fits(sc)))
+			int room = -1, fits = -1;
+
+			if (may_draw(sc, sc->pj[j], &room, &fits))
 				how = HOW_DRAW;
 		} else if ((j = pick_draw(sc)) >= 0) {
 			how = HOW_INPUTS;

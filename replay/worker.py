@@ -22,6 +22,7 @@ memory and lends them to the jobs (class Keeper).  Standard library + torch
 """
 import argparse
 import ctypes
+import gc
 import hashlib
 import json
 import os
@@ -401,7 +402,6 @@ class Job:
         H200 the keeper outgrew its budget and left mid-run), then close
         the connection, on which the keeper checks the sets."""
         self.draws = None
-        import gc
         gc.collect()
         conn = getattr(self.cfg, "keeper_conn", None)
         if conn is not None:
@@ -832,14 +832,11 @@ class Job:
                     self.save_draw(path, raw, state)
                 except (OSError, RuntimeError):   # the disk: kept in memory
                     fits = False
+            # Saved: mapped (in memory when the keeper took it at once).
+            # Not: in memory; with no room the rest are drawn late.
             got = self.mapped(path) if fits else None
-            if got is not None:
-                self.draws[s] = got
-            elif fits:   # saved, and taken by the keeper at once: in memory
-                self.draws[s] = (raw, state, cuda_state)
-            else:   # no room (the rest drawn late), or on the device: in memory
-                self.draws[s] = (raw, state, cuda_state)
-                late = on_cpu
+            self.draws[s] = got if got is not None else (raw, state, cuda_state)
+            late = not fits and on_cpu
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
                                       "drawn_late": sum(v is None for v in self.draws.values()),
                                       "device_held": len(lent)}
@@ -1061,11 +1058,12 @@ class Keeper:
     def lent_now(self):
         return set().union(*self.lent.values()) if self.lent else set()
 
-    def taken(self, name):
+    def taken(self, name, names):
         """With --take-inputs: the set's file is gone and only this keeper
-        has it, as long as its marker is there (the orchestrator removes a
-        problem's files, markers included, when its last job is done)."""
-        return self.take and os.path.exists(os.path.join(self.cfg.inputs_dir, name + ".held"))
+        has it, as long as its marker is among names (the directory's
+        listing; the orchestrator removes a problem's files, markers
+        included, when its last job is done)."""
+        return self.take and name + ".held" in names
 
     def make_room(self, name, size):
         """Drop held sets of other problems, least recently lent first (never
@@ -1073,9 +1071,9 @@ class Keeper:
         have to draw it again; on the H200 jobs of two problems that took
         turns drew 2 of their 6 sets again, 10 s each), until size more
         bytes fit; False if they cannot."""
-        busy = self.lent_now()
+        busy, names = self.lent_now(), self.listing()
         old = sorted((h["last"], n) for n, h in self.held.items()
-                     if n[:16] != name[:16] and n not in busy and not self.taken(n))
+                     if n[:16] != name[:16] and n not in busy and not self.taken(n, names))
         while self.used + size > self.budget and old:
             self.drop(old.pop(0)[1])
         return self.used + size <= self.budget
@@ -1127,9 +1125,10 @@ class Keeper:
                 self.t.cuda.ipc_collect()
                 self.t.cuda.empty_cache()
 
-    def files(self):
+    def listing(self):
+        """Every name in the inputs directory (sets, markers, claims)."""
         try:
-            return {f for f in os.listdir(self.cfg.inputs_dir) if SET_NAME.match(f)}
+            return set(os.listdir(self.cfg.inputs_dir))
         except OSError:
             return set()
 
@@ -1143,11 +1142,12 @@ class Keeper:
             # a fresh keeper before its next job.
             self.log("device memory beyond the budget (sets lent to killed jobs): exiting")
             os._exit(0)
-        files = self.files()
+        names = self.listing()
+        files = {n for n in names if SET_NAME.match(n)}
         lent = self.lent_now()
         # Its file and its marker gone: the problem is done.
         for name in [n for n in self.held if n not in lent and n not in files and
-                     not self.taken(n)]:
+                     not self.taken(n, names)]:
             self.drop(name)
         for n in [n for n in self.sizes if n not in files]:
             del self.sizes[n]
