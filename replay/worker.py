@@ -871,6 +871,11 @@ class Job:
                 rec["claimed"] += 1
                 continue
             try:
+                # Saved by the claim's last holder between the look above
+                # and the claim (it saves, then gives the claim up).
+                if os.path.exists(path) or os.path.exists(path + ".held"):
+                    rec["present"] += 1
+                    continue
                 raw, state, _, size, on_cpu = self.draw(s, cuda_state=False)
                 if not on_cpu or not self.keepable(size):
                     rec["stopped"] = ("over input_cache_mb" if on_cpu
