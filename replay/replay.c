@@ -628,7 +628,11 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 
 		count_draw(sc, sc->pj[j],
 			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
-		count_build(sc->st, b);
+		/* A run job's build after a build worker's is torch's
+		 * up-to-date check of the cached extension (ninja), not a
+		 * build: what the store keeps is the build worker's. */
+		if (!sc->build_stage[j])
+			count_build(sc->st, b);
 		if (sl->role == ROLE_RUN)
 			count_phases(sc->st, res);
 		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
