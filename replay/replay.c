@@ -59,6 +59,8 @@ struct prob {
 	int drew;             /* some worker drew sets ahead for it */
 	int closed;           /* a draw of it ended: every set is saved or
 				 claimed, a new drawer would find nothing */
+	int ran;              /* its jobs given to run workers */
+	int building;         /* a job of it is still to be built (pick_run) */
 	cJSON *draws;         /* the workers' predraw records, in order */
 };
 
@@ -91,6 +93,8 @@ struct sched {
 	unsigned char *retried;    /* killed once from outside, run again */
 	cJSON **build_stage;       /* the build worker's "build" object */
 	int *pj;                   /* job -> index into probs */
+	struct run_cand *cand;     /* pick_run's candidates, and their jobs */
+	int *cand_job;
 	struct prob *probs;
 	int nprobs, draw_limit;
 	int nrun;                  /* run slots: one per GPU (one on CPU) */
@@ -388,34 +392,66 @@ static int pick_draw(struct sched *sc)
 	return -1;
 }
 
-/* Next job for an idle run worker: one of the problem it ran last when
- * there is one (its files are warm), else the first ready job whose
- * inputs are drawn, else the first ready job.  Jobs of a problem whose
- * inputs a build worker is drawing wait for the draw: drawing them here
- * too would do the same work twice.  While build workers draw a problem,
- * the jobs of problems nobody drew wait too: their turn to be drawn ahead
- * (by up to DRAW_PAR workers) comes next, where the run worker would draw
- * every set one after another. */
+int replay_pick_run(const struct run_cand *c, int n, int blocked)
+{
+	int started = -1, whole = -1, drawn = -1, first = -1;
+
+	for (int i = 0; i < n; i++) {
+		if (c[i].last)
+			return i;
+		if (c[i].started && started < 0)
+			started = i;
+		if (c[i].whole && (whole < 0 || (c[i].drawn && !c[whole].drawn)))
+			whole = i;
+		if (c[i].drawn && drawn < 0)
+			drawn = i;
+		if (first < 0)
+			first = i;
+	}
+	if (started >= 0)
+		return started;
+	if (blocked)
+		return whole;
+	return drawn >= 0 ? drawn : first;
+}
+
+/* Next job for an idle run worker (replay_pick_run), among the ready jobs
+ * the draws allow: jobs of a problem whose inputs a build worker is
+ * drawing wait for the draw (drawing them here too would do the same work
+ * twice); while build workers draw a problem, the jobs of problems nobody
+ * drew wait too (their turn to be drawn ahead, by up to DRAW_PAR workers,
+ * comes next, where the run worker would draw every set one after
+ * another). */
 static int pick_run(struct sched *sc, const struct slot *sl)
 {
-	int first = -1, drawn = -1, drawing = 0;
+	int drawing = 0, blocked = 0, n = 0, k;
 
-	for (int p = 0; p < sc->nprobs; p++)
+	for (int p = 0; p < sc->nprobs; p++) {
 		drawing |= sc->probs[p].ds == DS_DRAWING;
-	for (int j = 0; j < sc->n; j++) {
-		enum dstate ds = sc->probs[sc->pj[j]].ds;
-
-		if (sc->js[j] != JS_READY || ds == DS_DRAWING ||
-		    (ds == DS_NONE && drawing))
-			continue;
-		if (sc->jobs[j].problem_ref == sl->last_problem)
-			return j;
-		if (ds == DS_DRAWN && drawn < 0)
-			drawn = j;
-		if (first < 0)
-			first = j;
+		sc->probs[p].building = 0;
 	}
-	return drawn >= 0 ? drawn : first;
+	for (int j = 0; j < sc->n; j++)
+		if (sc->js[j] == JS_BUILD || sc->js[j] == JS_BUILDING)
+			sc->probs[sc->pj[j]].building = 1;
+	for (int p = 0; p < sc->nprobs; p++)
+		blocked |= sc->probs[p].ran > 0 && sc->probs[p].left > 0 &&
+			sc->probs[p].building;
+	for (int j = 0; j < sc->n; j++) {
+		const struct prob *pr = &sc->probs[sc->pj[j]];
+
+		if (sc->js[j] != JS_READY || pr->ds == DS_DRAWING ||
+		    (pr->ds == DS_NONE && drawing))
+			continue;
+		sc->cand[n] = (struct run_cand){
+			.last = sc->jobs[j].problem_ref == sl->last_problem,
+			.started = pr->ran > 0 && pr->left > 0,
+			.whole = !pr->building,
+			.drawn = pr->ds == DS_DRAWN,
+		};
+		sc->cand_job[n++] = j;
+	}
+	k = replay_pick_run(sc->cand, n, blocked);
+	return k >= 0 ? sc->cand_job[k] : -1;
 }
 
 static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
@@ -488,6 +524,8 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	} else if (sl->role == ROLE_RUN && pr->ds == DS_NONE) {
 		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
 	}
+	if (sl->role == ROLE_RUN)
+		pr->ran++;
 	if (how != HOW_INPUTS) {
 		sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
 		sl->last_problem = sc->jobs[j].problem_ref;
@@ -997,8 +1035,10 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.dispatched = calloc((size_t)sc.n + 1, 1);
 	sc.retried = calloc((size_t)sc.n + 1, 1);
 	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
+	sc.cand = calloc((size_t)sc.n + 1, sizeof(*sc.cand));
+	sc.cand_job = calloc((size_t)sc.n + 1, sizeof(*sc.cand_job));
 	if (!sc.js || !sc.built || !sc.dispatched || !sc.retried ||
-	    !sc.build_stage) {
+	    !sc.build_stage || !sc.cand || !sc.cand_job) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
@@ -1049,6 +1089,8 @@ done:
 	for (int j = 0; sc.build_stage && j < sc.n; j++)
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);
+	free(sc.cand);
+	free(sc.cand_job);
 	free(sc.pj);
 	for (int p = 0; sc.probs && p < sc.nprobs; p++)
 		cJSON_Delete(sc.probs[p].draws);

@@ -807,6 +807,7 @@ class Job:
         t = self.torch
         before = t.get_rng_state()          # as left by Model(*init_inputs)
         self.draws, hits, late = {}, 0, False
+        self.late_seed = None               # fresh_inputs: the one late set kept
         seeds = self.input_seeds()
         # Sets the keeper holds in device memory are lent, not loaded.
         lent = borrow(self.cfg, t, [os.path.basename(self.set_path(s)) for s in seeds])
@@ -904,9 +905,20 @@ class Job:
         tell the draw from a load."""
         t = self.torch
         kept = self.draws[seed]
+        if kept is None:
+            # A set with no room to keep (keepable) is drawn when used,
+            # KernelBench's own way, and kept until the next such draw:
+            # the timing seed's set serves both timing loops (on the H200
+            # a 1.6 G-element set takes 10 s to draw on the CPU).
+            if self.late_seed is not None:
+                self.draws[self.late_seed] = None
+            raw, state, cuda_state, _, _ = self.draw(seed)
+            kept = self.draws[seed] = (raw, state, cuda_state)
+            self.late_seed = seed
+            ic = self.checks.get("input_cache")
+            if ic is not None:              # how many draws the job made late
+                ic["late_draws"] = ic.get("late_draws", 0) + 1
         self.set_seed(seed)                 # the CUDA generator, as set_seed does
-        if kept is None:                    # KernelBench's own way, no cache
-            return [self.place(x) for x in self.get_inputs()]
         raw, state = kept[0], kept[1]
         if self.cuda and kept[2] is not None:
             t.cuda.set_rng_state(kept[2])

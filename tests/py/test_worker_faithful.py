@@ -122,6 +122,9 @@ check(second["verdict"] == "correct" and second["checks"]["input_cache"]["hits"]
 _, res = w.run(FRESH + "#\n", KB_INPUTS_ONLY, harness="current", input_cache_mb=0)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["drawn_late"] == 5,
       "sets over input_cache_mb: one kept in memory, the rest drawn when used")
+check(res["checks"]["input_cache"].get("late_draws") == 5,
+      "each drawn once, the timing set too (it serves both timing loops): %r"
+      % res["checks"]["input_cache"])
 _, res = w.run(FRESH, TAMPER, harness="current")
 check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
       "inputs" in res["checks"]["sandbox"][0]["path"],

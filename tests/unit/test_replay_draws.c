@@ -1,7 +1,8 @@
 /* test_replay_draws.c - the scheduler's rules for drawing inputs ahead
  * (replay_drawer_fits, replay_draw_room in replay/replay.c), with the
  * sizes of the H200 runs: 1.6 G-element fp32 sets of 6.4 GB, six a
- * problem, a 40 GB inputs directory, 125 GiB of host memory. */
+ * problem, a 40 GB inputs directory, 125 GiB of host memory; and the run
+ * worker's choice of its next job (replay_pick_run). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,46 @@ static void room_small_sets(void **state)
 	assert_int_equal(replay_draw_room(&in), 0);
 }
 
+/* The H200 cold run (fifth session): P19 started with two jobs still
+ * building, P21 drawn with two jobs ready, P22 drawn with five of six
+ * ready.  The worker must not start either while P19 waits. */
+static void pick_finishes_started(void **state)
+{
+	struct run_cand c[] = {
+		{ .started = 0, .whole = 0, .drawn = 1 },   /* P21 S1 */
+		{ .started = 0, .whole = 0, .drawn = 1 },   /* P22 S0 */
+	};
+	struct run_cand d[] = {
+		{ .started = 0, .whole = 0, .drawn = 1 },
+		{ .started = 1, .whole = 0, .drawn = 1 },   /* P19 S2, built */
+	};
+
+	(void)state;
+	assert_int_equal(replay_pick_run(c, 2, 1), -1);     /* wait */
+	assert_int_equal(replay_pick_run(c, 2, 0), 0);      /* nothing waits */
+	assert_int_equal(replay_pick_run(d, 2, 1), 1);      /* started first */
+	assert_int_equal(replay_pick_run(d, 2, 0), 1);
+	assert_int_equal(replay_pick_run(NULL, 0, 0), -1);
+}
+
+static void pick_order(void **state)
+{
+	struct run_cand c[] = {
+		{ .whole = 1 },                             /* whole, not drawn */
+		{ .whole = 1, .drawn = 1 },                 /* whole and drawn */
+		{ .drawn = 1 },
+		{ .last = 1 },                              /* the last problem */
+	};
+
+	(void)state;
+	assert_int_equal(replay_pick_run(c, 4, 1), 3);      /* last wins */
+	assert_int_equal(replay_pick_run(c, 3, 1), 1);      /* whole, drawn */
+	assert_int_equal(replay_pick_run(c, 1, 1), 0);      /* whole */
+	assert_int_equal(replay_pick_run(c + 2, 1, 1), -1); /* not whole */
+	assert_int_equal(replay_pick_run(c, 3, 0), 1);      /* drawn first */
+	assert_int_equal(replay_pick_run(c, 1, 0), 0);      /* else the first */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +157,8 @@ int main(void)
 		cmocka_unit_test(drawer_known_size),
 		cmocka_unit_test(room_large_sets),
 		cmocka_unit_test(room_small_sets),
+		cmocka_unit_test(pick_finishes_started),
+		cmocka_unit_test(pick_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
