@@ -15,11 +15,13 @@
  * get inputs-only jobs; each set is claimed by one of them) -> DRAWN ->
  * CLEANED (its last job is done: its files are removed).  Run jobs of a
  * problem being drawn wait; a run worker given a job of a problem nobody
- * drew draws it itself (DRAWN).  Problems are drawn in job order, side by
- * side while the directory has room for each of them whole, else one per
- * run worker at once (draw_room); at most nrun + DRAW_AHEAD are DRAWING
- * or DRAWN, and the directory stays within its byte
- * budget (inputs_budget); the directory goes with the run.
+ * drew draws it itself (DRAWN).  A draw goes before a build.  Problems are
+ * drawn in job order, side by side while the directory has room for each
+ * of them whole, else one per run worker at once (draw_room); at most
+ * nrun + DRAW_AHEAD are DRAWING or DRAWN, and the directory stays within
+ * its byte budget (inputs_budget); the directory goes with the run.  A
+ * run worker finishes the problems it started before it starts one that
+ * still has jobs to build (replay_pick_run).
  */
 #include "replay.h"
 
@@ -379,9 +381,8 @@ static int may_draw(struct sched *sc, int p, int *room, int *fits)
 	return *fits;
 }
 
-/* A job for an idle build worker with no build to do: one of the first
- * problem it may draw (may_draw; the worker only draws, the sets nobody
- * else claimed); -1 none. */
+/* A job of the first problem, in job order, that an idle build worker
+ * may draw (may_draw: the sets nobody else claimed); -1 none. */
 static int pick_draw(struct sched *sc)
 {
 	int room = -1, fits = -1;
@@ -828,15 +829,23 @@ static int assign(struct sched *sc)
 			continue;
 		if (sl->role == ROLE_RUN) {
 			j = pick_run(sc, sl);
-		} else if ((j = pick_build(sc)) >= 0) {
-			/* Its problem's sets first: up to DRAW_PAR builds of
-			 * one problem draw them side by side. */
-			int room = -1, fits = -1;
+		} else {
+			/* Draws come first, in job order (the order the run
+			 * worker takes problems in): a build of the problem
+			 * to draw draws its sets first (up to DRAW_PAR builds
+			 * side by side), else the worker only draws.  On the
+			 * H200, builds that drew their own problems drew the
+			 * last problem's sets while the directory had no room
+			 * for those of the problems built before it. */
+			int d = pick_draw(sc);
 
-			if (may_draw(sc, sc->pj[j], &room, &fits))
+			j = pick_build(sc);
+			if (d >= 0 && j >= 0 && sc->pj[d] == sc->pj[j]) {
 				how = HOW_DRAW;
-		} else if ((j = pick_draw(sc)) >= 0) {
-			how = HOW_INPUTS;
+			} else if (d >= 0) {
+				j = d;
+				how = HOW_INPUTS;
+			}
 		}
 		if (j >= 0 && dispatch(sc, sl, j, how))
 			return sc->e->code;
