@@ -82,6 +82,8 @@ struct slot {
 	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
 	int drawing;          /* problem whose inputs the job draws, -1 none */
 	int inputs_only;      /* the job only draws: it is not the job's build */
+	int predraw_counted;  /* the job's draw record was counted (its
+				 "predraw" line, or its result) */
 };
 
 struct sched {
@@ -209,6 +211,16 @@ static void count_draw(struct sched *sc, int p, const cJSON *rec)
 		}
 		sc->st->predraw_sets += d->valueint;
 	}
+}
+
+/* Count the draw record of sl's job once: its "predraw" line, sent when
+ * the draw ends, else the copy in its result. */
+static void count_job_draw(struct sched *sc, struct slot *sl, const cJSON *rec)
+{
+	if (sl->predraw_counted || sl->job < 0)
+		return;
+	sl->predraw_counted = 1;
+	count_draw(sc, sc->pj[sl->job], rec);
 }
 
 /* Store a finished job and account for it. */
@@ -519,6 +531,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sl->drawing = how == HOW_PLAIN ? -1 : sc->pj[j];
 	sl->inputs_only = how == HOW_INPUTS;
+	sl->predraw_counted = 0;
 	if (how != HOW_PLAIN) {
 		pr->ds = DS_DRAWING;
 		pr->drawers++;
@@ -644,8 +657,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		return HR_OK;
 	if (sl->inputs_only) {
 		/* Only a draw: whatever its end, the job is as it was. */
-		count_draw(sc, sc->pj[j],
-			   cJSON_GetObjectItemCaseSensitive(res, "predraw"));
+		count_job_draw(sc, sl,
+			       cJSON_GetObjectItemCaseSensitive(res, "predraw"));
 	} else if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
 	    !strcmp(v->valuestring, "built")) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
@@ -655,8 +668,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			sc->st->builds++;
 			sc->st->build_hits += !strcmp(c->valuestring, "hit");
 		}
-		count_draw(sc, sc->pj[j],
-			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
+		count_job_draw(sc, sl,
+			       cJSON_GetObjectItemCaseSensitive(b, "predraw"));
 		count_build(sc->st, b);
 		sc->built[j] = 1;
 		sc->js[j] = JS_READY;
@@ -665,8 +678,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	} else if (res) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
 
-		count_draw(sc, sc->pj[j],
-			   cJSON_GetObjectItemCaseSensitive(b, "predraw"));
+		count_job_draw(sc, sl,
+			       cJSON_GetObjectItemCaseSensitive(b, "predraw"));
 		/* A run job's build after a build worker's is torch's
 		 * up-to-date check of the cached extension (ninja), not a
 		 * build: what the store keeps is the build worker's. */
@@ -748,6 +761,9 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 					  sc->o->timeout_run);
 		if (strcmp(p, "reference"))
 			draw_ended(sc, sl);   /* it draws in the reference phase */
+	} else if (!strcmp(type, "predraw")) {
+		count_job_draw(sc, sl,
+			       cJSON_GetObjectItemCaseSensitive(msg, "predraw"));
 	} else if (!strcmp(type, "result") && !sl->result) {
 		sl->result = msg;
 		return HR_OK;   /* kept until the job process exits */

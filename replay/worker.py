@@ -426,6 +426,11 @@ class Job:
             self.get_inputs = get_inputs
             if stop in ("build", "inputs") and m.get("draw"):
                 self.predrawn = self.predraw()     # ahead, for the run worker
+                # At once, not with the result: a build's result comes a
+                # minute later, and the orchestrator's room for the next
+                # problem's draws needs the number of sets a problem has.
+                self.proto.send({"type": "predraw", "job": self.id,
+                                 "predraw": self.predrawn})
             elif stop not in ("build", "reference", "inputs"):
                 self.draw_all()
         except Exception as e:

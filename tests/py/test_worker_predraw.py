@@ -54,8 +54,13 @@ inputs = os.path.join(shared.name, "inputs")
 builder = Worker("--inputs", inputs)
 runner = Worker("--inputs", inputs)
 
-_, res = builder.run(PROBLEM, KB_ONLY, stop_after="build", draw=True, inputs_key=KEY)
+msgs, res = builder.run(PROBLEM, KB_ONLY, stop_after="build", draw=True, inputs_key=KEY)
 pre = res["build"].get("predraw", {})
+order = [m["type"] if m["type"] != "phase" else m["phase"] for m in msgs]
+lines = [m for m in msgs if m["type"] == "predraw"]
+check(len(lines) == 1 and lines[0]["predraw"] == pre and
+      order.index("predraw") < order.index("build"),
+      "the draw's record is sent when the draw ends, before the build: %s" % order)
 check(res["verdict"] == "built" and pre.get("sets") == 6 and pre.get("drawn") == 6 and
       pre.get("present") == 0 and pre.get("seconds") is not None,
       "a build job with draw saves the 6 input sets and records it: %s" % pre)
