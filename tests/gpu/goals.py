@@ -13,7 +13,12 @@ stage brings back), one line per replay run:
                 evaluation (--kb: kb_side_by_side.py's JSON) when given
 
 A run that was capped (interrupted) is named so: its figures cover the
-jobs it finished.  Standard library only."""
+jobs it finished.  --timeline adds where the time went, a line per problem
+in job order, in seconds from the run's start: its draws ahead (first
+start to last end, sets drawn), its jobs (first start to last end, each
+job's wall, the first job's reference phase: the keeper's load of the
+sets), and how many of its sets were lent from device memory.  Standard
+library only."""
 import argparse
 import datetime
 import json
@@ -30,6 +35,7 @@ def main(argv):
     ap.add_argument("db")
     ap.add_argument("--cores", type=int, default=16, help="build workers (default 16)")
     ap.add_argument("--kb", help="kb_side_by_side.py --out JSON (KernelBench's best case)")
+    ap.add_argument("--timeline", action="store_true", help="a line per problem as well")
     a = ap.parse_args(argv)
     kb = None
     if a.kb:
@@ -64,7 +70,49 @@ def main(argv):
         if kb and jobs:
             line += "; KernelBench %.1f s an evaluation: %.1fx" % (kb, kb * len(jobs) / wall)
         print(line)
+        if a.timeline:
+            timeline(db, run_id, when(started))
     return 0
+
+
+def span(lo, hi):
+    return "%.1f-%.1f s" % (lo, hi)
+
+
+def timeline(db, run_id, t0):
+    """A line per problem of run_id (see the module's text)."""
+    rows = db.execute("SELECT e.problem_id, e.sample_id, j.finished_at, j.wall_ms, "
+                      "j.checks_json FROM replay_job j JOIN evaluation e "
+                      "ON e.id = j.evaluation_id WHERE j.run_id = ? AND j.state = 'done' "
+                      "ORDER BY j.id", (run_id,)).fetchall()
+    probs = {}
+    for pid, sid, fin, wall_ms, checks in rows:
+        if not fin or wall_ms is None:
+            continue
+        c = json.loads(checks or "{}")
+        end = when(fin) - t0
+        p = probs.setdefault(pid, {"jobs": [], "draws": c.get("input_draws") or [],
+                                   "lent": 0, "sets": 0})
+        p["jobs"].append((end - wall_ms / 1e3, end, wall_ms / 1e3, sid,
+                          (c.get("phase_seconds") or {}).get("reference")))
+        ic = c.get("input_cache") or {}
+        p["lent"] += ic.get("device_held") or 0
+        p["sets"] += ic.get("sets") or 0
+        if len(c.get("input_draws") or []) > len(p["draws"]):
+            p["draws"] = c["input_draws"]
+    for pid, p in probs.items():
+        jobs = sorted(p["jobs"])
+        d = p["draws"]
+        draws = ("draws %s (%d sets)" % (span(min(x["started"] for x in d) - t0,
+                                              max(x["ended"] for x in d) - t0),
+                                         sum(x.get("drawn", 0) for x in d))
+                 if d else "no draws ahead")
+        ref = jobs[0][4]
+        print("  P%s: %s; %d jobs %s, %s s each, the first's reference %s; "
+              "sets lent %d of %d"
+              % (pid, draws, len(jobs), span(jobs[0][0], max(j[1] for j in jobs)),
+                 "%.1f-%.1f" % (min(j[2] for j in jobs), max(j[2] for j in jobs)),
+                 "%.1f s" % ref if ref is not None else "-", p["lent"], p["sets"]))
 
 
 if __name__ == "__main__":
