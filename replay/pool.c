@@ -356,8 +356,11 @@ uint64_t wproc_dir_bytes(const char *dir, uint64_t *largest)
 	while ((de = readdir(d)) != NULL)
 		if (!fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
 		    S_ISREG(sb.st_mode)) {
+			size_t len = strlen(de->d_name);
+
 			n += (uint64_t)sb.st_size;
-			if (largest && (uint64_t)sb.st_size > *largest)
+			if (largest && (uint64_t)sb.st_size > *largest &&
+			    !(len >= 4 && !strcmp(de->d_name + len - 4, ".tmp")))
 				*largest = (uint64_t)sb.st_size;
 		}
 	closedir(d);

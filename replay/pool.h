@@ -103,7 +103,9 @@ int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
 int wproc_remove_files(const char *dir, const char *prefix);
 
 /* Bytes of the regular files directly in dir (0 when it cannot be read);
- * the largest one's size in *largest when not NULL. */
+ * in *largest when not NULL, the largest size of a whole file: names that
+ * end in ".tmp" (a worker's set being written) count in the bytes but not
+ * there, as a half-written set would understate a set's size. */
 uint64_t wproc_dir_bytes(const char *dir, uint64_t *largest);
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */

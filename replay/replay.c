@@ -190,9 +190,17 @@ static void count_draw(struct sched *sc, int p, const cJSON *rec)
 {
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(rec, "drawn");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(rec, "sets");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(rec, "set_bytes");
 
 	if (cJSON_IsNumber(n) && n->valueint > sc->max_sets)
 		sc->max_sets = n->valueint;
+	/* The largest set the draw made or found: known even when the keeper
+	 * takes every file before the directory is looked at (on the H200
+	 * the room rule then saw only half-written files, took a set to be
+	 * a third of its size, and let a third problem start drawing). */
+	if (cJSON_IsNumber(b) && b->valuedouble > (double)sc->max_set &&
+	    b->valuedouble < 1e18)
+		sc->max_set = (uint64_t)b->valuedouble;
 	/* Kept for the problem's jobs (checks.input_draws): who drew its
 	 * sets, and when.  Best effort: out of memory only loses the record. */
 	if (p >= 0 && cJSON_IsObject(rec)) {

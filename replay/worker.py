@@ -866,6 +866,10 @@ class Job:
             path = self.set_path(s)
             if os.path.exists(path) or os.path.exists(path + ".held"):
                 rec["present"] += 1      # saved, or held by the keeper
+                try:
+                    rec["set_bytes"] = max(rec.get("set_bytes", 0), os.stat(path).st_size)
+                except OSError:          # held: the keeper took the file
+                    pass
                 continue
             # Several build workers may draw one problem: each set goes to
             # the one that claims it first (the claim is removed with the
@@ -883,6 +887,7 @@ class Job:
                     rec["present"] += 1
                     continue
                 raw, state, _, size, on_cpu = self.draw(s, cuda_state=False)
+                rec["set_bytes"] = max(rec.get("set_bytes", 0), size)
                 if not on_cpu or not self.keepable(size):
                     rec["stopped"] = ("over input_cache_mb" if on_cpu
                                       else "drawn on the device")
@@ -896,6 +901,10 @@ class Job:
                     rec["stopped"] = "saving failed: %s" % exc_text(e)
                     break
                 rec["drawn"] += 1
+                try:                     # the file's size: what the budget counts
+                    rec["set_bytes"] = max(rec["set_bytes"], os.stat(path).st_size)
+                except OSError:          # taken by the keeper already
+                    pass
             finally:
                 os.unlink(claim)
         rec["seconds"] = round(time.monotonic() - t0, 3)

@@ -362,8 +362,8 @@ static ALWAYS_INLINE void cpu_pass2(const int dtype, const struct hrv_job *j,
 
 /* The CPU pass is built twice where the compiler can: for x86-64-v3
  * (AVX2; chosen at load time on CPUs that have it) and plain.  Both round
- * alike: the rules name every operation (rules.h) and ISO C mode keeps the
- * compiler from contracting them into FMAs (-ffp-contract=off); the
+ * alike: the rules name every operation (rules.h), and the build forbids
+ * contracting them into FMAs (-ffp-contract=off, the Makefile's CSTD); the
  * verify tests check the clone the test machine picks against torch.
  * fp32 passing, 2 x 128 MiB, one core of the development machine: 1.00-1.04
  * GB/s plain, 1.11-1.14 GB/s v3 (docs/benchmarks.md). */

@@ -64,6 +64,11 @@ check(len(lines) == 1 and lines[0]["predraw"] == pre and
 check(res["verdict"] == "built" and pre.get("sets") == 6 and pre.get("drawn") == 6 and
       pre.get("present") == 0 and pre.get("seconds") is not None,
       "a build job with draw saves the 6 input sets and records it: %s" % pre)
+SET_BYTES = sum(x.numel() * x.element_size() for x in kb_draw(42)[0])
+FILE_BYTES = max(os.path.getsize(os.path.join(inputs, "%s-%d.pt" % (KEY, sd))) for sd in SEEDS)
+check(pre.get("set_bytes") == FILE_BYTES > SET_BYTES,
+      "and the size of a set file, for the orchestrator's room rule: %s (tensors %d)"
+      % (pre.get("set_bytes"), SET_BYTES))
 check(sorted(os.listdir(inputs)) == sorted("%s-%d.pt" % (KEY, s) for s in SEEDS),
       "one file per seed, named inputs_key-seed, no temporary left")
 same = True
@@ -98,6 +103,8 @@ check(res["verdict"] == "correct" and cache.get("hits") == 5 and os.path.getsize
 _, res = builder.run(PROBLEM, RAISES, stop_after="inputs", draw=True, inputs_key=KEY)
 check(res["verdict"] == "drawn" and res["predraw"]["present"] == 6 and
       res["predraw"]["drawn"] == 0, "an inputs-only job skips the sets already there")
+check(res["predraw"].get("set_bytes") == FILE_BYTES,
+      "and records the largest file's size: %s" % res["predraw"].get("set_bytes"))
 
 other = PROBLEM + "# another problem\n"
 _, res = builder.run(other, RAISES, stop_after="inputs", draw=True)
