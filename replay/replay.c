@@ -769,7 +769,10 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 					  sc->o->timeout_run);
 		if (strcmp(p, "reference"))
 			draw_ended(sc, sl);   /* it draws in the reference phase */
-	} else if (!strcmp(type, "predraw")) {
+	} else if (!strcmp(type, "predraw") && sl->drawing >= 0) {
+		/* Only from a job sent to draw, before its draw ended (the
+		 * worker sends it before the build phase, where candidate
+		 * code starts). */
 		count_job_draw(sc, sl,
 			       cJSON_GetObjectItemCaseSensitive(msg, "predraw"));
 	} else if (!strcmp(type, "result") && !sl->result) {
