@@ -61,7 +61,9 @@ struct prob {
 	int drew;             /* some worker drew sets ahead for it */
 	int closed;           /* a draw of it ended: every set is saved or
 				 claimed, a new drawer would find nothing */
-	int ran;              /* its jobs given to run workers */
+	uint64_t ran_by;      /* run slots that ran a job of it: bit r (mod 64)
+				 for run slot r; each GPU's keeper holds the
+				 sets of the problems its worker ran */
 	int building;         /* a job of it is still to be built (pick_run) */
 	cJSON *draws;         /* the workers' predraw records, in order */
 };
@@ -82,6 +84,7 @@ struct slot {
 	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
 	int drawing;          /* problem whose inputs the job draws, -1 none */
 	int inputs_only;      /* the job only draws: it is not the job's build */
+	int run_index;        /* run slot r of the nrun (pick_run) */
 	int predraw_counted;  /* the job's draw record was counted (its
 				 "predraw" line, or its result) */
 };
@@ -446,6 +449,7 @@ int replay_pick_run(const struct run_cand *c, int n, int blocked)
 static int pick_run(struct sched *sc, const struct slot *sl)
 {
 	int drawing = 0, blocked = 0, n = 0, k;
+	const uint64_t me = (uint64_t)1 << (sl->run_index & 63);
 
 	for (int p = 0; p < sc->nprobs; p++) {
 		drawing |= sc->probs[p].ds == DS_DRAWING;
@@ -455,7 +459,7 @@ static int pick_run(struct sched *sc, const struct slot *sl)
 		if (sc->js[j] == JS_BUILD || sc->js[j] == JS_BUILDING)
 			sc->probs[sc->pj[j]].building = 1;
 	for (int p = 0; p < sc->nprobs; p++)
-		blocked |= sc->probs[p].ran > 0 && sc->probs[p].left > 0 &&
+		blocked |= (sc->probs[p].ran_by & me) && sc->probs[p].left > 0 &&
 			sc->probs[p].building;
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
@@ -465,7 +469,7 @@ static int pick_run(struct sched *sc, const struct slot *sl)
 			continue;
 		sc->cand[n] = (struct run_cand){
 			.last = sc->jobs[j].problem_ref == sl->last_problem,
-			.started = pr->ran > 0 && pr->left > 0,
+			.started = (pr->ran_by & me) && pr->left > 0,
 			.whole = !pr->building,
 			.drawn = pr->ds == DS_DRAWN,
 		};
@@ -547,7 +551,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
 	}
 	if (sl->role == ROLE_RUN)
-		pr->ran++;
+		pr->ran_by |= (uint64_t)1 << (sl->run_index & 63);
 	if (how != HOW_INPUTS) {
 		sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
 		sl->last_problem = sc->jobs[j].problem_ref;
@@ -967,6 +971,7 @@ static int make_slots(struct sched *sc)
 	}
 	for (int r = 0; r < nrun; r++, i++) {
 		sc->slots[i].role = ROLE_RUN;
+		sc->slots[i].run_index = r;
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 tok ? tok : "0");
 		tok = strtok_r(NULL, ",", &save);

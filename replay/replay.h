@@ -98,9 +98,9 @@ int replay_draw_room(const struct draw_room_in *in);
 /* replay_pick_run: which ready job an idle run worker takes, from the
  * candidates c[0..n) in job order (the jobs the draw rules let it take);
  * returns an index into c, or -1: wait.  In order: a job of the problem
- * the worker ran last; of a problem already started (some job ran, some
- * left: its sets are held in device memory); then, while a started
- * problem still has a job being built (`blocked`), only a problem whose
+ * the worker ran last; of a problem it already started (it ran some job,
+ * some are left: its GPU's keeper holds the sets); then, while a problem
+ * it started still has a job being built (`blocked`), only a problem whose
  * every job left is ready ("whole": it runs through at once and its sets
  * go); else a drawn problem's, else the first.  On the H200 a run worker
  * that started a third problem while two others waited for builds needed
@@ -109,7 +109,7 @@ int replay_draw_room(const struct draw_room_in *in);
  * of 1.6 s). */
 struct run_cand {
 	int last;     /* the worker's last problem */
-	int started;  /* a job of the problem ran, and some are left */
+	int started;  /* this worker ran a job of the problem, some are left */
 	int whole;    /* no job of the problem is still to be built */
 	int drawn;    /* its sets are drawn (DRAWN) */
 };
