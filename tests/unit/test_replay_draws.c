@@ -1,14 +1,19 @@
 /* test_replay_draws.c - the scheduler's rules for drawing inputs ahead
  * (replay_drawer_fits, replay_draw_room in replay/replay.c), with the
  * sizes of the H200 runs: 1.6 G-element fp32 sets of 6.4 GB, six a
- * problem, a 40 GB inputs directory, 125 GiB of host memory; and the run
- * worker's choice of its next job (replay_pick_run). */
+ * problem, a 40 GB inputs directory, 125 GiB of host memory; the size of
+ * a set as the rules see it (wproc_dir_bytes); and the run worker's choice
+ * of its next job (replay_pick_run). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "../../replay/pool.h"
 #include "../../replay/replay.h"
 
 #define GB 1000000000ull
@@ -110,6 +115,42 @@ static void room_small_sets(void **state)
 	assert_int_equal(replay_draw_room(&in), 0);
 }
 
+static void write_file(const char *dir, const char *name, size_t n)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "wb"));
+	for (size_t i = 0; i < n; i++)
+		fputc('x', f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The H200's fifth session: a half-written set (a worker's *.tmp) taken
+ * for a set understated a set's size, and the room rule let a third
+ * problem draw.  Its bytes count in the directory, not as a set. */
+static void dir_bytes_skip_tmp(void **state)
+{
+	char dir[] = "/tmp/hr-test-draws-XXXXXX";
+	uint64_t largest = 1;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(wproc_dir_bytes(dir, &largest), 0);
+	assert_int_equal(largest, 0);
+	write_file(dir, "00112233aabbccdd-42.pt", 100);
+	write_file(dir, "00112233aabbccdd-7.pt.4242.tmp", 1000);
+	write_file(dir, "00112233aabbccdd-9.pt.held", 0);
+	assert_int_equal(wproc_dir_bytes(dir, &largest), 1100);
+	assert_int_equal(largest, 100);
+	assert_int_equal(wproc_remove_files(dir, ""), 0);
+	assert_int_equal(rmdir(dir), 0);
+	/* a directory that cannot be read: nothing */
+	assert_int_equal(wproc_dir_bytes(dir, &largest), 0);
+	assert_int_equal(largest, 0);
+}
+
 /* The H200 cold run (fifth session): P19 started with two jobs still
  * building, P21 drawn with two jobs ready, P22 drawn with five of six
  * ready.  The worker must not start either while P19 waits. */
@@ -157,6 +198,7 @@ int main(void)
 		cmocka_unit_test(drawer_known_size),
 		cmocka_unit_test(room_large_sets),
 		cmocka_unit_test(room_small_sets),
+		cmocka_unit_test(dir_bytes_skip_tmp),
 		cmocka_unit_test(pick_finishes_started),
 		cmocka_unit_test(pick_order),
 	};
