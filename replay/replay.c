@@ -108,6 +108,10 @@ struct sched {
 	uint64_t max_set;          /* largest input file seen in the run */
 	int max_sets;              /* most sets one problem's draw named */
 	uint64_t inputs_budget;    /* bytes the inputs directory may hold */
+	struct {                   /* what one assign() pass read, once */
+		int dir, mem;      /* read yet */
+		uint64_t used, largest, avail;
+	} seen;
 	int n;
 	struct slot *slots;
 	int nslots;
@@ -332,14 +336,18 @@ int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail)
 		((uint64_t)4 << 30);
 }
 
-static int drawer_fits(const struct sched *sc)
+static int drawer_fits(struct sched *sc)
 {
 	int drawers = 0;
 
 	for (int p = 0; p < sc->nprobs; p++)
 		drawers += sc->probs[p].drawers;
+	if (sc->max_set && !sc->seen.mem) {
+		sc->seen.avail = wproc_mem_available();
+		sc->seen.mem = 1;
+	}
 	return replay_drawer_fits(sc->max_set, drawers, sc->max_set ?
-				  wproc_mem_available() : 0);
+				  sc->seen.avail : 0);
 }
 
 int replay_draw_room(const struct draw_room_in *in)
@@ -360,7 +368,6 @@ static int draw_room(struct sched *sc)
 {
 	struct draw_room_in in = { .limit = sc->draw_limit, .nrun = sc->nrun,
 				   .budget = sc->inputs_budget };
-	uint64_t largest;
 
 	for (int p = 0; p < sc->nprobs; p++) {
 		in.problems += sc->probs[p].ds == DS_DRAWING ||
@@ -369,9 +376,13 @@ static int draw_room(struct sched *sc)
 	}
 	if (in.problems >= in.limit)
 		return 0;
-	in.used = wproc_dir_bytes(sc->inputs, &largest);
-	if (largest > sc->max_set)
-		sc->max_set = largest;
+	if (!sc->seen.dir) {
+		sc->seen.used = wproc_dir_bytes(sc->inputs, &sc->seen.largest);
+		sc->seen.dir = 1;
+	}
+	in.used = sc->seen.used;
+	if (sc->seen.largest > sc->max_set)
+		sc->max_set = sc->seen.largest;
 	in.max_set = sc->max_set;
 	in.max_sets = sc->max_sets;
 	return replay_draw_room(&in);
@@ -382,8 +393,9 @@ static int draw_room(struct sched *sc)
  * none of them is through (after that every set is saved or claimed), or
  * nobody drew it and a new problem may start (draw_room); and the memory
  * holds one more drawer (drawer_fits).  *room and *fits are the caller's
- * answers to those two, -1 until first needed: each reads the directory
- * or /proc/meminfo, once per decision. */
+ * answers to those two, -1 until first needed (each counts every
+ * problem's state; the directory and /proc/meminfo behind them are read
+ * once an assign pass, sc->seen). */
 static int may_draw(struct sched *sc, int p, int *room, int *fits)
 {
 	const struct prob *pr = &sc->probs[p];
@@ -850,6 +862,10 @@ static int check_deadlines(struct sched *sc, double now)
 
 static int assign(struct sched *sc)
 {
+	/* The inputs directory and /proc/meminfo are read at most once a
+	 * pass, however many idle build workers ask (draw_room, drawer_fits);
+	 * what the workers write meanwhile shows in the next pass. */
+	sc->seen.dir = sc->seen.mem = 0;
 	for (int i = 0; i < sc->nslots; i++) {
 		struct slot *sl = &sc->slots[i];
 		int j;

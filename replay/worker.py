@@ -862,14 +862,30 @@ class Job:
         seeds = self.input_seeds()
         rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0,
                "started": round(time.time(), 3)}
+
+        def note_bytes(n):
+            """set_bytes: the largest set seen, file or tensors (the
+            orchestrator's room rule)."""
+            if n > rec.get("set_bytes", 0):
+                rec["set_bytes"] = n
+
+        def file_bytes(path):
+            try:
+                return os.stat(path).st_size
+            except OSError:              # held: the keeper took the file
+                return 0
+
+        def present(path):
+            """Saved already, or held by the keeper: counted, with its size."""
+            if not (os.path.exists(path) or os.path.exists(path + ".held")):
+                return False
+            rec["present"] += 1
+            note_bytes(file_bytes(path))
+            return True
+
         for s in seeds:
             path = self.set_path(s)
-            if os.path.exists(path) or os.path.exists(path + ".held"):
-                rec["present"] += 1      # saved, or held by the keeper
-                try:
-                    rec["set_bytes"] = max(rec.get("set_bytes", 0), os.stat(path).st_size)
-                except OSError:          # held: the keeper took the file
-                    pass
+            if present(path):
                 continue
             # Several build workers may draw one problem: each set goes to
             # the one that claims it first (the claim is removed with the
@@ -883,11 +899,10 @@ class Job:
             try:
                 # Saved by the claim's last holder between the look above
                 # and the claim (it saves, then gives the claim up).
-                if os.path.exists(path) or os.path.exists(path + ".held"):
-                    rec["present"] += 1
+                if present(path):
                     continue
                 raw, state, _, size, on_cpu = self.draw(s, cuda_state=False)
-                rec["set_bytes"] = max(rec.get("set_bytes", 0), size)
+                note_bytes(size)
                 if not on_cpu or not self.keepable(size):
                     rec["stopped"] = ("over input_cache_mb" if on_cpu
                                       else "drawn on the device")
@@ -901,10 +916,7 @@ class Job:
                     rec["stopped"] = "saving failed: %s" % exc_text(e)
                     break
                 rec["drawn"] += 1
-                try:                     # the file's size: what the budget counts
-                    rec["set_bytes"] = max(rec["set_bytes"], os.stat(path).st_size)
-                except OSError:          # taken by the keeper already
-                    pass
+                note_bytes(file_bytes(path))   # what the budget counts
             finally:
                 os.unlink(claim)
         rec["seconds"] = round(time.monotonic() - t0, 3)
