@@ -96,7 +96,7 @@ DB ?= headroom.db
 # The newcomer's command: install what is missing, build, ingest the
 # embedded sample, show what was stored.
 run: deps
-	@$(MAKE) --no-print-directory headroom verify-libs
+	@$(MAKE) --no-print-directory headroom verify-libs replay-libs
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
@@ -105,7 +105,7 @@ run: deps
 
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \
-	  verify-libs $(UNIT_BINS)
+	  verify-libs replay-libs $(UNIT_BINS)
 	@$(FIND_PY) PYTHON=$$PY sh tests/run.sh $(UNIT_BINS)
 test: check
 

@@ -73,6 +73,10 @@ static const char usage[] =
 	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
 	"  --worker PATH       worker.py (default: found beside headroom)\n"
 	"  --verify-lib PATH   libhrverify.so for the checks, or 'none'\n"
+	"  --rand-lib PATH     libhrrand.so: torch.rand's CPU stream for the\n"
+	"                      input draws, checked against torch.rand by each\n"
+	"                      worker before use (default: build/libhrrand.so\n"
+	"                      beside headroom), or 'none': torch draws\n"
 	"  --mem-limit-mb N    address-space limit per CPU job (default half the"
 	" RAM)\n"
 	"  --db FILE           database (default ./headroom.db or"
@@ -89,13 +93,13 @@ enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
 	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
 	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
-	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_MEM, OPT_JOBS,
+	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_RAND, OPT_MEM, OPT_JOBS,
 	OPT_COMPILE
 };
 
 struct args {
 	const char *device, *gpus, *mode, *python, *set, *harness;
-	const char *scratch, *cache, *worker, *verify;
+	const char *scratch, *cache, *worker, *verify, *rand;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
@@ -265,6 +269,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "worker", required_argument, NULL, OPT_WORKER },
 		{ "verify-lib", required_argument, NULL, OPT_VERIFY },
+		{ "rand-lib", required_argument, NULL, OPT_RAND },
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
 		{ 0 }
@@ -314,6 +319,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_CACHE: a->cache = optarg; break;
 		case OPT_WORKER: a->worker = optarg; break;
 		case OPT_VERIFY: a->verify = optarg; break;
+		case OPT_RAND: a->rand = optarg; break;
 		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
 		case OPT_COMPILE: a->compile_baseline = 1; break;
 		default: return HR_USAGE;
@@ -411,6 +417,10 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 			"build/libhrverify.so" : "build/libhrverify_cuda.so");
 	else if (!strcmp(a->verify, "none"))
 		a->verify = NULL;
+	if (!a->rand)
+		a->rand = paths[5] = cli_find_near_exe("build/libhrrand.so");
+	else if (!strcmp(a->rand, "none"))
+		a->rand = NULL;
 	if (!a->scratch) {
 		size_t n = strlen(g->db_path) + 16;
 
@@ -430,7 +440,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	struct replay_stats st;
 	struct sigaction sa, old_int, old_term, old_pipe;
 	struct bar bar = { 0 };
-	char *settings = NULL, *paths[5] = { 0 }, cache[PATH_MAX + 16];
+	char *settings = NULL, *paths[6] = { 0 }, cache[PATH_MAX + 16];
 	int64_t run_id = 0;
 	int r;
 	time_t t0 = time(NULL);
@@ -459,7 +469,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			.device = a.device, .gpus = a.gpus, .build_jobs = a.jobs,
 			.python = a.python, .worker = a.worker,
 			.scratch = a.scratch, .cache = a.cache ? a.cache : cache,
-			.verify_lib = a.verify,
+			.verify_lib = a.verify, .rand_lib = a.rand,
 			.mem_limit_mb = strcmp(a.device, "cuda") ? a.mem_mb : 0,
 			.timeout_build = a.tbuild, .timeout_run = a.trun,
 			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,

@@ -7,6 +7,7 @@
 # that replay/gpu-bundle.sh put in .debs/ into .sysroot/ (never into /) and
 # builds against that: make SYSROOT=.sysroot HEADROOM_DEPS=skip.  Then it
 # builds the verify library (host and CUDA, `make verify-libs verify-cuda`)
+# and the rand library (`make replay-libs`)
 # with the local compilers when verify/ provides it, and writes
 # .sysroot/env.sh, to be sourced:
 #     sh replay/gpu-machine.sh && . .sysroot/env.sh
@@ -59,7 +60,7 @@ fi
 # checkout has them; the CUDA one with this machine's nvcc and GPU.
 CUDA_LIB=
 if make -n verify-cuda >/dev/null 2>&1; then
-	make -j"$JOBS" HEADROOM_DEPS=skip $MAKEVARS verify-libs verify-cuda &&
+	make -j"$JOBS" HEADROOM_DEPS=skip $MAKEVARS verify-libs replay-libs verify-cuda &&
 		CUDA_LIB=build/libhrverify_cuda.so
 fi
 

@@ -27,7 +27,7 @@ static void close_fd(int *fd)
 static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 {
 	char mem[32];
-	const char *argv[20];
+	const char *argv[24];   /* 21 at most: every option below, and NULL */
 	int a = 0;
 
 	setpgid(0, 0);
@@ -66,6 +66,10 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 	if (sp->verify_lib) {
 		argv[a++] = "--verify-lib";
 		argv[a++] = sp->verify_lib;
+	}
+	if (sp->rand_lib) {
+		argv[a++] = "--rand-lib";
+		argv[a++] = sp->rand_lib;
 	}
 	if (sp->keeper)
 		argv[a++] = "--keeper";

@@ -34,6 +34,7 @@ struct wproc_spec {
 	const char *inputs;       /* input sets shared by the run; NULL: the
 	                           * worker's own (SCRATCH/inputs) */
 	const char *verify_lib;   /* NULL: none */
+	const char *rand_lib;     /* NULL: none (torch draws) */
 	int keeper;               /* a run worker: its keeper holds input sets
 	                           * in device memory (worker.py --keeper) */
 	int take_inputs;          /* the run's only reader of the inputs: its

@@ -130,6 +130,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		.device = sc->o->device, .gpu = sl->gpu,
 		.scratch = sl->scratch, .cache = sc->cache,
 		.inputs = sc->inputs, .verify_lib = sc->o->verify_lib,
+		.rand_lib = sc->o->rand_lib,
 		.keeper = sl->role == ROLE_RUN,
 		.take_inputs = sl->role == ROLE_RUN && sc->nrun == 1,
 		.mem_limit_mb = sc->o->mem_limit_mb,

@@ -24,6 +24,7 @@ struct replay_opts {
 	const char *python, *worker; /* interpreter and worker.py */
 	const char *scratch, *cache; /* directories (created when missing) */
 	const char *verify_lib;      /* NULL: torch.allclose only */
+	const char *rand_lib;        /* NULL: torch draws the inputs */
 	int mem_limit_mb;            /* RLIMIT_AS per CPU job, 0 none */
 	double timeout_build;        /* seconds, build phase (and reference) */
 	double timeout_run;          /* seconds, every other phase */

@@ -244,6 +244,116 @@ class Verify:
                           "nonfinite_pass", "vacuous", "ref_amax"))
 
 
+class FastRand:
+    """torch.rand's CPU stream from the rand library (replay/hrrand.h): the
+    same values and the same generator state torch leaves, a 624-word
+    block at a time instead of an element at a time (a 1.6 G-element set:
+    about 1 s instead of 8-20 s).  Only the plain call is served --
+    torch.rand(*size) of fp32 on the CPU with the default generator, at
+    least MIN elements -- and only while a draw runs the problem's
+    get_inputs (patched); anything else goes to torch.  Checked against
+    torch.rand in this process before its first use (check()); a library
+    that fails the check is not used (hello's rand_error says why)."""
+    MIN = 1 << 16
+
+    def __init__(self, path, torch):
+        lib = ctypes.CDLL(path)
+        lib.hrr_abi_version.restype = ctypes.c_int
+        if lib.hrr_abi_version() != 1:
+            raise OSError("ABI %d, worker speaks 1" % lib.hrr_abi_version())
+        lib.hrr_rand_f32.restype = ctypes.c_int
+        lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                     ctypes.c_uint64]
+        self.lib, self.path, self.torch = lib, path, torch
+        self.orig = torch.rand
+        self.served = 0          # calls served, for the job's record
+
+    def fill(self, shape, n):
+        """n elements of the stream into a new tensor of shape, the state
+        advanced; None when the library refuses the state."""
+        t = self.torch
+        st = t.get_rng_state()
+        out = t.empty(shape, dtype=t.float32)
+        if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() if n else None, n):
+            return None
+        t.set_rng_state(st)
+        return out
+
+    def check(self):
+        """Values and state against torch.rand: a stream that starts a
+        block, one that starts mid-block, a draw that ends one exactly.
+        Leaves the generator as it found it; raises on a difference."""
+        t = self.torch
+        saved = t.get_rng_state()
+        try:
+            for seed, skip, n in ((42, 0, self.MIN + 625), (7, 5, 1243), (2**32 - 2, 1, 623)):
+                got = []
+                for fast in (False, True):
+                    t.manual_seed(seed)
+                    t.rand(skip)
+                    x = self.fill((n,), n) if fast else self.orig(n)
+                    if x is None:
+                        raise OSError("refused a state torch left (seed %d)" % seed)
+                    got.append((x, t.get_rng_state(), self.orig(3)))
+                (a, sa, na), (b, sb, nb) = got
+                if not (t.equal(a, b) and t.equal(sa, sb) and t.equal(na, nb)):
+                    raise OSError("differs from torch.rand (seed %d, %d elements)" % (seed, n))
+        finally:
+            t.set_rng_state(saved)
+
+    def check_forked(self):
+        """check() in a child of this process, which it leaves untouched:
+        the fork server must not run torch ops (a started intra-op thread
+        pool deadlocks the jobs forked after it).  Raises OSError with the
+        child's reason."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                self.check()
+                msg = b"ok"
+            except BaseException as e:     # anything: told, never raised here
+                msg = (exc_text(e) or type(e).__name__).encode()[:2000]
+            os.write(w, msg)
+            os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            msg = f.read().decode(errors="replace")
+        _, status = os.waitpid(pid, 0)
+        if msg != "ok":
+            raise OSError(msg or "the check's process died (wait status %d)" % status)
+
+    def rand(self, *size, **kw):
+        t = self.torch
+        shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+        n = 1
+        for d in shape:
+            if type(d) is not int or d < 0:
+                return self.orig(*size, **kw)
+            n *= d
+        plain = (not kw or (set(kw) <= {"dtype", "device"}
+                            and kw.get("dtype") in (None, t.float32)
+                            and kw.get("device") in (None, "cpu", t.device("cpu"))))
+        if (not plain or n < self.MIN or t.get_default_dtype() != t.float32
+                or t.get_default_device().type != "cpu"):
+            return self.orig(*size, **kw)
+        out = self.fill(tuple(shape), n)
+        if out is None:
+            return self.orig(*size, **kw)
+        self.served += 1
+        return out
+
+    def call(self, fn):
+        """fn() with torch.rand served here (a problem's get_inputs)."""
+        t = self.torch
+        t.rand = self.rand
+        try:
+            return fn()
+        finally:
+            t.rand = self.orig
+
+
 # ------------------------------------------------------------- the job
 class Verdict(Exception):
     """Ends a job early with a verdict."""
@@ -273,6 +383,7 @@ class Job:
                        "correct": None, "checks": {}}
         self.checks = self.result["checks"]
         self.predrawn = None    # what predraw did (a build job with "draw")
+        self.fast_draws = 0     # draws the rand library served (FastRand)
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
@@ -734,10 +845,17 @@ class Job:
         every tensor is on the CPU (only those are saved: a file is loaded
         by whichever worker comes next).  cuda_state=False (a draw ahead,
         which keeps only CPU draws) leaves CUDA alone unless the problem's
-        get_inputs uses it: a build worker needs no CUDA context."""
-        t = self.torch
+        get_inputs uses it: a build worker needs no CUDA context.  The
+        rand library, when the worker has one (FastRand), serves the
+        get_inputs' torch.rand calls: same values, same state."""
+        t, fast = self.torch, self.cfg.rand
         self.set_seed(s)
-        raw = self.get_inputs()
+        if fast is not None:
+            served = fast.served
+            raw = fast.call(self.get_inputs)
+            self.fast_draws += fast.served > served
+        else:
+            raw = self.get_inputs()
         size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
         on_cpu = all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
         return (raw, t.get_rng_state(),
@@ -845,7 +963,8 @@ class Job:
             late = not fits and on_cpu
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
                                       "drawn_late": sum(v is None for v in self.draws.values()),
-                                      "device_held": len(lent)}
+                                      "device_held": len(lent),
+                                      "fast_draws": self.fast_draws}
         self.restore_rng(before)
 
     def predraw(self):
@@ -921,6 +1040,7 @@ class Job:
                 os.unlink(claim)
         rec["seconds"] = round(time.monotonic() - t0, 3)
         rec["ended"] = round(time.time(), 3)
+        rec["fast"] = self.fast_draws
         self.restore_rng(before)
         return rec
 
@@ -1373,7 +1493,8 @@ def hello(cfg, torch):
             "python": platform.python_version(), "torch": torch.__version__,
             "cuda": torch.version.cuda, "device": cfg.device, "arch": cfg.arch,
             "verify": cfg.verify.path if cfg.verify else None,
-            "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid}
+            "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
+            "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error}
     if cfg.device.startswith("cuda"):
         smi = nvidia_smi(cfg.gpu_index)
         info.update(gpu_name=smi.get("name"), driver=smi.get("driver_version"),
@@ -1537,6 +1658,8 @@ def parse_args(argv):
     p.add_argument("--inputs", help="input sets shared by the run's workers "
                    "(default SCRATCH/inputs)")
     p.add_argument("--verify-lib", help="libhrverify.so to load with ctypes")
+    p.add_argument("--rand-lib", help="libhrrand.so: torch.rand's CPU stream for the "
+                   "input draws (checked against torch first)")
     p.add_argument("--mem-limit-mb", type=int, default=0, help="RLIMIT_AS per job (CPU)")
     p.add_argument("--keeper", action="store_true", dest="keeper_wanted",
                    help="a run worker: fork the keeper, which holds input sets in device "
@@ -1575,6 +1698,13 @@ def main(argv):
                 if cfg.device == "cuda" else "cpu-" + platform.machine())
     import torch  # after the fd switch; never initialises CUDA here
     preload(torch)
+    cfg.rand, cfg.rand_error = None, None
+    if cfg.rand_lib:
+        try:
+            cfg.rand = FastRand(cfg.rand_lib, torch)
+            cfg.rand.check_forked()
+        except (OSError, AttributeError) as e:
+            cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
     cfg.keeper_pid, cfg.job_t0 = None, None
     cfg.keeper = start_keeper(cfg, torch)

@@ -54,7 +54,7 @@ check([(j["model"], j["verdict"]) for j in jobs] ==
        ("scale_torch", "runtime_error"), ("scale_torch", "correct")],
       "verdicts: the candidate that checks its inputs against KernelBench's draws passes")
 check(all(j["checks"].get("input_cache") == {"sets": 6, "hits": 6, "drawn_late": 0,
-                                             "device_held": 0}
+                                             "device_held": 0, "fast_draws": 0}
           for j in jobs),
       "every run job loads all 6 sets, drawn ahead: %s"
       % [j["checks"].get("input_cache") for j in jobs])

@@ -65,7 +65,7 @@ check(res["verdict"] == "drawn" and res["predraw"]["drawn"] == 6, "6 sets drawn 
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and
       res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0,
-                                       "device_held": 6},
+                                       "device_held": 6, "fast_draws": 0},
       "the keeper lends all 6 sets, with KernelBench's values: %s"
       % res["checks"].get("input_cache"))
 
@@ -141,7 +141,7 @@ check(res["predraw"]["present"] == 6 and res["predraw"]["drawn"] == 0,
       "a draw ahead does not draw again what the keeper holds: %s" % res["predraw"])
 _, res = taker.run(PROBLEM, KB_ONLY, harness="current", inputs_key=K3)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"] == {
-      "sets": 6, "hits": 6, "drawn_late": 0, "device_held": 6},
+      "sets": 6, "hits": 6, "drawn_late": 0, "device_held": 6, "fast_draws": 0},
       "and lent again to the next job: %s" % res["checks"]["input_cache"])
 # Another problem's sets need the room (budget 4 MiB, 1.25 MiB a set).
 # The first problem's sets are taken (their files gone, markers there): its

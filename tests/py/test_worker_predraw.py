@@ -86,7 +86,7 @@ check(res["verdict"] == "built" and "predraw" not in res["build"],
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and
       res["checks"]["input_cache"] == {"sets": 6, "hits": 6, "drawn_late": 0,
-                                       "device_held": 0},
+                                       "device_held": 0, "fast_draws": 0},
       "the run worker loads every set drawn ahead: %s" % res["checks"].get("input_cache"))
 
 # A set file that cannot be read (cut short) is drawn again in the job,

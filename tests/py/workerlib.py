@@ -28,8 +28,9 @@ def get_init_inputs():
     return []
 '''
 
-# Answers right only when its inputs are KernelBench's draws of some set.
-KB_ONLY = '''
+# A candidate's helper: KernelBench's input draws of every set (5 trials,
+# then timing), recomputed with torch's own generator.
+KB_DRAWS = '''
 def _kb_draws():
     torch.manual_seed(42)
     seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)]
@@ -38,7 +39,10 @@ def _kb_draws():
         torch.manual_seed(s)
         out.append(get_inputs())
     return out
+'''
 
+# Answers right only when its inputs are KernelBench's draws of some set.
+KB_ONLY = KB_DRAWS + '''
 class ModelNew(nn.Module):
     def forward(self, x, y):
         state = torch.get_rng_state()
