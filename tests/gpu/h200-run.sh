@@ -80,6 +80,15 @@ stage_verify() {
 		timeout "${CAP_BENCH:-60}" ./build/cuda/verify_bench_gpu | tee "$OUT/verify-bench.txt"
 }
 
+# torch.rand against the rand library, side by side (replay/bench/
+# rand_bench.py): one 1.6 G-element set alone, then six at once (as six
+# build workers draw a problem ahead); the lines go to rand-bench.txt.
+stage_rand() {
+	for p in 1 6; do
+		timeout "${CAP_RAND:-120}" python3 replay/bench/rand_bench.py --procs $p --rounds 1 || return 1
+	done | tee "$OUT/rand-bench.txt"
+}
+
 # KB_ONLY="P...": those problems' candidates only (KernelBench takes about a
 # minute an evaluation on the 1.6 G-element problems of tests/gpu/kb-large).
 stage_kb_best() {
