@@ -11,7 +11,7 @@ import time
 
 import torch
 
-from workerlib import Worker, check, PROBLEM, KB_ONLY
+from workerlib import DEVICE, ROOT, Worker, check, PROBLEM, KB_ONLY
 
 torch.manual_seed(42)
 SEEDS = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(5)] + [42]
@@ -183,3 +183,26 @@ check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"
 taker.close()
 builder.close()
 shared.cleanup()
+
+# On CUDA, a large set goes to the device through the keeper's two pinned
+# buffers (Keeper.to_device): every byte arrives, for sizes that end
+# mid-chunk, in a file's mapping as the keeper loads it, and dtypes of 1
+# and 8 bytes; small ones take .to().
+if DEVICE == "cuda":
+    import sys
+    import types
+    sys.path.insert(0, os.path.join(ROOT, "replay"))
+    import worker
+    k = worker.Keeper(types.SimpleNamespace(device="cuda", take_inputs=False), torch, None, 0)
+    k.cuda, k.device = True, torch.device("cuda")
+    stage = worker.Keeper.STAGE
+    with tempfile.TemporaryDirectory() as d:
+        torch.save({"x": torch.rand(3 * stage // 4 + 1001)}, os.path.join(d, "s.pt"))
+        mapped = torch.load(os.path.join(d, "s.pt"), mmap=True, weights_only=True)["x"]
+        cases = [mapped, torch.rand(stage // 8), torch.randint(0, 2, (2 * stage + 7,)).bool(),
+                 torch.randint(-2**62, 2**62, (stage // 4 + 3,), dtype=torch.int64).view(-1, 1)]
+        for x in cases:
+            y = k.to_device(x)
+            check(y.is_cuda and y.dtype == x.dtype and y.shape == x.shape and torch.equal(y.cpu(), x),
+                  "to_device: %s %s arrives whole" % (x.dtype, tuple(x.shape)))
+        del mapped, cases
