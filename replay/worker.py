@@ -247,13 +247,14 @@ class Verify:
 class FastRand:
     """torch.rand's CPU stream from the rand library (replay/hrrand.h): the
     same values and the same generator state torch leaves, a 624-word
-    block at a time instead of an element at a time (a 1.6 G-element set:
-    about 1 s instead of 8-20 s).  Only the plain call is served --
-    torch.rand(*size) of fp32 on the CPU with the default generator, at
-    least MIN elements -- and only while a draw runs the problem's
-    get_inputs (patched); anything else goes to torch.  Checked against
-    torch.rand in this process before its first use (check()); a library
-    that fails the check is not used (hello's rand_error says why)."""
+    block at a time instead of an element at a time (a 1.6 G-element set
+    on the H200 machine: 4-6 s instead of 9-13 s, most of it the fresh
+    pages).  Only the plain call is served -- torch.rand(*size) of fp32
+    on the CPU with the default generator, at least MIN elements -- and
+    only while a draw runs the problem's get_inputs (patched); anything
+    else goes to torch.  The worker checks it against torch.rand before
+    any job (check_forked); a library that fails the check is not used
+    (hello's rand_error says why)."""
     MIN = 1 << 16
 
     def __init__(self, path, torch):
@@ -1294,6 +1295,7 @@ class Keeper:
         bufs, stream, done = self.stage
         dst = t.empty(x.shape, dtype=x.dtype, device=self.device)
         src_b, dst_b = x.reshape(-1).view(t.uint8), dst.reshape(-1).view(t.uint8)
+        stream.wait_stream(t.cuda.current_stream(self.device))   # dst's memory is free there
         with t.cuda.stream(stream):
             for i, off in enumerate(range(0, n, self.STAGE)):
                 k, j = min(self.STAGE, n - off), i % 2
