@@ -140,7 +140,8 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 	struct wproc_spec spec = {
 		.python = o->python, .worker = o->worker, .device = o->device,
 		.gpu = o->gpu, .scratch = o->scratch, .cache = o->cache,
-		.verify_lib = o->verify_lib, .mem_limit_mb = o->mem_limit_mb,
+		.verify_lib = o->verify_lib, .rand_lib = o->rand_lib,
+		.mem_limit_mb = o->mem_limit_mb,
 	};
 	double deadline = wproc_now() + o->timeout_start;
 	cJSON *msg;

@@ -16,6 +16,7 @@ struct audit_opts {
 	const char *device;        /* cpu | cuda */
 	const char *gpu;           /* CUDA_VISIBLE_DEVICES for the worker */
 	const char *python, *worker, *verify_lib;
+	const char *rand_lib;      /* NULL: torch draws the host inputs */
 	const char *scratch, *cache;
 	const char *set;           /* only this problem set (NULL: all) */
 	int level;                 /* only this level (0: all) */

@@ -25,7 +25,8 @@ static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
 	"                               [--level N] [--set NAME] [--timeout S]\n"
 	"                               [--python PY] [--worker PATH]\n"
-	"                               [--verify-lib PATH] [--inputs host|device]\n"
+	"                               [--verify-lib PATH] [--rand-lib PATH]\n"
+	"                               [--inputs host|device]\n"
 	"\n"
 	"Run each stored problem's reference once (seed 42, as KernelBench's\n"
 	"first input draw) in a replay worker and record, per KernelBench\n"
@@ -50,6 +51,9 @@ static const char usage[] =
 	"  --worker PATH   replay/worker.py (default: beside headroom)\n"
 	"  --verify-lib L  build/libhrverify.so (cpu) or _cuda.so (default:\n"
 	"                  beside headroom; the audit needs it)\n"
+	"  --rand-lib L    build/libhrrand.so (default: beside headroom, when\n"
+	"                  built), torch.rand's CPU stream for the host inputs\n"
+	"                  (the same values, faster); 'none': torch draws\n"
 	"  --inputs W      host (default): get_inputs() as KernelBench calls it,\n"
 	"                  on the CPU generator; device: the same code under\n"
 	"                  torch.device(D), other values of the same\n"
@@ -171,6 +175,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		{ "python", required_argument, NULL, 'P' },
 		{ "worker", required_argument, NULL, 'W' },
 		{ "verify-lib", required_argument, NULL, 'V' },
+		{ "rand-lib", required_argument, NULL, 'R' },
 		{ "inputs", required_argument, NULL, 'I' },
 		{ 0 }
 	};
@@ -181,6 +186,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		.timeout = 300, .timeout_start = 180,
 	};
 	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
+	char *rand = NULL;
 	struct sink k = { NULL, g->quiet, 0 };
 	struct store *s = NULL;
 	struct hr_err e;
@@ -231,6 +237,9 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		case 'V':
 			o.verify_lib = optarg;
 			break;
+		case 'R':
+			o.rand_lib = optarg;
+			break;
 		case 'I':
 			if (strcmp(optarg, "host") && strcmp(optarg, "device"))
 				return cli_usage_error("audit", "--inputs is "
@@ -261,6 +270,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		return cli_usage_error("audit", "cannot find the verify library"
 				       " (make verify-libs); give --verify-lib");
 	}
+	if (!o.rand_lib)
+		o.rand_lib = rand = cli_find_near_exe("build/libhrrand.so");
+	else if (!strcmp(o.rand_lib, "none"))
+		o.rand_lib = NULL;
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;
@@ -284,6 +297,7 @@ out:
 	store_close(s);
 	free(worker);
 	free(lib);
+	free(rand);
 	if (e.code)
 		return cli_report("audit", &e);
 	return failed ? HR_FAIL : HR_OK;

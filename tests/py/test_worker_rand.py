@@ -109,3 +109,25 @@ for refuse, want in ((False, "differs from torch.rand"), (True, "refused a state
 fr = worker.FastRand(lib, torch)
 fr.check_forked()
 check(torch.rand is fr.orig and fr.served == 0, "the check leaves torch.rand and its counts alone")
+
+# headroom audit problems draws host inputs the same way: the same
+# reference statistics with and without the library, and told.
+VLIB = os.path.join(ROOT, "build", "libhrverify.so")
+if os.path.exists(VLIB):
+    AUDIT = dict(stop_after="reference", harness="v0.1", precision="fp32", seed=42,
+                 audit_inputs="host",
+                 audit_presets=[{"name": "kernelbench-v0", "harness": "v0", "dtype": "fp32",
+                                 "tol": 1e-2}])
+    got = []
+    for extra in (("--rand-lib", lib), ()):
+        w = Worker("--verify-lib", VLIB, *extra)
+        _, res = w.run(PROBLEM, "", **AUDIT)
+        w.close()
+        check(res["verdict"] == "audited", "audit job answered: %s" % res.get("error"))
+        got.append(res["audit"])
+    check(got[0]["fast_draws"] == 1 and got[1]["fast_draws"] == 0,
+          "the audit's draw goes through the library when the worker has it")
+    check(got[0]["stats"] == got[1]["stats"] and got[0]["gates"] == got[1]["gates"],
+          "and the audit is the same: %r" % got[0]["stats"])
+else:
+    print("note: %s not built; the audit's draws not checked" % VLIB)
