@@ -48,8 +48,10 @@ static inline uint32_t twist(uint32_t u, uint32_t v)
 	       (-(v & 1u) & 0x9908b0dfu);
 }
 
-/* The refill torch's next_state() does, over the whole block. */
-static void refill(uint32_t *restrict mt)
+/* The refill torch's next_state() does, over the whole block.  Inlined
+ * (as temper is) so that each of fill's clones vectorises it for its own
+ * target. */
+static inline __attribute__((always_inline)) void refill(uint32_t *restrict mt)
 {
 	int i;
 
@@ -60,7 +62,7 @@ static void refill(uint32_t *restrict mt)
 	mt[N - 1] = mt[M - 1] ^ twist(mt[N - 1], mt[0]);
 }
 
-static void temper(const uint32_t *restrict mt, float *restrict out, int k)
+static inline __attribute__((always_inline)) void temper(const uint32_t *restrict mt, float *restrict out, int k)
 {
 	for (int i = 0; i < k; i++) {
 		uint32_t y = mt[i];
