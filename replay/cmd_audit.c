@@ -274,6 +274,12 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		o.rand_lib = rand = cli_find_near_exe("build/libhrrand.so");
 	else if (!strcmp(o.rand_lib, "none"))
 		o.rand_lib = NULL;
+	else if (access(o.rand_lib, R_OK)) {
+		free(worker);
+		free(lib);
+		return cli_usage_error("audit", "cannot read --rand-lib %s: %s",
+				       o.rand_lib, strerror(errno));
+	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;

@@ -6,6 +6,7 @@
  * stop_requested below: the SIGINT/SIGTERM flag that the main-level signal
  * handler sets and the orchestrator polls (see STYLE.md: main-level only).
  */
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -331,6 +332,9 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	if (a->rand && strcmp(a->rand, "none") && access(a->rand, R_OK))
+		return cli_usage_error("replay", "cannot read --rand-lib %s: %s",
+				       a->rand, strerror(errno));
 	/* HEADROOM_DEVICE_INPUTS_MB is the workers' to read; a bad value is
 	 * refused here, before any starts. */
 	static const char *const mib_env[] = { "HEADROOM_INPUTS_MB",
