@@ -639,12 +639,8 @@ class Job:
                 if on_device:
                     with t.device(self.device):
                         raw = self.get_inputs()
-                elif self.cfg.rand is not None:   # the same draws, faster
-                    served = self.cfg.rand.served
-                    raw = self.cfg.rand.call(self.get_inputs)
-                    self.fast_draws += self.cfg.rand.served > served
                 else:
-                    raw = self.get_inputs()
+                    raw = self.host_inputs()
                 inputs = [self.place(x) for x in raw]
                 del raw
                 out = self.place_model(ref_model)(*inputs)
@@ -845,6 +841,18 @@ class Job:
             seeds += self.pool_seeds
         return list(dict.fromkeys(seeds + [self.seed]))
 
+    def host_inputs(self):
+        """get_inputs() as KernelBench calls it; its plain torch.rand calls
+        served by the rand library when the worker has one (FastRand: the
+        same values, the same generator state), counted in fast_draws."""
+        fast = self.cfg.rand
+        if fast is None:
+            return self.get_inputs()
+        served = fast.served
+        raw = fast.call(self.get_inputs)
+        self.fast_draws += fast.served > served
+        return raw
+
     def draw(self, s, cuda_state=True):
         """set_seed(s); get_inputs(), as KernelBench: the inputs, the RNG
         states the draw left (CPU, CUDA or None), their bytes, and whether
@@ -854,14 +862,9 @@ class Job:
         get_inputs uses it: a build worker needs no CUDA context.  The
         rand library, when the worker has one (FastRand), serves the
         get_inputs' torch.rand calls: same values, same state."""
-        t, fast = self.torch, self.cfg.rand
+        t = self.torch
         self.set_seed(s)
-        if fast is not None:
-            served = fast.served
-            raw = fast.call(self.get_inputs)
-            self.fast_draws += fast.served > served
-        else:
-            raw = self.get_inputs()
+        raw = self.host_inputs()
         size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
         on_cpu = all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
         return (raw, t.get_rng_state(),
