@@ -269,6 +269,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		free(worker);
 		return cli_usage_error("audit", "cannot find the verify library"
 				       " (make verify-libs); give --verify-lib");
+	} else if (!lib && access(o.verify_lib, R_OK)) {
+		free(worker);
+		return cli_usage_error("audit", "cannot read --verify-lib %s: %s",
+				       o.verify_lib, strerror(errno));
 	}
 	if (!o.rand_lib)
 		o.rand_lib = rand = cli_find_near_exe("build/libhrrand.so");

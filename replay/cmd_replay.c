@@ -332,6 +332,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	/* A library asked for by name and missing is an error, not a
+	 * quiet fallback (to torch.allclose, or to torch's draws). */
+	if (a->verify && strcmp(a->verify, "none") && access(a->verify, R_OK))
+		return cli_usage_error("replay", "cannot read --verify-lib %s: %s",
+				       a->verify, strerror(errno));
 	if (a->rand && strcmp(a->rand, "none") && access(a->rand, R_OK))
 		return cli_usage_error("replay", "cannot read --rand-lib %s: %s",
 				       a->rand, strerror(errno));
