@@ -16,9 +16,12 @@ static const char query[] =
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
 
+/* json_type of the worker's hello's "rand": 'text' (the rand library's
+ * path: it drew the plain torch.rand calls), 'null' (torch drew them), or
+ * NULL (a run from before the library, or no hello stored). */
 static const char env_query[] =
-	"SELECT gpu_name, driver, cuda, torch FROM replay_run"
-	" WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
+	"SELECT gpu_name, driver, cuda, torch, json_type(env_json, '$.rand')"
+	" FROM replay_run WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
 
 static double col_real(sqlite3_stmt *st, int c)
 {
@@ -52,7 +55,7 @@ static int scale_invariant(const char *checks_json)
 static void load_env(struct replayset *rs, sqlite3 *db)
 {
 	sqlite3_stmt *st;
-	const char *v[4];
+	const char *v[4], *rand;
 
 	if (sqlite3_prepare_v2(db, env_query, -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -62,8 +65,13 @@ static void load_env(struct replayset *rs, sqlite3 *db)
 			if (!v[c])
 				v[c] = "?";
 		}
+		rand = (const char *)sqlite3_column_text(st, 4);
 		snprintf(rs->env, sizeof(rs->env), "%s, driver %s, CUDA %s, "
-			 "torch %s", v[0], v[1], v[2], v[3]);
+			 "torch %s%s", v[0], v[1], v[2], v[3],
+			 !rand ? "" : !strcmp(rand, "text") ?
+			 "; inputs: torch.rand's stream drawn by headroom's "
+			 "rand library (checked against torch)" :
+			 "; inputs: drawn by torch");
 	}
 	sqlite3_finalize(st);
 }

@@ -34,8 +34,8 @@ struct replayset {
 	struct replay_row *rows; /* owned; sorted by evaluation_id */
 	size_t n;
 	const char *why;   /* static; why there is nothing, when n is 0 */
-	char env[256];     /* "GPU, driver D, CUDA C, torch T" of the latest
-			      finished run, or "" */
+	char env[320];     /* "GPU, driver D, CUDA C, torch T[; inputs: by
+			      whom]" of the latest finished run, or "" */
 };
 
 int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e);
