@@ -269,21 +269,18 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		free(worker);
 		return cli_usage_error("audit", "cannot find the verify library"
 				       " (make verify-libs); give --verify-lib");
-	} else if (!lib && access(o.verify_lib, R_OK)) {
+	}
+	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
+	    != CLI_NEXT ||
+	    (r = cli_check_lib("audit", "rand-lib", o.rand_lib)) != CLI_NEXT) {
 		free(worker);
-		return cli_usage_error("audit", "cannot read --verify-lib %s: %s",
-				       o.verify_lib, strerror(errno));
+		free(lib);
+		return r;
 	}
 	if (!o.rand_lib)
 		o.rand_lib = rand = cli_find_near_exe("build/libhrrand.so");
 	else if (!strcmp(o.rand_lib, "none"))
 		o.rand_lib = NULL;
-	else if (access(o.rand_lib, R_OK)) {
-		free(worker);
-		free(lib);
-		return cli_usage_error("audit", "cannot read --rand-lib %s: %s",
-				       o.rand_lib, strerror(errno));
-	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;

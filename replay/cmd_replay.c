@@ -6,7 +6,6 @@
  * stop_requested below: the SIGINT/SIGTERM flag that the main-level signal
  * handler sets and the orchestrator polls (see STYLE.md: main-level only).
  */
-#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -334,12 +333,9 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 				       argv[optind]);
 	/* A library asked for by name and missing is an error, not a
 	 * quiet fallback (to torch.allclose, or to torch's draws). */
-	if (a->verify && strcmp(a->verify, "none") && access(a->verify, R_OK))
-		return cli_usage_error("replay", "cannot read --verify-lib %s: %s",
-				       a->verify, strerror(errno));
-	if (a->rand && strcmp(a->rand, "none") && access(a->rand, R_OK))
-		return cli_usage_error("replay", "cannot read --rand-lib %s: %s",
-				       a->rand, strerror(errno));
+	if ((r = cli_check_lib("replay", "verify-lib", a->verify)) != CLI_NEXT ||
+	    (r = cli_check_lib("replay", "rand-lib", a->rand)) != CLI_NEXT)
+		return r;
 	/* HEADROOM_DEVICE_INPUTS_MB is the workers' to read; a bad value is
 	 * refused here, before any starts. */
 	static const char *const mib_env[] = { "HEADROOM_INPUTS_MB",

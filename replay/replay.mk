@@ -16,7 +16,7 @@ RAND_LIB_CFLAGS = $(CSTD) $(WARN) -O3 -fPIC
 
 replay-libs: build/libhrrand.so
 
-build/libhrrand.so: replay/hrrand.c replay/hrrand.h
+build/libhrrand.so: replay/hrrand.c replay/hrrand.h verify/clones.h
 	@mkdir -p build
 	$(CC) $(RAND_LIB_CFLAGS) -shared -o $@ replay/hrrand.c
 

@@ -119,3 +119,11 @@ char *cli_find_near_exe(const char *rel)
 	}
 	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
 }
+
+int cli_check_lib(const char *cmd, const char *opt, const char *path)
+{
+	if (!path || !strcmp(path, "none") || access(path, R_OK) == 0)
+		return CLI_NEXT;
+	return cli_usage_error(cmd, "cannot read --%s %s: %s", opt, path,
+			       strerror(errno));
+}

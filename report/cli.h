@@ -71,4 +71,9 @@ void cli_getopt_reset(void);
  * the working directory.  Returns a malloc'd absolute path, or NULL. */
 char *cli_find_near_exe(const char *rel);
 
+/* A library given by name (--OPT PATH, not "none") must be readable:
+ * CLI_NEXT when it is (or path is NULL or "none"), else a usage error of
+ * cmd naming the option, the path and why. */
+int cli_check_lib(const char *cmd, const char *opt, const char *path);
+
 #endif

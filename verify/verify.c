@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "clones.h"
 
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
 
@@ -360,23 +361,14 @@ static ALWAYS_INLINE void cpu_pass2(const int dtype, const struct hrv_job *j,
 		}                                                         \
 	} while (0)
 
-/* The CPU pass is built twice where the compiler can: for x86-64-v3
- * (AVX2; chosen at load time on CPUs that have it) and plain.  Both round
- * alike: the rules name every operation (rules.h), and the build forbids
- * contracting them into FMAs (-ffp-contract=off, the Makefile's CSTD); the
- * verify tests check the clone the test machine picks against torch.
- * fp32 passing, 2 x 128 MiB, one core of the development machine: 1.00-1.04
- * GB/s plain, 1.11-1.14 GB/s v3 (docs/benchmarks.md). */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
-#define HRV_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef HRV_CPU_CLONES
-#define HRV_CPU_CLONES
-#endif
-
-HRV_CPU_CLONES
+/* The CPU pass is built twice where the compiler can (clones.h): for
+ * x86-64-v3 and plain.  Both round alike: the rules name every operation
+ * (rules.h), and the build forbids contracting them into FMAs
+ * (-ffp-contract=off, the Makefile's CSTD); the verify tests check the
+ * clone the test machine picks against torch.  fp32 passing, 2 x 128 MiB,
+ * one core of the development machine: 1.00-1.04 GB/s plain, 1.11-1.14
+ * GB/s v3 (docs/benchmarks.md). */
+HR_CPU_CLONES
 static int cpu_run(const struct hrv_job *j, struct hrv_result *res)
 {
 	struct hrv_acc acc;

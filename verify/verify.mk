@@ -18,7 +18,7 @@ CUDA_ARCH  ?= -arch=native
 # No --use_fast_math: the rules depend on IEEE rounding (see rules.h).
 NVCCFLAGS  ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC -Xcompiler -Wall
 VERIFY_LIB_CFLAGS = $(CSTD) $(WARN) -O2 -fPIC
-VERIFY_HDRS = verify/verify.h verify/rules.h verify/backend.h
+VERIFY_HDRS = verify/verify.h verify/rules.h verify/backend.h verify/clones.h
 
 .PHONY: verify-libs verify-cuda gpu-check gpu-check-verify bench-verify
 
