@@ -488,13 +488,19 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
-	if (!g->quiet)
+	if (!g->quiet) {
+		char kept[64] = "";
+
+		if (st.recipes > 0)
+			snprintf(kept, sizeof(kept), ", of %d drawn by the "
+				 "keeper", st.recipes);
 		fprintf(stderr, "replay: run %lld: %d of %d jobs done (%d now), "
 			"%d builds (%d cache hits), inputs of %d problems drawn "
-			"ahead (%d sets), %d worker restarts, %lds\n",
+			"ahead (%d sets)%s, %d worker restarts, %lds\n",
 			(long long)run_id, st.done, st.total, st.ran, st.builds,
-			st.build_hits, st.predraws, st.predraw_sets, st.restarts,
-			(long)(time(NULL) - t0));
+			st.build_hits, st.predraws, st.predraw_sets, kept,
+			st.restarts, (long)(time(NULL) - t0));
+	}
 	if (!g->quiet && st.build_cpu_s > 0 && st.build_workers > 0)
 		fprintf(stderr, "replay: builds: %.1f CPU-s of compilers on %d "
 			"build worker%s, so at least %.1f s of wall\n",

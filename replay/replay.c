@@ -59,6 +59,7 @@ struct prob {
 	int left;             /* jobs not done */
 	int drawers;          /* workers drawing its sets now */
 	int drew;             /* some worker drew sets ahead for it */
+	int recipe;           /* a worker wrote its recipe for the keeper */
 	int closed;           /* a draw of it ended: every set is saved or
 				 claimed, a new drawer would find nothing */
 	uint64_t ran_by;      /* run slots that ran a job of it: bit r (mod 64)
@@ -220,6 +221,13 @@ static void count_draw(struct sched *sc, int p, const cJSON *rec)
 			cJSON_AddItemToArray(pr->draws, cJSON_Duplicate(rec, 1));
 	}
 
+	/* A recipe: the run worker's keeper draws the sets (worker.py,
+	 * Job.write_recipe); counted once a problem. */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "recipe")) &&
+	    p >= 0 && !sc->probs[p].recipe) {
+		sc->probs[p].recipe = 1;
+		sc->st->recipes++;
+	}
 	if (cJSON_IsNumber(d) && d->valueint > 0) {
 		if (p >= 0 && !sc->probs[p].drew) {
 			sc->probs[p].drew = 1;

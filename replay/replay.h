@@ -50,6 +50,8 @@ struct replay_stats {
 	                              * which every extension was cached */
 	int predraws, predraw_sets;  /* draws done ahead by build workers (of
 	                              * problems), sets they saved */
+	int recipes;                 /* problems whose sets build workers left
+	                              * to the keeper (a recipe each) */
 	int restarts;                /* workers killed or lost and restarted */
 	int interrupted;             /* stopped through *stop */
 	/* Where the run jobs' time went: seconds per phase summed over the

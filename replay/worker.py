@@ -268,13 +268,24 @@ class FastRand:
         self.lib, self.path, self.torch = lib, path, torch
         self.orig = torch.rand
         self.served = 0          # calls served, for the job's record
+        self.pin = False         # the keeper's draws: into pinned memory
 
     def fill(self, shape, n):
         """n elements of the stream into a new tensor of shape, the state
         advanced; None when the library refuses the state."""
         t = self.torch
         st = t.get_rng_state()
-        out = t.empty(shape, dtype=t.float32)
+        out = None
+        if self.pin:
+            # The keeper: torch's caching host allocator gives the same
+            # pinned block back set after set (no fresh pages to fault in,
+            # and the copy to the device is a DMA).
+            try:
+                out = t.empty(shape, dtype=t.float32, pin_memory=True)
+            except RuntimeError:
+                out = None
+        if out is None:
+            out = t.empty(shape, dtype=t.float32)
         if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() if n else None, n):
             return None
         t.set_rng_state(st)
@@ -938,7 +949,7 @@ class Job:
         when used."""
         t = self.torch
         before = t.get_rng_state()          # as left by Model(*init_inputs)
-        self.draws, hits, late = {}, 0, False
+        self.draws, hits, late, keeper_drew = {}, 0, False, []
         self.late_seed = None               # fresh_inputs: the one late set kept
         seeds = self.input_seeds()
         # Sets the keeper holds in device memory are lent, not loaded.
@@ -949,6 +960,8 @@ class Job:
             if got is not None:
                 self.draws[s] = (got[0], t.frombuffer(bytearray(got[1]), dtype=t.uint8), None)
                 hits += 1
+                if got[2].get("how") == "drawn":
+                    keeper_drew.append([got[2].get("started"), got[2].get("ended")])
                 continue
             got = self.mapped(path)
             if got is not None:
@@ -974,6 +987,8 @@ class Job:
                                       "drawn_late": sum(v is None for v in self.draws.values()),
                                       "device_held": len(lent),
                                       "fast_draws": self.fast_draws}
+        if keeper_drew:     # sets the keeper drew from the recipe: when
+            self.checks["input_cache"]["keeper_drew"] = sorted(keeper_drew)
         self.restore_rng(before)
 
     def predraw(self):
@@ -990,6 +1005,12 @@ class Job:
         seeds = self.input_seeds()
         rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0,
                "started": round(time.time(), 3)}
+        if self.cfg.recipes:
+            self.write_recipe(seeds)
+            rec.update(recipe=True, seconds=round(time.monotonic() - t0, 3),
+                       ended=round(time.time(), 3), fast=0)
+            self.restore_rng(before)
+            return rec
 
         def note_bytes(n):
             """set_bytes: the largest set seen, file or tensors (the
@@ -1052,6 +1073,26 @@ class Job:
         rec["fast"] = self.fast_draws
         self.restore_rng(before)
         return rec
+
+    def write_recipe(self, seeds):
+        """A build worker's draw when the run worker's keeper draws (cfg.recipes):
+        <inputs_key>.recipe in the inputs directory says how to draw the
+        problem's sets -- its code and the seeds -- and the keeper draws
+        them itself, into pinned memory and on to the device (Keeper.draw):
+        no set goes through a file.  Written whole (a name of this
+        process's, then rename); seeds another job's recipe named are kept."""
+        path = os.path.join(self.cfg.inputs_dir, self.inputs_key() + ".recipe")
+        old = read_recipe(path)
+        if old is not None and set(seeds) <= set(old["seeds"]):
+            return
+        if old is not None:
+            seeds = old["seeds"] + [s for s in seeds if s not in old["seeds"]]
+        tmp = "%s.%d.tmp" % (path, os.getpid())
+        with open(tmp, "w") as f:
+            json.dump({"problem_code": self.m["problem_code"],
+                       "problem_file": self.m.get("problem_file", "problem.py"),
+                       "seeds": seeds}, f)
+        os.replace(tmp, path)
 
     def fresh_inputs(self, seed):
         """set_seed(seed); get_inputs(); placed -- from the job's draws: the
@@ -1153,6 +1194,22 @@ class Job:
 
 # ------------------------------------------------------------ the keeper
 SET_NAME = re.compile(r"^[0-9a-f]{16}-[0-9]+\.pt$")
+RECIPE_NAME = re.compile(r"^[0-9a-f]{16}\.recipe$")
+
+
+def read_recipe(path):
+    """A recipe file (Job.write_recipe): {"problem_code", "problem_file",
+    "seeds"}, or None when there is none or it is not one."""
+    try:
+        with open(path) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(r, dict) or not isinstance(r.get("problem_code"), str) or
+            not isinstance(r.get("seeds"), list) or
+            not all(type(x) is int and x >= 0 for x in r["seeds"])):
+        return None
+    return r
 
 
 def keeper_budget_mb(cfg):
@@ -1212,6 +1269,9 @@ class Keeper:
         self.used = 0
         self.take = cfg.take_inputs
         self.stage = None    # to_device's pinned buffers, stream and events
+        self.recipes = {}    # inputs key -> its recipe, read once (Keeper.recipe)
+        self.drawers = {}    # inputs key -> a Job that draws its sets
+        self.bad = set()     # inputs keys whose sets are not drawn here
 
     def log(self, text):
         sys.stderr.write("headroom worker keeper: %s\n" % text)
@@ -1223,6 +1283,8 @@ class Keeper:
         if not self.cuda:
             tmp.set_sharing_strategy("file_system")
         self.device = t.device(self.cfg.device)
+        if self.cuda and self.cfg.rand is not None:
+            self.cfg.rand.pin = True     # this process's copy: the keeper's draws
         budget = self.budget_mb
         if budget == "auto":
             budget = int(0.45 * t.cuda.get_device_properties(self.device).total_memory) >> 20
@@ -1262,6 +1324,73 @@ class Keeper:
         raw = obj["inputs"]
         size = self.sizes[name] = sum(x.numel() * x.element_size() for x in raw
                                       if isinstance(x, t.Tensor))
+        if not self.hold(name, raw, obj["rng"].numpy().tobytes(), size, need, {"how": "file"}):
+            return False
+        del obj, raw
+        if self.take:   # the file goes; a marker says the set is held
+            try:
+                os.close(os.open(path + ".held", os.O_CREAT | os.O_WRONLY, 0o644))
+                os.unlink(path)
+            except OSError:
+                pass
+        return True
+
+    def recipe(self, key):
+        """The problem's recipe (Job.write_recipe), read once; None when it
+        has none, or when drawing it failed or would draw on the device
+        (its jobs then draw their sets themselves)."""
+        if key in self.bad:
+            return None
+        r = self.recipes.get(key)
+        if r is None:
+            r = read_recipe(os.path.join(self.cfg.inputs_dir, key + ".recipe"))
+            if r is not None:
+                self.recipes[key] = r
+        return r
+
+    def draw(self, name, need=False):
+        """Hold set name drawn here from its problem's recipe: set_seed(s);
+        get_inputs() as a job draws it (Job.draw: the same values, the same
+        RNG state), its plain torch.rand calls served by the rand library
+        into pinned memory, then copied to the device.  False when there is
+        no recipe or the set does not fit."""
+        key, seed = name[:16], int(name[17:-3])
+        r = self.recipe(key)
+        if r is None:
+            return False
+        t = self.t
+        try:
+            job = self.drawers.get(key)
+            if job is None:
+                # The problem's code runs here as in a build worker: under
+                # the sandbox (writes only in scratch, cache and inputs).
+                self.cfg.sandbox.active = True
+                ctx = {}
+                exec(compile(r["problem_code"], r.get("problem_file") or "problem.py",
+                             "exec"), ctx)
+                job = Job({"job": 0, "inputs_key": key, "problem_code": r["problem_code"]},
+                          self.cfg, None, t)
+                job.get_inputs = ctx["get_inputs"]
+                self.drawers[key] = job
+            started, t0 = time.time(), time.monotonic()
+            raw, state, _, size, on_cpu = job.draw(seed, cuda_state=False)
+        except Exception as e:   # noqa: the problem's own error; its jobs meet it too
+            self.log("%s: not drawn here: %s" % (name, exc_text(e)))
+            self.bad.add(key)
+            return False
+        if not on_cpu:
+            self.bad.add(key)
+            return False
+        self.sizes[name] = size
+        info = {"how": "drawn", "started": round(started, 3),
+                "seconds": round(time.monotonic() - t0, 3)}
+        return self.hold(name, raw, state.numpy().tobytes(), size, need, info)
+
+    def hold(self, name, raw, rng, size, need, info):
+        """Hold a set's inputs raw (size bytes of tensors) with the RNG state
+        its draw left, when it fits the budget (need: other problems' sets
+        make room).  info says how it came (checks.input_cache)."""
+        t = self.t
         if self.used + size > self.budget and not (need and self.make_room(name, size)):
             return False
         held = []
@@ -1271,17 +1400,11 @@ class Keeper:
             held.append(x)
         if self.cuda:
             t.cuda.synchronize(self.device)
-        self.held[name] = {"inputs": held, "rng": obj["rng"].numpy().tobytes(),
-                           "bytes": size, "print": fingerprint(t, held),
-                           "last": time.monotonic()}
+        info["ended"] = round(time.time(), 3)
+        self.held[name] = {"inputs": held, "rng": rng, "bytes": size,
+                           "print": fingerprint(t, held), "last": time.monotonic(),
+                           "info": info}
         self.used += size
-        del obj, raw
-        if self.take:   # the file goes; a marker says the set is held
-            try:
-                os.close(os.open(path + ".held", os.O_CREAT | os.O_WRONLY, 0o644))
-                os.unlink(path)
-            except OSError:
-                pass
         return True
 
     STAGE = 64 << 20     # bytes of each of to_device's two pinned buffers
@@ -1295,6 +1418,8 @@ class Keeper:
         non-contiguous tensors take .to()."""
         t = self.t
         n = x.numel() * x.element_size()
+        if x.is_pinned():          # drawn here (FastRand.pin): a DMA
+            return x.to(self.device, non_blocking=True)
         if n < 2 * self.STAGE or not x.is_contiguous():
             return x.to(self.device)
         if self.stage is None:
@@ -1338,8 +1463,9 @@ class Keeper:
             return set()
 
     def tidy(self, prefetch):
-        """Drop the sets whose file is gone; when prefetch, hold one new file
-        that fits (oldest first)."""
+        """Drop the sets whose file (or recipe) is gone; when prefetch, hold
+        one new set that fits: drawn from the oldest recipe, else loaded
+        from the oldest file.  True when it held one."""
         if self.cuda and self.t.cuda.memory_reserved(self.device) > \
                 self.budget + self.budget // 10 + (1 << 30):
             # Sets lent to jobs that were killed are never given back by
@@ -1349,15 +1475,23 @@ class Keeper:
             os._exit(0)
         names = self.listing()
         files = {n for n in names if SET_NAME.match(n)}
+        recipes = {n[:16] for n in names if RECIPE_NAME.match(n)}
         lent = self.lent_now()
-        # Its file and its marker gone: the problem is done.
+        # Its file, its marker and its recipe gone: the problem is done.
         for name in [n for n in self.held if n not in lent and n not in files and
-                     not self.taken(n, names)]:
+                     not self.taken(n, names) and n[:16] not in recipes]:
             self.drop(name)
-        for n in [n for n in self.sizes if n not in files]:
+        for n in [n for n in self.sizes if n not in files and n[:16] not in recipes]:
             del self.sizes[n]
+        for key in [k for k in set(self.recipes) | set(self.drawers) | self.bad
+                    if k not in recipes]:
+            self.recipes.pop(key, None)
+            self.drawers.pop(key, None)
+            self.bad.discard(key)
         if not prefetch:
-            return
+            return False
+        if self.prefetch_drawn(names):
+            return True
         # Not held, and not known to be too large for the room left (a
         # file that did not fit is not opened again every tick).
         new = [n for n in files if n not in self.held and
@@ -1370,10 +1504,41 @@ class Keeper:
         for n in sorted(new, key=mtime):
             try:
                 if self.load(n):
-                    return
+                    return True
             except Exception as e:   # noqa: a file being removed, out of memory
                 self.log("%s not held: %s" % (n, exc_text(e)))
-                return
+                return False
+        return False
+
+    def prefetch_drawn(self, names):
+        """Draw one set ahead from the oldest recipe that has one not held,
+        when it fits the budget (a set's size is known once one of its
+        problem's sets was drawn); True when it drew.  The problems go in
+        the order their recipes were written, the order of their jobs."""
+        def mtime(n):
+            try:
+                return os.stat(os.path.join(self.cfg.inputs_dir, n)).st_mtime
+            except OSError:
+                return float("inf")
+        for rn in sorted((n for n in names if RECIPE_NAME.match(n)), key=mtime):
+            key = rn[:16]
+            r = self.recipe(key)
+            if r is None:
+                continue
+            known = [v for n, v in self.sizes.items() if n[:16] == key]
+            for seed in r["seeds"]:
+                name = "%s-%d.pt" % (key, seed)
+                if name in self.held:
+                    continue
+                est = self.sizes.get(name, max(known, default=0))
+                if self.used + est > self.budget:
+                    return False       # no room: later problems wait their turn
+                try:
+                    return self.draw(name)
+                except Exception as e:   # noqa: out of memory, a set being removed
+                    self.log("%s not drawn: %s" % (name, exc_text(e)))
+                    return False
+        return False
 
     def returned(self, s):
         """A job's connection closed: check the sets it was lent."""
@@ -1397,15 +1562,19 @@ class Keeper:
             self.tidy(False)
             out = {}
             for n in names:
-                if n not in self.held and os.path.exists(os.path.join(self.cfg.inputs_dir, n)):
-                    try:
+                try:
+                    if n in self.held:
+                        pass
+                    elif os.path.exists(os.path.join(self.cfg.inputs_dir, n)):
                         self.load(n, need=True)
-                    except Exception as e:   # noqa
-                        self.log("%s not held: %s" % (n, exc_text(e)))
+                    else:
+                        self.draw(n, need=True)
+                except Exception as e:   # noqa
+                    self.log("%s not held: %s" % (n, exc_text(e)))
                 h = self.held.get(n)
                 if h is not None:
                     h["last"] = time.monotonic()
-                    out[n] = (h["inputs"], h["rng"])
+                    out[n] = (h["inputs"], h["rng"], h["info"])
             data = bytes(ForkingPickler.dumps(out))
             reply.sendall(len(data).to_bytes(8, "little") + data)
             self.lent[reply] = set(out)
@@ -1415,8 +1584,10 @@ class Keeper:
         return True
 
     def serve(self):
+        busy = False      # the last idle tick held a set: look again at once
         while True:
-            r, _, _ = select.select([self.sock] + list(self.lent), [], [], 0.25)
+            r, _, _ = select.select([self.sock] + list(self.lent), [], [],
+                                    0 if busy else 0.25)
             for s in [s for s in r if s is not self.sock]:
                 if not s.recv(1):
                     self.returned(s)
@@ -1424,7 +1595,7 @@ class Keeper:
                 if not self.request():
                     return
             elif not r:
-                self.tidy(True)
+                busy = self.tidy(True)
 
 
 def keeper_main(cfg, torch, sock, budget_mb):
@@ -1748,9 +1919,17 @@ def main(argv):
         except (OSError, AttributeError) as e:
             cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
+    # A build worker of a run whose run worker has a keeper that draws
+    # leaves the draws to it: a draw ahead writes the problem's recipe
+    # (Job.write_recipe).  The keeper draws with the rand library only.
+    budget = keeper_budget_mb(cfg)
+    cfg.recipes = (not cfg.keeper_wanted and cfg.rand is not None and
+                   budget is not None and budget != 0)
     cfg.keeper_pid, cfg.job_t0 = None, None
-    cfg.keeper = start_keeper(cfg, torch)
+    # The hook (inactive until a job, or the keeper's first draw, turns it
+    # on) before the keeper's fork: the keeper runs problem code too.
     sys.addaudithook(cfg.sandbox.hook)
+    cfg.keeper = start_keeper(cfg, torch)
     proto.send(hello(cfg, torch))
     for line in sys.stdin:
         try:

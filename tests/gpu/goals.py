@@ -15,7 +15,8 @@ stage brings back), one line per replay run:
 A run that was capped (interrupted) is named so: its figures cover the
 jobs it finished.  --timeline adds where the time went, a line per problem
 in job order, in seconds from the run's start: its draws ahead (first
-start to last end, sets drawn), its jobs (first start to last end, each
+start to last end, sets drawn; or the sets the keeper drew from the
+problem's recipe, checks.input_cache.keeper_drew), its jobs (first start to last end, each
 job's wall, the first job's reference phase: the keeper's load of the
 sets), and how many of its sets were lent from device memory.  Standard
 library only."""
@@ -92,12 +93,13 @@ def timeline(db, run_id, t0):
         c = json.loads(checks or "{}")
         end = when(fin) - t0
         p = probs.setdefault(pid, {"jobs": [], "draws": c.get("input_draws") or [],
-                                   "lent": 0, "sets": 0})
+                                   "lent": 0, "sets": 0, "kept": set()})
         p["jobs"].append((end - wall_ms / 1e3, end, wall_ms / 1e3, sid,
                           (c.get("phase_seconds") or {}).get("reference")))
         ic = c.get("input_cache") or {}
         p["lent"] += ic.get("device_held") or 0
         p["sets"] += ic.get("sets") or 0
+        p["kept"].update(tuple(x) for x in ic.get("keeper_drew") or [])
         if len(c.get("input_draws") or []) > len(p["draws"]):
             p["draws"] = c["input_draws"]
     for pid, p in probs.items():
@@ -107,6 +109,10 @@ def timeline(db, run_id, t0):
                                               max(x["ended"] for x in d) - t0),
                                          sum(x.get("drawn", 0) for x in d))
                  if d else "no draws ahead")
+        if p["kept"]:    # recipes: the keeper drew the sets (docs/replay.md)
+            draws = "keeper drew %d sets %s" % (
+                len(p["kept"]), span(min(a for a, _ in p["kept"]) - t0,
+                                     max(b for _, b in p["kept"]) - t0))
         ref = jobs[0][4]
         print("  P%s: %s; %d jobs %s, %s s each, the first's reference %s; "
               "sets lent %d of %d"

@@ -135,6 +135,36 @@ bad = subprocess.run([HEADROOM, "--db", db0, "replay", "--device", "cpu"],
 check(bad.returncode == 2 and "HEADROOM_DEVICE_INPUTS_MB=-1" in bad.stderr,
       "so is a bad HEADROOM_DEVICE_INPUTS_MB (%d: %s)" % (bad.returncode, bad.stderr.strip()))
 
+# A keeper on the CPU (HEADROOM_DEVICE_INPUTS_MB, shared memory) and the
+# rand library: build workers write each problem's recipe, the keeper
+# draws the sets and lends them; nothing is drawn into files; the same
+# verdicts and trials.
+RAND = os.path.join(ROOT, "build", "libhrrand.so")
+dbk = os.path.join(tmp.name, "tk.db")
+subprocess.run(["sh", os.path.join(FIX, "mkdb.sh"), dbk, "relu_kb_inputs.py", "relu_fast.py",
+                "relu_wrong.py", "scale_torch.py", "1:2:scale_torch.py"], env=env, check=True)
+runk = subprocess.run([HEADROOM, "--db", dbk, "replay", "--device", "cpu", "--jobs", "2",
+                       "--perf-trials", "5", "--python", sys.executable, "--cache", CACHE,
+                       "--verify-lib", "none", "--rand-lib", RAND],
+                      env=dict(env, HEADROOM_DEVICE_INPUTS_MB="64"), capture_output=True,
+                      text=True)
+con = sqlite3.connect(dbk)
+rowsk = [(r[0], r[1], json.loads(r[2])) for r in con.execute(
+    "SELECT j.verdict, j.trials_passed, j.checks_json FROM replay_job j "
+    "ORDER BY j.evaluation_id")]
+con.close()
+check(runk.returncode == 0 and [v for v, _, _ in rowsk] == [j["verdict"] for j in jobs] and
+      [p for _, p, _ in rowsk] == [j["passed"] for j in jobs] and
+      [c.get("trials") for _, _, c in rowsk] == [j["checks"].get("trials") for j in jobs],
+      "with a keeper that draws: the same verdicts and trials (%s)" % runk.stderr[-500:])
+check(all(c["input_cache"]["device_held"] == 6 and len(c["input_cache"]["keeper_drew"]) == 6
+          for _, _, c in rowsk) and
+      all(d.get("recipe") is True and d["drawn"] == 0
+          for _, _, c in rowsk for d in c.get("input_draws", [])) and
+      "inputs of 0 problems drawn ahead (0 sets), of 2 drawn by the keeper" in runk.stderr,
+      "every set drawn by the keeper from the problems' recipes, none into a file: %s"
+      % [c["input_cache"] for _, _, c in rowsk])
+
 # The same jobs in a worker of their own, each under an inputs key with no
 # files (so it draws every set itself): the same verdicts and trials.
 w = Worker("--cache", CACHE)

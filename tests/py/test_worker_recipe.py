@@ -1,0 +1,131 @@
+"""Sets the keeper draws itself (worker.py: Job.write_recipe, Keeper.draw).
+
+When the run worker has a keeper and the workers have the rand library, a
+build worker's draw ahead writes the problem's recipe (its code and seeds)
+instead of drawing; the keeper draws the sets from it (ahead, when idle, or
+when a job asks), holds them and lends them.  No set goes through a file.
+The lent sets must be KernelBench's draws (the candidate recomputes them
+with torch's own generator: values, and the stream across served and
+unserved calls); a problem whose recipe is gone is dropped; a keeper-less
+build worker, or one without the rand library, draws files as before.
+On the CPU the keeper holds sets in shared memory; on CUDA (make
+gpu-check) in device memory, drawn into pinned memory first."""
+import os
+import tempfile
+import time
+
+from workerlib import DEVICE, KB_DRAWS, ROOT, Worker, check
+
+PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, a, b):
+        return a[:4, :4] * 2 + b[:4]
+
+def get_inputs():
+    return [torch.rand(300, 300), torch.randn(4)]
+
+def get_init_inputs():
+    return []
+'''
+
+CANDIDATE = KB_DRAWS + '''
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        state = torch.get_rng_state()
+        ok = any(torch.equal(a.cpu(), x) and torch.equal(b.cpu(), y) for x, y in _kb_draws())
+        torch.set_rng_state(state)
+        return a[:4, :4] * 2 + b[:4] if ok else a[:4, :4]
+'''
+
+RAISES = PROBLEM.replace("return [torch.rand(300, 300), torch.randn(4)]",
+                         "raise ValueError('no inputs today')")
+
+lib = os.environ.get("HRR_LIB") or os.path.join(ROOT, "build", "libhrrand.so")
+check(os.path.exists(lib), "the rand library is built (%s)" % lib)
+
+shared = tempfile.TemporaryDirectory(prefix="hr-recipe-")
+inputs = os.path.join(shared.name, "inputs")
+
+
+def worker(mb, *extra):
+    os.environ["HEADROOM_DEVICE_INPUTS_MB"] = mb
+    return Worker("--inputs", inputs, "--rand-lib", lib, *extra)
+
+
+def listing(key):
+    return sorted(f for f in os.listdir(inputs) if f.startswith(key))
+
+
+builder = worker("64")
+runner = worker("64", "--keeper", "--take-inputs")
+
+K1 = "aaaaaaaaaaaaaaaa"
+_, res = builder.run(PROBLEM, CANDIDATE, stop_after="inputs", draw=True, inputs_key=K1)
+pd = res["predraw"]
+check(res["verdict"] == "drawn" and pd.get("recipe") is True and pd["drawn"] == 0 and
+      pd["sets"] == 6 and listing(K1) == [K1 + ".recipe"],
+      "a draw ahead writes the recipe and draws nothing: %s, %s" % (pd, listing(K1)))
+
+# The keeper draws ahead while idle (0.25 s ticks): all 6 before the job.
+time.sleep(3.0)
+sent = time.time()
+_, res = runner.run(PROBLEM, CANDIDATE, harness="current", inputs_key=K1)
+ic = res["checks"]["input_cache"]
+drew = ic.get("keeper_drew", [])
+check(res["verdict"] == "correct" and ic["device_held"] == 6 and ic["hits"] == 6 and
+      len(drew) == 6 and all(e <= sent for _, e in drew),
+      "the keeper drew all 6 sets ahead, before the job, and lent KernelBench's values: "
+      "%s, %s" % (res["verdict"], ic), runner)
+check(listing(K1) == [K1 + ".recipe"], "no set went through a file: %s" % listing(K1))
+
+# A second job of the problem is lent the same sets (no new draw).
+_, res = runner.run(PROBLEM, CANDIDATE, harness="current", inputs_key=K1)
+ic2 = res["checks"]["input_cache"]
+check(res["verdict"] == "correct" and ic2["device_held"] == 6 and
+      sorted(ic2["keeper_drew"]) == sorted(drew),
+      "the next job is lent the same draws: %s" % ic2)
+
+# The problem is done (the orchestrator removes its files by key): the
+# keeper drops its sets; a job of it now draws its own.
+os.unlink(os.path.join(inputs, K1 + ".recipe"))
+time.sleep(1.0)
+_, res = runner.run(PROBLEM, CANDIDATE, harness="current", inputs_key=K1, input_cache_mb=0)
+ic = res["checks"]["input_cache"]
+check(res["verdict"] == "correct" and ic["device_held"] == 0 and "keeper_drew" not in ic,
+      "with its recipe gone the sets are dropped; the job draws its own: %s" % ic, runner)
+
+# A recipe written while the job asks: the keeper draws on request.
+K2 = "bbbbbbbbbbbbbbbb"
+builder.run(PROBLEM + "# two\n", CANDIDATE, stop_after="inputs", draw=True, inputs_key=K2)
+_, res = runner.run(PROBLEM + "# two\n", CANDIDATE, harness="current", inputs_key=K2)
+ic = res["checks"]["input_cache"]
+check(res["verdict"] == "correct" and ic["device_held"] == 6 and len(ic["keeper_drew"]) == 6,
+      "drawn by the keeper for the job: %s" % ic, runner)
+
+# A problem whose get_inputs raises: the keeper draws nothing, says so, and
+# the job gets the problem's own error.
+K3 = "cccccccccccccccc"
+_, res = builder.run(RAISES, CANDIDATE, stop_after="inputs", draw=True, inputs_key=K3)
+check(res["verdict"] == "drawn" and res["predraw"].get("recipe") is True,
+      "a draw ahead of a failing problem only writes its recipe: %s" % res["verdict"])
+_, res = runner.run(RAISES, CANDIDATE, harness="current", inputs_key=K3)
+check(res["verdict"] == "problem_error" and "no inputs today" in (res.get("error") or ""),
+      "and its job says the problem's error: %s %s" % (res["verdict"], res.get("error")))
+runner.close()
+builder.close()
+
+# Without the rand library, or without a keeper, a draw ahead draws files.
+for extra, mb, what in (((), "64", "no rand library"), (("--rand-lib", lib), "0", "no keeper")):
+    os.environ["HEADROOM_DEVICE_INPUTS_MB"] = mb
+    w = Worker("--inputs", inputs, *extra)
+    K = "dddddddddddddddd" if mb == "64" else "eeeeeeeeeeeeeeee"
+    _, res = w.run(PROBLEM, CANDIDATE, stop_after="inputs", draw=True, inputs_key=K)
+    check(res["predraw"]["drawn"] == 6 and "recipe" not in res["predraw"] and
+          len([f for f in listing(K) if f.endswith(".pt")]) == 6,
+          "%s: the build worker draws the 6 sets into files" % what)
+    w.close()
+shared.cleanup()
+print("device:", DEVICE)
