@@ -40,8 +40,16 @@ stage_info() {
 
 stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
 
-# The worker's keeper on the GPU (CUDA IPC), alone: before timing with it.
-stage_keeper() { HR_TEST_DEVICE=cuda timeout "${CAP_KEEPER:-120}" python3 tests/py/test_worker_keeper.py; }
+# The worker's keeper on the GPU (CUDA IPC), alone: before timing with it;
+# then the sets it draws itself from recipes (pinned memory, then device).
+stage_keeper() {
+	local rc=0 t
+	for t in keeper recipe; do
+		HR_TEST_DEVICE=cuda timeout "${CAP_KEEPER:-120}" \
+			python3 tests/py/test_worker_$t.py || rc=1
+	done
+	return $rc
+}
 
 # Every tests/py/test_worker_*.py under CUDA, each stopped after
 # CAP_WORKER s (default 150), then tests/gpu/replay.sh (the CUDA fixtures):
