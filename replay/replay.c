@@ -82,7 +82,8 @@ struct slot {
 	cJSON *result;        /* the running job's result line, owned */
 	int start_failures;   /* in a row, without a hello */
 	int64_t last_problem; /* problem of the last job run here */
-	int nice;             /* build slot b: 1 + b (max 19); run slots 0 */
+	int nice;             /* build slots 1 (a build job: lower, see
+				 dispatch); run slots 0 */
 	int drawing;          /* problem whose inputs the job draws, -1 none */
 	int inputs_only;      /* the job only draws: it is not the job's build */
 	int run_index;        /* run slot r of the nrun (pick_run) */
@@ -116,6 +117,7 @@ struct sched {
 	int n;
 	struct slot *slots;
 	int nslots;
+	int build_rank;       /* build jobs dispatched so far (their "nice") */
 	cJSON *settings;
 	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
 	char inputs[PATH_MAX];     /* SCRATCH/inputs, shared by the workers */
@@ -542,6 +544,19 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	struct prob *pr = &sc->probs[sc->pj[j]];
 
 	if (m && how != HOW_PLAIN && !cJSON_AddTrueToObject(m, "draw")) {
+		cJSON_Delete(m);
+		m = NULL;
+	}
+	/* Builds go in the order they were dispatched: each one a step lower
+	 * than the one before (nice 1 + its rank, at most 19; the worker lowers
+	 * the job's priority, never raises it).  A build given to a worker
+	 * whose last build ended early does not take the cores from older
+	 * builds still running: those finish first, and their jobs reach the
+	 * GPU in line (on the H200 builds behind a fixed nice per worker took
+	 * up to 2.5x as long, and the GPU waited for them). */
+	if (m && sl->role == ROLE_BUILD && how != HOW_INPUTS &&
+	    !cJSON_AddNumberToObject(m, "nice", sc->build_rank < 18 ?
+				     1 + sc->build_rank++ : 19)) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
@@ -984,13 +999,14 @@ static int make_slots(struct sched *sc)
 	tok = strtok_r(gpus, ",", &save);
 	if (tok)
 		first_gpu = tok;
-	/* Build workers run niced, each one step lower than the one before:
-	 * the oldest builds (the next jobs in line) get the cores first, so the
-	 * GPU worker starts early, and no build slows the run workers' own CPU
-	 * work (drawing inputs, launching).  The total build work is the same. */
+	/* Build workers run niced (1): no build slows the run workers' own CPU
+	 * work (the keeper's draws, launching).  Each build job then goes one
+	 * step lower than the one dispatched before it (dispatch: "nice"), so
+	 * the oldest builds (the next jobs in line) get the cores first and
+	 * the GPU worker starts early.  The total build work is the same. */
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
-		sc->slots[i].nice = i + 1 < 19 ? i + 1 : 19;
+		sc->slots[i].nice = 1;
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 first_gpu);
 	}

@@ -1076,12 +1076,13 @@ class Job:
 
     def write_recipe(self, seeds):
         """A build worker's draw when the run worker's keeper draws (cfg.recipes):
-        <inputs_key>.recipe in the inputs directory says how to draw the
+        <inputs_key>-recipe in the inputs directory (removed with the
+        problem's sets, by the key and "-") says how to draw the
         problem's sets -- its code and the seeds -- and the keeper draws
         them itself, into pinned memory and on to the device (Keeper.draw):
         no set goes through a file.  Written whole (a name of this
         process's, then rename); seeds another job's recipe named are kept."""
-        path = os.path.join(self.cfg.inputs_dir, self.inputs_key() + ".recipe")
+        path = os.path.join(self.cfg.inputs_dir, self.inputs_key() + "-recipe")
         old = read_recipe(path)
         if old is not None and set(seeds) <= set(old["seeds"]):
             return
@@ -1194,7 +1195,7 @@ class Job:
 
 # ------------------------------------------------------------ the keeper
 SET_NAME = re.compile(r"^[0-9a-f]{16}-[0-9]+\.pt$")
-RECIPE_NAME = re.compile(r"^[0-9a-f]{16}\.recipe$")
+RECIPE_NAME = re.compile(r"^[0-9a-f]{16}-recipe$")
 
 
 def read_recipe(path):
@@ -1343,7 +1344,7 @@ class Keeper:
             return None
         r = self.recipes.get(key)
         if r is None:
-            r = read_recipe(os.path.join(self.cfg.inputs_dir, key + ".recipe"))
+            r = read_recipe(os.path.join(self.cfg.inputs_dir, key + "-recipe"))
             if r is not None:
                 self.recipes[key] = r
         return r
@@ -1758,6 +1759,15 @@ def child(msg, cfg, proto, torch):
         if cfg.mem_limit_mb and not cfg.device.startswith("cuda"):
             lim = cfg.mem_limit_mb << 20
             resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        # A build's place in the run (message field "nice", the
+        # orchestrator's: builds dispatched earlier go first); only ever
+        # lower than the worker's own priority.
+        nice = msg.get("nice")
+        if type(nice) is int and os.getpriority(os.PRIO_PROCESS, 0) < nice <= 19:
+            try:
+                os.setpriority(os.PRIO_PROCESS, 0, nice)
+            except OSError:
+                pass
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         cfg.sandbox.active = True

@@ -79,4 +79,20 @@ check(first["build"]["cpu_seconds"] > 0 and
 check(first["build"]["cache"] == "miss" and second["build"]["cache"] == "hit" and
       second["build"]["extensions"][0].get("failed"), "the failed build is a cache hit")
 check("this is not C++" in second["build_log"], "the cached failure keeps the compiler's text")
+
+# A job's "nice" (the orchestrator's build order) lowers that job's
+# priority, and its compilers'; a later job starts again from the worker's.
+NICE = '''
+import os
+raise RuntimeError("nice=%d;" % os.getpriority(os.PRIO_PROCESS, 0))
+'''
+base = os.getpriority(os.PRIO_PROCESS, w.p.pid)
+got = []
+for nice in (base + 3, None, base + 30):
+    extra = {} if nice is None else {"nice": nice}
+    _, res = w.run(PROBLEM, NICE, stop_after="build", **extra)
+    got.append((res.get("error") or "").split("nice=")[-1].split(";")[0])
+check(got == [str(base + 3), str(base), str(base)],
+      "a job runs at its \"nice\" (%d), the next one without at the worker's (%d), "
+      "an impossible one is ignored: %s" % (base + 3, base, got))
 w.close()

@@ -66,7 +66,7 @@ K1 = "aaaaaaaaaaaaaaaa"
 _, res = builder.run(PROBLEM, CANDIDATE, stop_after="inputs", draw=True, inputs_key=K1)
 pd = res["predraw"]
 check(res["verdict"] == "drawn" and pd.get("recipe") is True and pd["drawn"] == 0 and
-      pd["sets"] == 6 and listing(K1) == [K1 + ".recipe"],
+      pd["sets"] == 6 and listing(K1) == [K1 + "-recipe"],
       "a draw ahead writes the recipe and draws nothing: %s, %s" % (pd, listing(K1)))
 
 # The keeper draws ahead while idle (0.25 s ticks): all 6 before the job.
@@ -79,7 +79,7 @@ check(res["verdict"] == "correct" and ic["device_held"] == 6 and ic["hits"] == 6
       len(drew) == 6 and all(e <= sent for _, e in drew),
       "the keeper drew all 6 sets ahead, before the job, and lent KernelBench's values: "
       "%s, %s" % (res["verdict"], ic), runner)
-check(listing(K1) == [K1 + ".recipe"], "no set went through a file: %s" % listing(K1))
+check(listing(K1) == [K1 + "-recipe"], "no set went through a file: %s" % listing(K1))
 
 # A second job of the problem is lent the same sets (no new draw).
 _, res = runner.run(PROBLEM, CANDIDATE, harness="current", inputs_key=K1)
@@ -88,9 +88,12 @@ check(res["verdict"] == "correct" and ic2["device_held"] == 6 and
       sorted(ic2["keeper_drew"]) == sorted(drew),
       "the next job is lent the same draws: %s" % ic2)
 
-# The problem is done (the orchestrator removes its files by key): the
-# keeper drops its sets; a job of it now draws its own.
-os.unlink(os.path.join(inputs, K1 + ".recipe"))
+# The problem is done: the orchestrator removes its files, those named
+# "<key>-..." (replay.c, clean_inputs), the recipe among them; the keeper
+# drops its sets; a job of it now draws its own.
+for f in os.listdir(inputs):
+    if f.startswith(K1 + "-"):
+        os.unlink(os.path.join(inputs, f))
 time.sleep(1.0)
 _, res = runner.run(PROBLEM, CANDIDATE, harness="current", inputs_key=K1, input_cache_mb=0)
 ic = res["checks"]["input_cache"]
