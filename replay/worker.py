@@ -256,6 +256,7 @@ class FastRand:
     any job (check_forked); a library that fails the check is not used
     (hello's rand_error says why)."""
     MIN = 1 << 16
+    CHUNK = 1 << 26          # elements a call when between is set (about 0.05 s)
 
     def __init__(self, path, torch):
         lib = ctypes.CDLL(path)
@@ -269,6 +270,7 @@ class FastRand:
         self.orig = torch.rand
         self.served = 0          # calls served, for the job's record
         self.pin = False         # the keeper's draws: into pinned memory
+        self.between = None      # the keeper: called between CHUNKs of a draw
 
     def fill(self, shape, n):
         """n elements of the stream into a new tensor of shape, the state
@@ -286,8 +288,16 @@ class FastRand:
                 out = None
         if out is None:
             out = t.empty(shape, dtype=t.float32)
-        if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() if n else None, n):
-            return None
+        # In chunks when someone waits between them (the keeper answers its
+        # jobs meanwhile): the library continues the stream across calls.
+        step = n if self.between is None else self.CHUNK
+        for off in range(0, n, step) if n else (0,):
+            k = min(step, n - off)
+            if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(),
+                                     out.data_ptr() + 4 * off if k else None, k):
+                return None      # refused: only ever the first call (the state is torch's)
+            if self.between is not None and off + k < n:
+                self.between()
         t.set_rng_state(st)
         return out
 
@@ -1273,6 +1283,7 @@ class Keeper:
         self.recipes = {}    # inputs key -> its recipe, read once (Keeper.recipe)
         self.drawers = {}    # inputs key -> a Job that draws its sets
         self.bad = set()     # inputs keys whose sets are not drawn here
+        self.deferred = []   # (names, reply) asked mid-draw, answered after it
 
     def log(self, text):
         sys.stderr.write("headroom worker keeper: %s\n" % text)
@@ -1550,16 +1561,43 @@ class Keeper:
                 self.drop(name)
         s.close()
 
-    def request(self):
-        from multiprocessing.reduction import ForkingPickler
+    def request(self, held_only=False):
+        """A job's request (its set names, and the socket to answer on).
+        held_only: asked in the middle of a draw (poll): answered now when
+        every set it names is held, else after the draw."""
         msg, fds, _, _ = socket.recv_fds(self.sock, 65536, 1)
         if not msg:
+            if held_only:
+                os._exit(0)       # the worker is gone, mid-draw
             return False          # the worker is gone
         if not fds:
             return True
         reply = socket.socket(fileno=fds[0])
         try:
             names = [n for n in json.loads(msg).get("sets", []) if SET_NAME.match(n)]
+        except (ValueError, AttributeError) as e:
+            self.log("request failed: %s" % exc_text(e))
+            reply.close()
+            return True
+        if held_only and not all(n in self.held for n in names):
+            self.deferred.append((names, reply))
+        else:
+            self.answer(names, reply)
+        return True
+
+    def poll(self):
+        """Between the chunks of a draw (FastRand.between): a job whose sets
+        are all held is lent them at once, not a draw later (on the H200
+        the jobs that asked while the next problem's 6.4 GB sets were drawn
+        ahead waited 1.0-1.4 s each)."""
+        if select.select([self.sock], [], [], 0)[0]:
+            self.request(held_only=True)
+
+    def answer(self, names, reply):
+        """Lend the sets names (loaded or drawn first when not held; what
+        cannot be held is left out) through reply."""
+        from multiprocessing.reduction import ForkingPickler
+        try:
             self.tidy(False)
             out = {}
             for n in names:
@@ -1582,11 +1620,14 @@ class Keeper:
         except Exception as e:   # noqa: the job loads its files itself
             self.log("request failed: %s" % exc_text(e))
             reply.close()
-        return True
 
     def serve(self):
         busy = False      # the last idle tick held a set: look again at once
+        if self.cfg.rand is not None:
+            self.cfg.rand.between = self.poll    # this process's copy
         while True:
+            while self.deferred:
+                self.answer(*self.deferred.pop(0))
             r, _, _ = select.select([self.sock] + list(self.lent), [], [],
                                     0 if busy else 0.25)
             for s in [s for s in r if s is not self.sock]:

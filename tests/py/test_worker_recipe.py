@@ -132,3 +132,62 @@ for extra, mb, what in (((), "64", "no rand library"), (("--rand-lib", lib), "0"
     w.close()
 shared.cleanup()
 print("device:", DEVICE)
+
+# The keeper draws in chunks (FastRand.between: it answers jobs between
+# them): the chunked stream is torch.rand's, values and state, for sizes
+# that end mid-chunk and on a chunk's end.
+import sys  # noqa: E402
+import torch  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+import worker as W  # noqa: E402
+fr = W.FastRand(lib, torch)
+fr.CHUNK = 1000
+calls = []
+fr.between = lambda: calls.append(1)
+for n in (70001, 72000):
+    torch.manual_seed(7)
+    want, want_state = torch.rand(n), torch.get_rng_state()
+    torch.manual_seed(7)
+    calls.clear()
+    got = fr.fill((n,), n)
+    check(got is not None and torch.equal(got, want) and
+          torch.equal(torch.get_rng_state(), want_state) and len(calls) == (n - 1) // 1000,
+          "a draw of %d elements in chunks of 1000 is torch.rand's (values, state), "
+          "with %d pauses between them" % (n, len(calls)))
+
+# Mid-draw (Keeper.poll) a job whose sets are all held is answered at once;
+# one that names a set not held yet waits for the draw's end (deferred).
+import json  # noqa: E402
+import pickle  # noqa: E402
+import socket  # noqa: E402
+import types  # noqa: E402
+import torch.multiprocessing  # noqa: E402,F401
+with tempfile.TemporaryDirectory() as d:
+    cfg = types.SimpleNamespace(device="cpu", take_inputs=False, inputs_dir=d, rand=None)
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    k = W.Keeper(cfg, torch, theirs, 1)
+    k.cuda, k.budget = False, 1 << 20
+    held = "%s-1.pt" % K1
+    k.held[held] = {"inputs": [torch.zeros(3).share_memory_()], "rng": b"r", "bytes": 12,
+                    "print": None, "last": 0, "info": {"how": "drawn"}}
+    open(os.path.join(d, held), "w").close()     # its file: tidy keeps it
+
+    def ask(names):
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        socket.send_fds(mine, [json.dumps({"sets": names}).encode()], [b.fileno()])
+        b.close()
+        a.settimeout(5)
+        return a
+    a = ask([held])
+    k.poll()
+    n = int.from_bytes(a.recv(8), "little")
+    lent = pickle.loads(a.recv(n, socket.MSG_WAITALL))
+    b = ask([held, "%s-2.pt" % K1])
+    k.poll()
+    check(list(lent) == [held] and len(k.deferred) == 1 and k.deferred[0][0][1].endswith("-2.pt"),
+          "mid-draw: a job whose sets are held is lent them at once, one that needs "
+          "another set waits for the draw (%s, %d deferred)" % (list(lent), len(k.deferred)))
+    a.close()
+    b.close()
+    mine.close()
+    theirs.close()
