@@ -87,7 +87,9 @@ static const char usage[] =
 	"free space there; 0: nothing kept, every job draws its own).  Each GPU\n"
 	"worker's keeper holds sets in device memory and lends them to its jobs,\n"
 	"up to $HEADROOM_DEVICE_INPUTS_MB MiB (default 45% of the GPU's memory;\n"
-	"0: off).\n";
+	"0: off).  With a keeper and the rand library the build workers leave\n"
+	"the draws to the keeper (a recipe per problem): it draws the sets\n"
+	"itself, straight into device memory, no files.\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
