@@ -1467,6 +1467,14 @@ class Keeper:
                 self.t.cuda.ipc_collect()
                 self.t.cuda.empty_cache()
 
+    def mtime(self, name):
+        """When the inputs directory's file name was written (the order
+        sets and recipes are taken in); gone: last."""
+        try:
+            return os.stat(os.path.join(self.cfg.inputs_dir, name)).st_mtime
+        except OSError:
+            return float("inf")
+
     def listing(self):
         """Every name in the inputs directory (sets, markers, claims)."""
         try:
@@ -1508,12 +1516,7 @@ class Keeper:
         # file that did not fit is not opened again every tick).
         new = [n for n in files if n not in self.held and
                self.used + self.sizes.get(n, 0) <= self.budget]
-        def mtime(n):
-            try:
-                return os.stat(os.path.join(self.cfg.inputs_dir, n)).st_mtime
-            except OSError:
-                return float("inf")
-        for n in sorted(new, key=mtime):
+        for n in sorted(new, key=self.mtime):
             try:
                 if self.load(n):
                     return True
@@ -1527,12 +1530,7 @@ class Keeper:
         when it fits the budget (a set's size is known once one of its
         problem's sets was drawn); True when it drew.  The problems go in
         the order their recipes were written, the order of their jobs."""
-        def mtime(n):
-            try:
-                return os.stat(os.path.join(self.cfg.inputs_dir, n)).st_mtime
-            except OSError:
-                return float("inf")
-        for rn in sorted((n for n in names if RECIPE_NAME.match(n)), key=mtime):
+        for rn in sorted((n for n in names if RECIPE_NAME.match(n)), key=self.mtime):
             key = rn[:16]
             r = self.recipe(key)
             if r is None:
