@@ -277,10 +277,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		free(lib);
 		return r;
 	}
-	if (!o.rand_lib)
-		o.rand_lib = rand = cli_find_near_exe("build/libhrrand.so");
-	else if (!strcmp(o.rand_lib, "none"))
-		o.rand_lib = NULL;
+	o.rand_lib = cli_lib_path(o.rand_lib, "build/libhrrand.so", &rand);
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;

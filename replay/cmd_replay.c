@@ -419,15 +419,10 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    "replay/worker.py")))
 		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
 			       "headroom; give --worker PATH");
-	if (!a->verify)
-		a->verify = paths[1] = cli_find_near_exe(strcmp(a->device, "cuda") ?
-			"build/libhrverify.so" : "build/libhrverify_cuda.so");
-	else if (!strcmp(a->verify, "none"))
-		a->verify = NULL;
-	if (!a->rand)
-		a->rand = paths[5] = cli_find_near_exe("build/libhrrand.so");
-	else if (!strcmp(a->rand, "none"))
-		a->rand = NULL;
+	a->verify = cli_lib_path(a->verify, strcmp(a->device, "cuda") ?
+				 "build/libhrverify.so" :
+				 "build/libhrverify_cuda.so", &paths[1]);
+	a->rand = cli_lib_path(a->rand, "build/libhrrand.so", &paths[5]);
 	if (!a->scratch) {
 		size_t n = strlen(g->db_path) + 16;
 

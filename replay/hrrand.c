@@ -41,7 +41,7 @@ static inline uint32_t twist(uint32_t u, uint32_t v)
 /* The refill torch's next_state() does, over the whole block.  Inlined
  * (as temper is) so that each of fill's clones vectorises it for its own
  * target. */
-static inline __attribute__((always_inline)) void refill(uint32_t *restrict mt)
+static HR_ALWAYS_INLINE void refill(uint32_t *restrict mt)
 {
 	int i;
 
@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) void refill(uint32_t *restrict mt)
 	mt[N - 1] = mt[M - 1] ^ twist(mt[N - 1], mt[0]);
 }
 
-static inline __attribute__((always_inline)) void temper(const uint32_t *restrict mt, float *restrict out, int k)
+static HR_ALWAYS_INLINE void temper(const uint32_t *restrict mt, float *restrict out, int k)
 {
 	for (int i = 0; i < k; i++) {
 		uint32_t y = mt[i];

@@ -290,14 +290,13 @@ class FastRand:
             out = t.empty(shape, dtype=t.float32)
         # In chunks when someone waits between them (the keeper answers its
         # jobs meanwhile): the library continues the stream across calls.
-        step = n if self.between is None else self.CHUNK
-        for off in range(0, n, step) if n else (0,):
-            k = min(step, n - off)
-            if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(),
-                                     out.data_ptr() + 4 * off if k else None, k):
-                return None      # refused: only ever the first call (the state is torch's)
-            if self.between is not None and off + k < n:
+        step = self.CHUNK if self.between is not None else max(n, 1)
+        for off in range(0, n, step):
+            if off:
                 self.between()
+            if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() + 4 * off,
+                                     min(step, n - off)):
+                return None      # refused: only ever the first call (the state is torch's)
         t.set_rng_state(st)
         return out
 
@@ -377,6 +376,15 @@ class FastRand:
 
 
 # ------------------------------------------------------------- the job
+def problem_namespace(code, filename):
+    """The namespace a problem's code runs in, as KernelBench's
+    exec(src, context): Model, get_inputs, get_init_inputs (and, in a
+    faithful job, the candidate after them)."""
+    ctx = {}
+    exec(compile(code, filename or "problem.py", "exec"), ctx)
+    return ctx
+
+
 class Verdict(Exception):
     """Ends a job early with a verdict."""
 
@@ -546,9 +554,8 @@ class Job:
         stop = m.get("stop_after")
         # Reference: one namespace as KernelBench's exec(src, context).
         self.phase("reference")
-        ctx = {}
         try:
-            exec(compile(m["problem_code"], m.get("problem_file", "problem.py"), "exec"), ctx)
+            ctx = problem_namespace(m["problem_code"], m.get("problem_file"))
             Model, get_inputs = ctx["Model"], ctx["get_inputs"]
             get_init_inputs = ctx["get_init_inputs"]
             self.set_seed(self.seed)
@@ -1015,12 +1022,9 @@ class Job:
         seeds = self.input_seeds()
         rec = {"sets": len(seeds), "present": 0, "drawn": 0, "claimed": 0,
                "started": round(time.time(), 3)}
-        if self.cfg.recipes:
+        if self.cfg.recipes:     # the keeper draws them: nothing to do here
             self.write_recipe(seeds)
-            rec.update(recipe=True, seconds=round(time.monotonic() - t0, 3),
-                       ended=round(time.time(), 3), fast=0)
-            self.restore_rng(before)
-            return rec
+            rec["recipe"], seeds = True, []
 
         def note_bytes(n):
             """set_bytes: the largest set seen, file or tensors (the
@@ -1377,9 +1381,7 @@ class Keeper:
                 # The problem's code runs here as in a build worker: under
                 # the sandbox (writes only in scratch, cache and inputs).
                 self.cfg.sandbox.active = True
-                ctx = {}
-                exec(compile(r["problem_code"], r.get("problem_file") or "problem.py",
-                             "exec"), ctx)
+                ctx = problem_namespace(r["problem_code"], r.get("problem_file"))
                 job = Job({"job": 0, "inputs_key": key, "problem_code": r["problem_code"]},
                           self.cfg, None, t)
                 job.get_inputs = ctx["get_inputs"]

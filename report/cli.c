@@ -120,6 +120,13 @@ char *cli_find_near_exe(const char *rel)
 	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
 }
 
+const char *cli_lib_path(const char *given, const char *rel, char **owned)
+{
+	if (!given)
+		return *owned = cli_find_near_exe(rel);
+	return strcmp(given, "none") ? given : NULL;
+}
+
 int cli_check_lib(const char *cmd, const char *opt, const char *path)
 {
 	if (!path || !strcmp(path, "none") || access(path, R_OK) == 0)

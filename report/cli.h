@@ -76,4 +76,9 @@ char *cli_find_near_exe(const char *rel);
  * cmd naming the option, the path and why. */
 int cli_check_lib(const char *cmd, const char *opt, const char *path);
 
+/* The library a --OPT option names: given unset (NULL), the one at rel
+ * beside the binary (cli_find_near_exe; malloc'd into *owned, NULL when
+ * there is none); "none", NULL; else given itself. */
+const char *cli_lib_path(const char *given, const char *rel, char **owned);
+
 #endif

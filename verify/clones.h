@@ -16,4 +16,8 @@
 #define HR_CPU_CLONES
 #endif
 
+/* For a clone's callees: always inlined, so each clone compiles them for
+ * its own target. */
+#define HR_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 #endif

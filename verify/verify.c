@@ -11,7 +11,7 @@
 #include "backend.h"
 #include "clones.h"
 
-#define ALWAYS_INLINE __attribute__((always_inline)) inline
+#define ALWAYS_INLINE HR_ALWAYS_INLINE
 
 /* The skip filters of rules.h (hrv_err): off on the CPU, where they cost
  * more than they save; the test build (libhrverify_skip.so) turns them on
