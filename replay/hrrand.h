@@ -8,8 +8,13 @@
  * back with torch.set_rng_state.  Bit-identical values and state are the
  * contract (tests/py/test_rand_torch.py checks them against PyTorch; the
  * worker checks a draw against torch.rand before it uses this at all).
- * Must not: allocate, keep state between calls, or draw for a state it
- * does not recognise (it returns an error and the caller uses torch).
+ * On several threads (hrr_rand_f32_par): each thread draws its own part
+ * of the stream, from the state there (mtjump.h jumps to it), so the
+ * values and the state left are the same as on one.
+ *
+ * Must not: draw for a state it does not recognise (it returns an error
+ * and the caller uses torch), or keep anything between calls but the
+ * jump polynomials (mtjump.h).
  *
  * Why: KernelBench draws every input set with torch.rand on the CPU, one
  * stream, one element at a time (a lock, a call per element); a 1.6 G
@@ -23,7 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HRR_ABI 1
+#define HRR_ABI 2
+#define HRR_MAX_THREADS 64
 #define HRR_STATE_BYTES 5056   /* torch.get_rng_state() of a CPU generator */
 
 /* HRR_ABI */
@@ -35,5 +41,11 @@ int hrr_abi_version(void);
  * when len is not HRR_STATE_BYTES or the state is not one a seeded
  * generator can be in. */
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n);
+
+/* hrr_rand_f32 on up to `threads` threads (at most HRR_MAX_THREADS; one
+ * for draws under 8 M elements).  Same values, same state, same errors;
+ * a thread that cannot start or jump leaves its part to the caller's
+ * thread. */
+int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads);
 
 #endif

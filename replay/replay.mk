@@ -16,9 +16,9 @@ RAND_LIB_CFLAGS = $(CSTD) $(WARN) -O3 -fPIC
 
 replay-libs: build/libhrrand.so
 
-build/libhrrand.so: replay/hrrand.c replay/hrrand.h verify/clones.h
+build/libhrrand.so: replay/hrrand.c replay/hrrand.h replay/mtjump.c replay/mtjump.h verify/clones.h
 	@mkdir -p build
-	$(CC) $(RAND_LIB_CFLAGS) -shared -o $@ replay/hrrand.c
+	$(CC) $(RAND_LIB_CFLAGS) -pthread -shared -o $@ replay/hrrand.c replay/mtjump.c
 
 gpu-check: gpu-check-replay
 

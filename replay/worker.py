@@ -256,21 +256,25 @@ class FastRand:
     any job (check_forked); a library that fails the check is not used
     (hello's rand_error says why)."""
     MIN = 1 << 16
-    CHUNK = 1 << 26          # elements a call when between is set (about 0.05 s)
+    CHUNK = 1 << 26          # elements a thread a call when between is set (about 0.05 s)
 
     def __init__(self, path, torch):
         lib = ctypes.CDLL(path)
         lib.hrr_abi_version.restype = ctypes.c_int
-        if lib.hrr_abi_version() != 1:
-            raise OSError("ABI %d, worker speaks 1" % lib.hrr_abi_version())
-        lib.hrr_rand_f32.restype = ctypes.c_int
-        lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                     ctypes.c_uint64]
+        if lib.hrr_abi_version() != 2:
+            raise OSError("ABI %d, worker speaks 2" % lib.hrr_abi_version())
+        lib.hrr_rand_f32_par.restype = ctypes.c_int
+        lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                         ctypes.c_uint64, ctypes.c_int]
         self.lib, self.path, self.torch = lib, path, torch
         self.orig = torch.rand
         self.served = 0          # calls served, for the job's record
         self.pin = False         # the keeper's draws: into pinned memory
-        self.between = None      # the keeper: called between CHUNKs of a draw
+        self.between = None      # the keeper: called between chunks of a draw
+        # Threads a draw may use (the library splits the stream between
+        # them: hrrand.h).  One in build workers and jobs, which draw side
+        # by side; the keeper, the one drawer of its GPU, takes every CPU.
+        self.threads = 1
 
     def fill(self, shape, n):
         """n elements of the stream into a new tensor of shape, the state
@@ -290,24 +294,29 @@ class FastRand:
             out = t.empty(shape, dtype=t.float32)
         # In chunks when someone waits between them (the keeper answers its
         # jobs meanwhile): the library continues the stream across calls.
-        step = self.CHUNK if self.between is not None else max(n, 1)
+        step = self.CHUNK * self.threads if self.between is not None else max(n, 1)
         for off in range(0, n, step):
             if off:
                 self.between()
-            if self.lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() + 4 * off,
-                                     min(step, n - off)):
+            if self.lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), out.data_ptr() + 4 * off,
+                                         min(step, n - off), self.threads):
                 return None      # refused: only ever the first call (the state is torch's)
         t.set_rng_state(st)
         return out
 
     def check(self):
         """Values and state against torch.rand: a stream that starts a
-        block, one that starts mid-block, a draw that ends one exactly.
-        Leaves the generator as it found it; raises on a difference."""
+        block, one that starts mid-block, a draw that ends one exactly;
+        with threads, one that the library splits between them (8.4 M
+        elements: 0.1 s).  Leaves the generator as it found it; raises on a
+        difference."""
         t = self.torch
         saved = t.get_rng_state()
+        cases = [(42, 0, self.MIN + 625), (7, 5, 1243), (2**32 - 2, 1, 623)]
+        if self.threads > 1:
+            cases.append((11, 3, 2 * 6720 * 624 + 999))    # hrrand.c: 2 parts
         try:
-            for seed, skip, n in ((42, 0, self.MIN + 625), (7, 5, 1243), (2**32 - 2, 1, 623)):
+            for seed, skip, n in cases:
                 got = []
                 for fast in (False, True):
                     t.manual_seed(seed)
@@ -1299,8 +1308,15 @@ class Keeper:
         if not self.cuda:
             tmp.set_sharing_strategy("file_system")
         self.device = t.device(self.cfg.device)
-        if self.cuda and self.cfg.rand is not None:
-            self.cfg.rand.pin = True     # this process's copy: the keeper's draws
+        if self.cfg.rand is not None:    # this process's copy: the keeper's draws
+            self.cfg.rand.pin = self.cuda
+            self.cfg.rand.threads = len(os.sched_getaffinity(0))
+            try:
+                self.cfg.rand.check()
+            except OSError as e:
+                self.log("the rand library on %d threads: %s; drawing on one"
+                         % (self.cfg.rand.threads, exc_text(e)))
+                self.cfg.rand.threads = 1
         budget = self.budget_mb
         if budget == "auto":
             budget = int(0.45 * t.cuda.get_device_properties(self.device).total_memory) >> 20

@@ -7,8 +7,11 @@ torch.rand's values bit for bit, leave the state torch would (the 5056
 bytes of torch.get_rng_state()), and torch's next draws (rand, randn,
 randint) must continue the same.  States it cannot know (wrong length, an
 unseeded generator, left/next that disagree, a word over 32 bits) are
-refused with -1 and left as they were.  The library is build/libhrrand.so,
-or $HRR_LIB.
+refused with -1 and left as they were.  hrr_rand_f32_par splits a draw of
+8.4 M elements or more between threads, each jumping to its own place in
+the stream (mtjump.h): the same values and state for 2 to 16 threads, from
+the start of a block and from inside one, with a last part of one element
+or of a whole part.  The library is build/libhrrand.so, or $HRR_LIB.
 
 Plain script: prints one line, exits non-zero on any difference.
 """
@@ -26,6 +29,10 @@ lib = ctypes.CDLL(LIB)
 lib.hrr_abi_version.restype = ctypes.c_int
 lib.hrr_rand_f32.restype = ctypes.c_int
 lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_uint64]
+lib.hrr_rand_f32_par.restype = ctypes.c_int
+lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                 ctypes.c_uint64, ctypes.c_int]
+PART = 6720 * 624      # hrrand.c: a part is a multiple of PART_ROUND blocks
 failures = []
 
 
@@ -35,12 +42,14 @@ def fail(what):
         print("FAIL:", what)
 
 
-def fast(n, state=None):
+def fast(n, state=None, threads=0):
     """(values, state after, rc) drawn by the library from the current
-    state (or the given bytes)."""
+    state (or the given bytes); on threads (hrr_rand_f32_par) when given."""
     st = (torch.get_rng_state() if state is None else state).clone()
     out = torch.empty(n)
-    rc = lib.hrr_rand_f32(st.data_ptr(), st.numel(), out.data_ptr() if n else None, n)
+    ptr = out.data_ptr() if n else None
+    rc = (lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), ptr, n, threads) if threads
+          else lib.hrr_rand_f32(st.data_ptr(), st.numel(), ptr, n))
     return out, st, rc
 
 
@@ -50,7 +59,7 @@ def position(seed, skip):
         torch.rand(skip)
 
 
-if lib.hrr_abi_version() != 1:
+if lib.hrr_abi_version() != 2:
     fail("ABI %d" % lib.hrr_abi_version())
 
 rng = random.Random(20261130)
@@ -82,6 +91,28 @@ for seed in seeds:
             nxt = (torch.rand(700), torch.randn(33), torch.randint(0, 2**32 - 1, (3,)))
             if not all(torch.equal(a, b) for a, b in zip(nxt, want_next)):
                 fail("seed %d skip %d n %d: torch's next draws differ" % (seed, skip, n))
+
+# On threads: (seed, skip, n, threads).  2 * PART - 1 from a block start
+# stays on one thread; 2 * PART on two; a skip inside a block draws the
+# block's rest first; the last part is 1 element, or whole.
+for seed, skip, n, threads in ((3, 0, 2 * PART - 1, 4), (3, 0, 2 * PART, 2),
+                               (2**32 - 1, 300, 2 * PART + 324, 2),
+                               (42, 7, 3 * PART + 617 + 1, 3), (5489, 623, 4 * PART, 16),
+                               (9, 1, 5 * PART + 12345, 16), (1, 624, 3 * PART + 1000, 64)):
+    position(seed, skip)
+    want = torch.rand(n)
+    want_state = torch.get_rng_state()
+    position(seed, skip)
+    got, st, rc = fast(n, threads=threads)
+    cases += 1
+    what = "seed %d skip %d n %d on %d threads" % (seed, skip, n, threads)
+    if rc != 0:
+        fail("%s: refused (rc %d)" % (what, rc))
+    elif not torch.equal(got, want):
+        i = int((got != want).nonzero()[0])
+        fail("%s: element %d is %r, torch %r" % (what, i, got[i].item(), want[i].item()))
+    elif not torch.equal(st, want_state):
+        fail("%s: state differs" % what)
 
 # A multi-dimensional tensor is one stream in memory order.
 position(42, 5)

@@ -84,29 +84,40 @@ import worker  # noqa: E402
 
 
 class OneOff:
-    def __init__(self, real, refuse=False):
-        self.real, self.refuse = real, refuse
+    """The library, wrong by one unit in a draw's first value (only when
+    a draw is split between threads, with par), or refusing."""
+    def __init__(self, real, refuse=False, par=False):
+        self.real, self.refuse, self.par = real, refuse, par
 
-    def hrr_rand_f32(self, st, size, out, n):
+    def hrr_rand_f32_par(self, st, size, out, n, threads):
         if self.refuse:
             return -1
-        rc = self.real.hrr_rand_f32(st, size, out, n)
-        if n:
+        rc = self.real.hrr_rand_f32_par(st, size, out, n, threads)
+        if n and (threads > 1 and n >= 2 * 6720 * 624 or not self.par):
             ctypes.c_float.from_address(out).value += 2.0 ** -24
         return rc
 
 
-for refuse, want in ((False, "differs from torch.rand"), (True, "refused a state")):
+for refuse, par, threads, want in ((False, False, 1, "differs from torch.rand"),
+                                   (True, False, 1, "refused a state"),
+                                   (False, True, 4, "differs from torch.rand")):
     fr = worker.FastRand(lib, torch)
-    fr.lib = OneOff(fr.lib, refuse)
+    fr.lib = OneOff(fr.lib, refuse, par)
+    fr.threads = threads
     try:
         fr.check_forked()
         caught = None
     except OSError as e:
         caught = str(e)
     check(caught is not None and want in caught,
-          "a wrong library fails the check: %r" % caught)
+          "a wrong library fails the check (%s on %d threads): %r"
+          % ("refusing" if refuse else "wrong", threads, caught))
 fr = worker.FastRand(lib, torch)
+fr.lib = OneOff(fr.lib, par=True)
+fr.check_forked()
+check(True, "and one wrong only on threads passes on one")
+fr = worker.FastRand(lib, torch)
+fr.threads = 4
 fr.check_forked()
 check(torch.rand is fr.orig and fr.served == 0, "the check leaves torch.rand and its counts alone")
 

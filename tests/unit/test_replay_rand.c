@@ -2,8 +2,10 @@
  * every output against the textbook MT19937 (itself checked by the C++
  * standard's value: the 10000th output of a generator seeded 5489 is
  * 4123659995) across block ends, the state a draw leaves (one draw of n
- * equals draws that add up to n), and the states it refuses.
- * tests/py/test_rand_torch.py compares it with torch itself. */
+ * equals draws that add up to n), and the states it refuses; the jump
+ * ahead (replay/mtjump.c) against refills made one by one, and a draw on
+ * threads against the same draw on one.  tests/py/test_rand_torch.py
+ * compares it with torch itself. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../replay/hrrand.h"
+#include "../../replay/mtjump.h"
 
 /* A state as torch's CPU generator lays it out (get_state) right after
  * manual_seed(seed): the standard init_genrand words, left 1, next 0. */
@@ -172,6 +175,78 @@ static void refuses_unknown_states(void **state)
 	assert_memory_equal(st, keep, sizeof(st));  /* n = 0: nothing drawn */
 }
 
+/* The textbook refill (as ref_next's). */
+static void refill(uint32_t *mt)
+{
+	for (int k = 0; k < 624; k++) {
+		uint32_t y = (mt[k] & 0x80000000u) | (mt[(k + 1) % 624] & 0x7fffffffu);
+
+		mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0);
+	}
+}
+
+static void jump_equals_refills(void **state)
+{
+	static const uint64_t jumps[] = { 1, 2, 3, 5, 100, 1000, 6720 };
+	uint32_t want[624], got[624];
+	struct ref r;
+
+	(void)state;
+	ref_seed(&r, 20261130);
+	memcpy(want, r.mt, sizeof(want));
+	refill(want);
+	for (size_t j = 0; j < sizeof(jumps) / sizeof(*jumps); j++) {
+		memcpy(got, want, sizeof(got));
+		for (uint64_t k = 0; k < jumps[j]; k++)
+			refill(want);
+		assert_int_equal(mtj_jump(got, jumps[j]), 0);
+		/* Equal but for the dead low bits of word 0 (mtjump.h); the
+		 * next refill, which reads only its top bit, is equal whole. */
+		assert_int_equal(got[0] >> 31, want[0] >> 31);
+		assert_memory_equal(got + 1, want + 1, sizeof(got) - sizeof(*got));
+		{
+			uint32_t next[624];
+
+			memcpy(next, want, sizeof(next));
+			refill(next);
+			refill(got);
+			assert_memory_equal(got, next, sizeof(next));
+		}
+	}
+	memcpy(got, want, sizeof(got));
+	assert_int_equal(mtj_jump(got, 0), 0);
+	assert_memory_equal(got, want, sizeof(got));
+}
+
+static void threads_equal_one(void **state)
+{
+	/* 3 parts of 6720 blocks (hrrand.c's PART_ROUND) and some, after a
+	 * skip of 5: the rest of a block, then parts, the last one short. */
+	const uint64_t n = 3 * 6720 * 624 + 777;
+	static const int threads[] = { 2, 3, 7, 100 };
+	uint8_t a[HRR_STATE_BYTES], b[HRR_STATE_BYTES];
+	float skip[5], *one = malloc(n * sizeof(float)), *many = malloc(n * sizeof(float));
+
+	(void)state;
+	assert_non_null(one);
+	assert_non_null(many);
+	seeded(a, 42);
+	assert_int_equal(hrr_rand_f32(a, sizeof(a), skip, 5), 0);
+	memcpy(b, a, sizeof(b));
+	assert_int_equal(hrr_rand_f32(a, sizeof(a), one, n), 0);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(*threads); t++) {
+		uint8_t c[HRR_STATE_BYTES];
+
+		memcpy(c, b, sizeof(c));
+		memset(many, 0, n * sizeof(float));
+		assert_int_equal(hrr_rand_f32_par(c, sizeof(c), many, n, threads[t]), 0);
+		assert_memory_equal(one, many, n * sizeof(float));
+		assert_memory_equal(a, c, sizeof(a));
+	}
+	free(one);
+	free(many);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +254,8 @@ int main(void)
 		cmocka_unit_test(standard_10000th),
 		cmocka_unit_test(split_draws_continue),
 		cmocka_unit_test(refuses_unknown_states),
+		cmocka_unit_test(jump_equals_refills),
+		cmocka_unit_test(threads_equal_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
