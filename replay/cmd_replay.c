@@ -49,7 +49,7 @@ static const char usage[] =
 	" exists)\n"
 	"  --gpus LIST         physical GPU indices, e.g. 0,1 (default:"
 	" $CUDA_VISIBLE_DEVICES or 0)\n"
-	"  --jobs N            build workers (default: online CPUs)\n"
+	"  --jobs N            build workers (default: 1.5 per online CPU)\n"
 	"  --mode M            faithful (KernelBench's semantics, default) or"
 	" robust\n"
 	"  --resume            finish the newest unfinished run instead\n"
@@ -367,9 +367,7 @@ static void defaults(struct args *a)
 	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
 	a->mode = "faithful";
 	a->python = env && *env ? env : "python3";
-	a->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (a->jobs < 1)
-		a->jobs = 1;
+	a->jobs = replay_default_build_workers(replay_online_cpus());
 	a->ctrials = 5;
 	a->ptrials = 100;
 	a->warmup = 3;
@@ -498,12 +496,12 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			st.build_hits, st.predraws, st.predraw_sets, kept,
 			st.restarts, (long)(time(NULL) - t0));
 	}
-	if (!g->quiet && st.build_cpu_s > 0 && st.build_workers > 0)
+	if (!g->quiet && st.build_cpu_s > 0 && st.build_cores > 0)
 		fprintf(stderr, "replay: builds: %.1f CPU-s of compilers on %d "
-			"build worker%s, so at least %.1f s of wall\n",
-			st.build_cpu_s, st.build_workers,
-			st.build_workers == 1 ? "" : "s",
-			st.build_cpu_s / st.build_workers);
+			"core%s (%d build worker%s), so at least %.1f s of wall\n",
+			st.build_cpu_s, st.build_cores, st.build_cores == 1 ? "" : "s",
+			st.build_workers, st.build_workers == 1 ? "" : "s",
+			st.build_cpu_s / st.build_cores);
 	if (!g->quiet && st.timed_jobs > 0) {
 		fprintf(stderr, "replay: %d run jobs' time by phase:", st.timed_jobs);
 		for (int i = 0; i < REPLAY_NPHASES; i++)

@@ -118,6 +118,7 @@ struct sched {
 	struct slot *slots;
 	int nslots;
 	int build_rank;       /* build jobs dispatched so far (their "nice") */
+	int nice_step;        /* build jobs a nice level holds (nice_step()) */
 	cJSON *settings;
 	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
 	char inputs[PATH_MAX];     /* SCRATCH/inputs, shared by the workers */
@@ -547,16 +548,17 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 		cJSON_Delete(m);
 		m = NULL;
 	}
-	/* Builds go in the order they were dispatched: each one a step lower
-	 * than the one before (nice 1 + its rank, at most 19; the worker lowers
-	 * the job's priority, never raises it).  A build given to a worker
-	 * whose last build ended early does not take the cores from older
-	 * builds still running: those finish first, and their jobs reach the
-	 * GPU in line (on the H200 builds behind a fixed nice per worker took
-	 * up to 2.5x as long, and the GPU waited for them). */
+	/* Builds go in the order they were dispatched: each group of
+	 * nice_step builds a step lower than the group before (nice 1 +
+	 * rank / nice_step, at most 19; the worker lowers the job's priority,
+	 * never raises it).  A build given to a worker whose last build ended
+	 * early does not take the cores from older builds still running:
+	 * those finish first, and their jobs reach the GPU in line (on the
+	 * H200 builds behind a fixed nice per worker took up to 2.5x as long,
+	 * and the GPU waited for them). */
 	if (m && sl->role == ROLE_BUILD && how != HOW_INPUTS &&
-	    !cJSON_AddNumberToObject(m, "nice", sc->build_rank < 18 ?
-				     1 + sc->build_rank++ : 19)) {
+	    !cJSON_AddNumberToObject(m, "nice", replay_build_nice(sc->build_rank++,
+								  sc->nice_step))) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
@@ -992,6 +994,8 @@ static int make_slots(struct sched *sc)
 	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
 	sc->st->build_workers = o->build_jobs;
+	sc->st->build_cores = replay_online_cpus();
+	sc->nice_step = replay_nice_step(sc->st->build_cores);
 	sc->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
@@ -1000,10 +1004,11 @@ static int make_slots(struct sched *sc)
 	if (tok)
 		first_gpu = tok;
 	/* Build workers run niced (1): no build slows the run workers' own CPU
-	 * work (the keeper's draws, launching).  Each build job then goes one
-	 * step lower than the one dispatched before it (dispatch: "nice"), so
-	 * the oldest builds (the next jobs in line) get the cores first and
-	 * the GPU worker starts early.  The total build work is the same. */
+	 * work (the keeper's draws, launching).  Each group of build jobs then
+	 * goes one step lower than the group dispatched before it (dispatch:
+	 * "nice"), so the oldest builds (the next jobs in line) get the cores
+	 * first and the GPU worker starts early, while the younger ones use
+	 * what the older leave idle.  The total build work is the same. */
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
 		sc->slots[i].nice = 1;
@@ -1180,4 +1185,28 @@ done:
 	jobs_free(sc.jobs, sc.n);
 	cJSON_Delete(sc.settings);
 	return rc;
+}
+
+int replay_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
+}
+
+int replay_default_build_workers(int cores)
+{
+	return cores + (cores + 1) / 2;
+}
+
+int replay_nice_step(int cores)
+{
+	return cores / 4 > 1 ? cores / 4 : 1;
+}
+
+int replay_build_nice(int rank, int step)
+{
+	int level = rank / (step > 0 ? step : 1);
+
+	return level < 18 ? 1 + level : 19;
 }

@@ -2,8 +2,9 @@
  * (replay_drawer_fits, replay_draw_room in replay/replay.c), with the
  * sizes of the H200 runs: 1.6 G-element fp32 sets of 6.4 GB, six a
  * problem, a 40 GB inputs directory, 125 GiB of host memory; the size of
- * a set as the rules see it (wproc_dir_bytes); and the run worker's choice
- * of its next job (replay_pick_run). */
+ * a set as the rules see it (wproc_dir_bytes); the run worker's choice
+ * of its next job (replay_pick_run); and how builds share the cores
+ * (replay_default_build_workers, replay_nice_step, replay_build_nice). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,33 @@ static void pick_order(void **state)
 	assert_int_equal(replay_pick_run(c, 1, 0), 0);      /* else the first */
 }
 
+static void build_priorities(void **state)
+{
+	(void)state;
+	/* 16 cores (the H200 machine): 24 build workers, a level per 4
+	 * builds: ranks 0-3 at nice 1, 4-7 at 2, ..., 20-23 at 6. */
+	assert_int_equal(replay_default_build_workers(16), 24);
+	assert_int_equal(replay_nice_step(16), 4);
+	assert_int_equal(replay_build_nice(0, 4), 1);
+	assert_int_equal(replay_build_nice(3, 4), 1);
+	assert_int_equal(replay_build_nice(4, 4), 2);
+	assert_int_equal(replay_build_nice(23, 4), 6);
+	assert_int_equal(replay_build_nice(71, 4), 18);
+	assert_int_equal(replay_build_nice(72, 4), 19);
+	assert_int_equal(replay_build_nice(100000, 4), 19);
+	/* Small machines: at least one worker more than cores from 2 on, a
+	 * level per build. */
+	assert_int_equal(replay_default_build_workers(1), 2);
+	assert_int_equal(replay_default_build_workers(2), 3);
+	assert_int_equal(replay_default_build_workers(3), 5);
+	assert_int_equal(replay_nice_step(1), 1);
+	assert_int_equal(replay_nice_step(7), 1);
+	assert_int_equal(replay_nice_step(8), 2);
+	assert_int_equal(replay_build_nice(5, 1), 6);
+	assert_int_equal(replay_build_nice(5, 0), 6);      /* no step: one */
+	assert_true(replay_online_cpus() >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +229,7 @@ int main(void)
 		cmocka_unit_test(dir_bytes_skip_tmp),
 		cmocka_unit_test(pick_finishes_started),
 		cmocka_unit_test(pick_order),
+		cmocka_unit_test(build_priorities),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
