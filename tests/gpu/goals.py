@@ -34,7 +34,7 @@ def when(text):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("db")
-    ap.add_argument("--cores", type=int, default=16, help="build workers (default 16)")
+    ap.add_argument("--cores", type=int, default=16, help="the machine's cores (default 16)")
     ap.add_argument("--kb", help="kb_side_by_side.py --out JSON (KernelBench's best case)")
     ap.add_argument("--timeline", action="store_true", help="a line per problem as well")
     a = ap.parse_args(argv)
