@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../verify/clones.h"
 #include "mtjump.h"
@@ -155,6 +157,7 @@ struct part {
 	uint64_t n;
 	unsigned nx, remain;
 	int failed;
+	int nice;             /* > 0: this thread's priority (its own thread) */
 	pthread_t th;
 };
 
@@ -162,6 +165,10 @@ static void *run_part(void *arg)
 {
 	struct part *pt = arg;
 
+	/* Linux: PRIO_PROCESS with a thread id sets that thread's nice; only
+	 * ever lowered. */
+	if (pt->nice > 0 && getpriority(PRIO_PROCESS, (id_t)gettid()) < pt->nice)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), pt->nice);
 	if (mtj_jump(pt->mt, pt->skip)) {
 		pt->failed = 1;
 		return NULL;
@@ -186,7 +193,7 @@ static uint64_t part_blocks(uint64_t nblocks, int threads)
  * parts of `per` blocks each; the state left is the last part's.  0, or
  * -1 when a part could not be made (out is then partly written). */
 static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, uint64_t n,
-		      uint64_t per, uint64_t nparts)
+		      uint64_t per, uint64_t nparts, int nice)
 {
 	struct part *pt = calloc(nparts, sizeof(*pt));
 	int rc = 0;
@@ -198,14 +205,17 @@ static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, 
 		pt[j].skip = j * per;
 		pt[j].out = out + j * per * N;
 		pt[j].n = j + 1 < nparts ? per * N : n - j * per * N;
+		pt[j].nice = nice;
 	}
-	/* Part 0 here, the others on threads; one that cannot start runs
-	 * here too. */
-	for (uint64_t j = 1; j < nparts; j++)
+	/* Part 0 here (on a thread of its own when niced: the caller's
+	 * priority stays), the others on threads; one that cannot start runs
+	 * here, at the caller's priority. */
+	for (uint64_t j = nice > 0 ? 0 : 1; j < nparts; j++)
 		if (pthread_create(&pt[j].th, NULL, run_part, &pt[j]))
 			pt[j].th = pthread_self();
-	run_part(&pt[0]);
-	for (uint64_t j = 1; j < nparts; j++) {
+	if (nice <= 0)
+		run_part(&pt[0]);
+	for (uint64_t j = nice > 0 ? 0 : 1; j < nparts; j++) {
 		if (pthread_equal(pt[j].th, pthread_self()))
 			run_part(&pt[j]);
 		else
@@ -222,7 +232,7 @@ static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, 
 	return rc;
 }
 
-int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads)
+int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads, int nice)
 {
 	uint32_t mt[N];
 	unsigned nx, remain;
@@ -244,7 +254,8 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 		uint32_t start[N];
 
 		memcpy(start, mt, sizeof(start));
-		if (fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per)) {
+		if (fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per,
+			       nice)) {
 			memcpy(mt, start, sizeof(start));     /* one thread, then */
 			fill(mt, &nx, &remain, out, n);
 		}
@@ -257,5 +268,5 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n)
 {
-	return hrr_rand_f32_par(st, len, out, n, 1);
+	return hrr_rand_f32_par(st, len, out, n, 1, 0);
 }

@@ -8,8 +8,9 @@ load_inline runs ninja on main.cpp and cuda.cu; --main and --cuda are their
 CPU seconds), then a link of 1 s.  The cores are shared as Linux's CFS
 shares them: each runnable step gets a share by the weight of its nice
 level (kernel/sched/core.c, sched_prio_to_weight), at most one core.
-Builds start when a worker is free, in order; build r runs at
-1 + r // step.  The GPU runs problems in order, a problem's jobs as their
+Builds start when a worker is free, in order; their nice levels follow
+replay_build_nice_next: a level holds at least `step` builds and ends with
+a problem (or, for the older policies, exactly `step` builds).  The GPU runs problems in order, a problem's jobs as their
 builds end, --job seconds each.  Workers start --start seconds in.
 
 Defaults are the H200 run's (tests/gpu/kb-large: 24 builds, 4 problems of
@@ -46,8 +47,21 @@ def shares(weights, cores):
         left = [i for i in left if i not in full]
 
 
-def simulate(a, workers, step, dt=0.05):
+def nices(a, step, whole):
+    """Each build's nice: levels of `step` builds, or (whole) of at least
+    `step` ending with a problem (replay.c)."""
+    out, level, in_level = [], 0, 0
+    for r in range(a.builds):
+        if in_level >= step and (not whole or r % a.per_problem == 0):
+            level, in_level = level + 1, 0
+        in_level += 1
+        out.append(min(19, 1 + level))
+    return out
+
+
+def simulate(a, workers, step, whole=False, dt=0.05):
     """(wall to the last job's end, the last build's end)."""
+    nice = nices(a, step, whole)
     builds = [{"steps": [a.cuda, a.main], "link": 1.0, "end": None} for _ in range(a.builds)]
     t, queue, running = a.start, list(range(a.builds)), []
     while any(b["end"] is None for b in builds):
@@ -55,7 +69,7 @@ def simulate(a, workers, step, dt=0.05):
             running.append(queue.pop(0))
         tasks = []
         for r in running:
-            w = WEIGHT[min(19, 1 + r // step)]
+            w = WEIGHT[nice[r]]
             live = [j for j, x in enumerate(builds[r]["steps"]) if x > 1e-9]
             tasks += [(r, j, w) for j in live] or [(r, -1, w)]
         for (r, j, _), rate in zip(tasks, shares([w for _, _, w in tasks], a.cores)):
@@ -88,15 +102,16 @@ def main(argv):
     bound = a.builds * (a.cuda + a.main + 1.0) / a.cores
     print("%d builds on %d cores: bound %.1f s" % (a.builds, a.cores, bound))
     c = a.cores
-    for name, workers, step in (
-            ("1 worker a core, a level a build (seventh session)", c, 1),
-            ("1 worker a core, a level per cores/4 builds", c, max(1, c // 4)),
-            ("1.5 workers a core, a level a build", c + (c + 1) // 2, 1),
-            ("1.5 workers a core, a level per cores/4 builds (default)",
-             c + (c + 1) // 2, max(1, c // 4)),
-            ("1.5 workers a core, one level", c + (c + 1) // 2, 10 ** 6),
-            ("2 workers a core, a level per cores/4 builds", 2 * c, max(1, c // 4))):
-        wall, last = simulate(a, workers, step)
+    w15, q = c + (c + 1) // 2, max(1, c // 4)
+    for name, workers, step, whole in (
+            ("1 worker a core, a level a build (seventh session)", c, 1, False),
+            ("1 worker a core, a level per cores/4 builds", c, q, False),
+            ("1.5 workers a core, a level a build", w15, 1, False),
+            ("1.5 workers a core, a level per cores/4 builds", w15, q, False),
+            ("1.5 workers a core, levels of whole problems (default)", w15, q, True),
+            ("1.5 workers a core, one level", w15, 10 ** 6, False),
+            ("2 workers a core, levels of whole problems", 2 * c, q, True)):
+        wall, last = simulate(a, workers, step, whole)
         print("  %-58s last build %6.1f s, wall %6.1f s, %.2fx the bound"
               % (name, last, wall, wall / bound))
     return 0

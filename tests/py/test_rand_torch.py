@@ -31,7 +31,7 @@ lib.hrr_rand_f32.restype = ctypes.c_int
 lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_uint64]
 lib.hrr_rand_f32_par.restype = ctypes.c_int
 lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                 ctypes.c_uint64, ctypes.c_int]
+                                 ctypes.c_uint64, ctypes.c_int, ctypes.c_int]
 PART = 6720 * 624      # hrrand.c: a part is a multiple of PART_ROUND blocks
 failures = []
 
@@ -42,13 +42,14 @@ def fail(what):
         print("FAIL:", what)
 
 
-def fast(n, state=None, threads=0):
+def fast(n, state=None, threads=0, nice=0):
     """(values, state after, rc) drawn by the library from the current
-    state (or the given bytes); on threads (hrr_rand_f32_par) when given."""
+    state (or the given bytes); on threads (hrr_rand_f32_par) when given,
+    at that nice."""
     st = (torch.get_rng_state() if state is None else state).clone()
     out = torch.empty(n)
     ptr = out.data_ptr() if n else None
-    rc = (lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), ptr, n, threads) if threads
+    rc = (lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), ptr, n, threads, nice) if threads
           else lib.hrr_rand_f32(st.data_ptr(), st.numel(), ptr, n))
     return out, st, rc
 
@@ -103,9 +104,13 @@ for seed, skip, n, threads in ((3, 0, 2 * PART - 1, 4), (3, 0, 2 * PART, 2),
     want = torch.rand(n)
     want_state = torch.get_rng_state()
     position(seed, skip)
-    got, st, rc = fast(n, threads=threads)
+    nice = 19 if threads in (3, 16) else 0      # niced: every part on its own thread
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    got, st, rc = fast(n, threads=threads, nice=nice)
     cases += 1
-    what = "seed %d skip %d n %d on %d threads" % (seed, skip, n, threads)
+    if os.getpriority(os.PRIO_PROCESS, 0) != before:
+        fail("a draw at nice %d changed the caller's priority" % nice)
+    what = "seed %d skip %d n %d on %d threads at nice %d" % (seed, skip, n, threads, nice)
     if rc != 0:
         fail("%s: refused (rc %d)" % (what, rc))
     elif not torch.equal(got, want):
