@@ -14,8 +14,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "../verify/clones.h"
 #include "mtjump.h"
@@ -157,7 +155,6 @@ struct part {
 	uint64_t n;
 	unsigned nx, remain;
 	int failed;
-	int nice;             /* > 0: this thread's priority (its own thread) */
 	pthread_t th;
 };
 
@@ -165,10 +162,6 @@ static void *run_part(void *arg)
 {
 	struct part *pt = arg;
 
-	/* Linux: PRIO_PROCESS with a thread id sets that thread's nice; only
-	 * ever lowered. */
-	if (pt->nice > 0 && getpriority(PRIO_PROCESS, (id_t)gettid()) < pt->nice)
-		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), pt->nice);
 	if (mtj_jump(pt->mt, pt->skip)) {
 		pt->failed = 1;
 		return NULL;
@@ -193,7 +186,7 @@ static uint64_t part_blocks(uint64_t nblocks, int threads)
  * parts of `per` blocks each; the state left is the last part's.  0, or
  * -1 when a part could not be made (out is then partly written). */
 static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, uint64_t n,
-		      uint64_t per, uint64_t nparts, int nice)
+		      uint64_t per, uint64_t nparts)
 {
 	struct part *pt = calloc(nparts, sizeof(*pt));
 	int rc = 0;
@@ -205,17 +198,14 @@ static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, 
 		pt[j].skip = j * per;
 		pt[j].out = out + j * per * N;
 		pt[j].n = j + 1 < nparts ? per * N : n - j * per * N;
-		pt[j].nice = nice;
 	}
-	/* Part 0 here (on a thread of its own when niced: the caller's
-	 * priority stays), the others on threads; one that cannot start runs
-	 * here, at the caller's priority. */
-	for (uint64_t j = nice > 0 ? 0 : 1; j < nparts; j++)
+	/* Part 0 here, the others on threads; one that cannot start runs
+	 * here too. */
+	for (uint64_t j = 1; j < nparts; j++)
 		if (pthread_create(&pt[j].th, NULL, run_part, &pt[j]))
 			pt[j].th = pthread_self();
-	if (nice <= 0)
-		run_part(&pt[0]);
-	for (uint64_t j = nice > 0 ? 0 : 1; j < nparts; j++) {
+	run_part(&pt[0]);
+	for (uint64_t j = 1; j < nparts; j++) {
 		if (pthread_equal(pt[j].th, pthread_self()))
 			run_part(&pt[j]);
 		else
@@ -232,7 +222,7 @@ static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, 
 	return rc;
 }
 
-int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads, int nice)
+int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads)
 {
 	uint32_t mt[N];
 	unsigned nx, remain;
@@ -254,8 +244,7 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 		uint32_t start[N];
 
 		memcpy(start, mt, sizeof(start));
-		if (fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per,
-			       nice)) {
+		if (fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per)) {
 			memcpy(mt, start, sizeof(start));     /* one thread, then */
 			fill(mt, &nx, &remain, out, n);
 		}
@@ -268,5 +257,5 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n)
 {
-	return hrr_rand_f32_par(st, len, out, n, 1, 0);
+	return hrr_rand_f32_par(st, len, out, n, 1);
 }

@@ -43,13 +43,9 @@ int hrr_abi_version(void);
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n);
 
 /* hrr_rand_f32 on up to `threads` threads (at most HRR_MAX_THREADS; one
- * for draws under 8 M elements).  nice > 0: the threads run at that nice
- * (Linux; only ever lower than the caller's), and the caller's thread
- * only waits for them: a draw ahead that nobody waits for takes the CPU
- * no one else wants.  Same values, same state, same errors; a thread
- * that cannot start runs its part on the caller's thread, and when a
- * jump fails the whole draw is made again on it. */
-int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads,
-		     int nice);
+ * for draws under 8 M elements).  Same values, same state, same errors;
+ * a thread that cannot start or jump leaves its part to the caller's
+ * thread. */
+int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads);
 
 #endif

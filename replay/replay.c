@@ -117,8 +117,8 @@ struct sched {
 	int n;
 	struct slot *slots;
 	int nslots;
-	struct build_levels levels; /* the builds' nice levels so far */
-	int nice_step;        /* build jobs a nice level holds at least */
+	int build_rank;       /* build jobs dispatched so far (their "nice") */
+	int nice_step;        /* build jobs a nice level holds (nice_step()) */
 	cJSON *settings;
 	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
 	char inputs[PATH_MAX];     /* SCRATCH/inputs, shared by the workers */
@@ -548,18 +548,17 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 		cJSON_Delete(m);
 		m = NULL;
 	}
-	/* Builds go in the order they were dispatched: each group of whole
-	 * problems, at least nice_step builds, a step lower than the group
-	 * before (replay_build_nice_next, at most 19; the worker lowers the
-	 * job's priority, never raises it).  A build given to a worker whose
-	 * last build ended early does not take the cores from older builds
-	 * still running: those finish first, and their jobs reach the GPU in
-	 * line (on the H200 builds behind a fixed nice per worker took up to
-	 * 2.5x as long, and the GPU waited for them). */
+	/* Builds go in the order they were dispatched: each group of
+	 * nice_step builds a step lower than the group before (nice 1 +
+	 * rank / nice_step, at most 19; the worker lowers the job's priority,
+	 * never raises it).  A build given to a worker whose last build ended
+	 * early does not take the cores from older builds still running:
+	 * those finish first, and their jobs reach the GPU in line (on the
+	 * H200 builds behind a fixed nice per worker took up to 2.5x as long,
+	 * and the GPU waited for them). */
 	if (m && sl->role == ROLE_BUILD && how != HOW_INPUTS &&
-	    !cJSON_AddNumberToObject(m, "nice", replay_build_nice_next(&sc->levels,
-								       sc->pj[j],
-								       sc->nice_step))) {
+	    !cJSON_AddNumberToObject(m, "nice", replay_build_nice(sc->build_rank++,
+								  sc->nice_step))) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
@@ -997,7 +996,6 @@ static int make_slots(struct sched *sc)
 	sc->st->build_workers = o->build_jobs;
 	sc->st->build_cores = replay_online_cpus();
 	sc->nice_step = replay_nice_step(sc->st->build_cores);
-	sc->levels.last_prob = -1;
 	sc->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
@@ -1206,13 +1204,9 @@ int replay_nice_step(int cores)
 	return cores / 4 > 1 ? cores / 4 : 1;
 }
 
-int replay_build_nice_next(struct build_levels *b, int prob, int step)
+int replay_build_nice(int rank, int step)
 {
-	if (b->in_level >= step && prob != b->last_prob) {
-		b->level++;
-		b->in_level = 0;
-	}
-	b->in_level++;
-	b->last_prob = prob;
-	return b->level < 18 ? 1 + b->level : 19;
+	int level = rank / (step > 0 ? step : 1);
+
+	return level < 18 ? 1 + level : 19;
 }

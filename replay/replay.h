@@ -69,24 +69,17 @@ struct replay_stats {
 /* How builds share the cores (replay.c; unit-tested in
  * tests/unit/test_replay_draws.c).  Build workers by default: 1.5 per
  * core (cores + cores / 2, rounded up), so that cores a build leaves idle
- * (one compile step of its two, a link) go to younger builds.  Builds
- * are niced by levels in dispatch order: replay_build_nice_next gives the
- * next build's nice (1 for the first level, one step lower for each level
- * after, at most 19); a level holds at least `step` =
- * replay_nice_step(cores) = cores / 4 builds and ends only where a
- * problem does, so that a problem's builds, which the GPU needs together,
- * end together.  On a model of the H200 run (tests/gpu/build_sched.py)
- * this packs 24 builds into 1.20x their bound, against 1.29x for one
- * build worker per core and a step per build. */
-struct build_levels {
-	int level;      /* 0: nice 1 */
-	int in_level;   /* builds given it so far */
-	int last_prob;  /* the last build's problem; -1 at first */
-};
+ * (one compile step of its two, a link) go to younger builds.  Build job
+ * `rank` (0 = the first dispatched) runs at nice replay_build_nice(rank,
+ * replay_nice_step(cores)): 1 for the first cores / 4 builds, one step
+ * lower for each such group after, at most 19.  On a model of the H200
+ * run (tests/gpu/build_sched.py) this packs 24 builds into 1.20x their
+ * bound, against 1.29x for one build worker per core and a step per
+ * build. */
 int replay_online_cpus(void);
 int replay_default_build_workers(int cores);
 int replay_nice_step(int cores);
-int replay_build_nice_next(struct build_levels *b, int prob, int step);
+int replay_build_nice(int rank, int step);
 
 /* The scheduler's two rules for drawing inputs ahead, as pure functions
  * (replay.c; unit-tested in tests/unit/test_replay_draws.c).

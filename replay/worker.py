@@ -265,7 +265,7 @@ class FastRand:
             raise OSError("ABI %d, worker speaks 2" % lib.hrr_abi_version())
         lib.hrr_rand_f32_par.restype = ctypes.c_int
         lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                         ctypes.c_uint64, ctypes.c_int, ctypes.c_int]
+                                         ctypes.c_uint64, ctypes.c_int]
         self.lib, self.path, self.torch = lib, path, torch
         self.orig = torch.rand
         self.served = 0          # calls served, for the job's record
@@ -275,9 +275,6 @@ class FastRand:
         # them: hrrand.h).  One in build workers and jobs, which draw side
         # by side; the keeper, the one drawer of its GPU, takes every CPU.
         self.threads = 1
-        # The threads' nice (> 0: lower than the caller's): the keeper's
-        # draws ahead, which nobody waits for, go at 19 (read each chunk).
-        self.nice = 0
 
     def fill(self, shape, n):
         """n elements of the stream into a new tensor of shape, the state
@@ -302,7 +299,7 @@ class FastRand:
             if off:
                 self.between()
             if self.lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), out.data_ptr() + 4 * off,
-                                         min(step, n - off), self.threads, self.nice):
+                                         min(step, n - off), self.threads):
                 return None      # refused: only ever the first call (the state is torch's)
         t.set_rng_state(st)
         return out
@@ -1286,7 +1283,6 @@ class Keeper:
     fingerprints every set and checks the sets it lent when the job's
     connection closes; a changed set is dropped and reloaded from its file.
     It never runs candidate code and never writes a file."""
-    AHEAD_NICE = 19      # its draws ahead (FastRand.nice)
 
     def __init__(self, cfg, torch, sock, budget_mb):
         self.cfg, self.t, self.sock = cfg, torch, sock
@@ -1406,10 +1402,6 @@ class Keeper:
                           self.cfg, None, t)
                 job.get_inputs = ctx["get_inputs"]
                 self.drawers[key] = job
-            # A draw ahead takes the CPU nobody else wants (in a cold run
-            # the compilers'); one a job waits for, every CPU at once.
-            if self.cfg.rand is not None:
-                self.cfg.rand.nice = 0 if need else self.AHEAD_NICE
             started, t0 = time.time(), time.monotonic()
             raw, state, _, size, on_cpu = job.draw(seed, cuda_state=False)
         except Exception as e:   # noqa: the problem's own error; its jobs meet it too
@@ -1605,8 +1597,6 @@ class Keeper:
             return True
         if held_only and not all(n in self.held for n in names):
             self.deferred.append((names, reply))
-            if self.cfg.rand is not None:
-                self.cfg.rand.nice = 0       # a job now waits for this draw
         else:
             self.answer(names, reply)
         return True

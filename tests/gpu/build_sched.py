@@ -8,9 +8,9 @@ load_inline runs ninja on main.cpp and cuda.cu; --main and --cuda are their
 CPU seconds), then a link of 1 s.  The cores are shared as Linux's CFS
 shares them: each runnable step gets a share by the weight of its nice
 level (kernel/sched/core.c, sched_prio_to_weight), at most one core.
-Builds start when a worker is free, in order; their nice levels follow
-replay_build_nice_next: a level holds at least `step` builds and ends with
-a problem (or, for the older policies, exactly `step` builds).  The GPU runs problems in order, a problem's jobs as their
+Builds start when a worker is free, in order; their nice levels hold
+`step` builds each (replay_build_nice), or, the policy tried in the eighth
+session, at least `step` and end with a problem.  The GPU runs problems in order, a problem's jobs as their
 builds end, --job seconds each.  Workers start --start seconds in.
 
 Defaults are the H200 run's (tests/gpu/kb-large: 24 builds, 4 problems of
@@ -48,8 +48,8 @@ def shares(weights, cores):
 
 
 def nices(a, step, whole):
-    """Each build's nice: levels of `step` builds, or (whole) of at least
-    `step` ending with a problem (replay.c)."""
+    """Each build's nice: levels of `step` builds (replay.c), or (whole) of
+    at least `step` ending with a problem."""
     out, level, in_level = [], 0, 0
     for r in range(a.builds):
         if in_level >= step and (not whole or r % a.per_problem == 0):
@@ -107,10 +107,10 @@ def main(argv):
             ("1 worker a core, a level a build (seventh session)", c, 1, False),
             ("1 worker a core, a level per cores/4 builds", c, q, False),
             ("1.5 workers a core, a level a build", w15, 1, False),
-            ("1.5 workers a core, a level per cores/4 builds", w15, q, False),
-            ("1.5 workers a core, levels of whole problems (default)", w15, q, True),
+            ("1.5 workers a core, a level per cores/4 builds (default)", w15, q, False),
+            ("1.5 workers a core, levels of whole problems (tried)", w15, q, True),
             ("1.5 workers a core, one level", w15, 10 ** 6, False),
-            ("2 workers a core, levels of whole problems", 2 * c, q, True)):
+            ("2 workers a core, a level per cores/4 builds", 2 * c, q, False)):
         wall, last = simulate(a, workers, step, whole)
         print("  %-58s last build %6.1f s, wall %6.1f s, %.2fx the bound"
               % (name, last, wall, wall / bound))

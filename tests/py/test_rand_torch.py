@@ -31,7 +31,7 @@ lib.hrr_rand_f32.restype = ctypes.c_int
 lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_uint64]
 lib.hrr_rand_f32_par.restype = ctypes.c_int
 lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-                                 ctypes.c_uint64, ctypes.c_int, ctypes.c_int]
+                                 ctypes.c_uint64, ctypes.c_int]
 PART = 6720 * 624      # hrrand.c: a part is a multiple of PART_ROUND blocks
 failures = []
 
@@ -42,14 +42,13 @@ def fail(what):
         print("FAIL:", what)
 
 
-def fast(n, state=None, threads=0, nice=0):
+def fast(n, state=None, threads=0):
     """(values, state after, rc) drawn by the library from the current
-    state (or the given bytes); on threads (hrr_rand_f32_par) when given,
-    at that nice."""
+    state (or the given bytes); on threads (hrr_rand_f32_par) when given."""
     st = (torch.get_rng_state() if state is None else state).clone()
     out = torch.empty(n)
     ptr = out.data_ptr() if n else None
-    rc = (lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), ptr, n, threads, nice) if threads
+    rc = (lib.hrr_rand_f32_par(st.data_ptr(), st.numel(), ptr, n, threads) if threads
           else lib.hrr_rand_f32(st.data_ptr(), st.numel(), ptr, n))
     return out, st, rc
 
@@ -104,13 +103,9 @@ for seed, skip, n, threads in ((3, 0, 2 * PART - 1, 4), (3, 0, 2 * PART, 2),
     want = torch.rand(n)
     want_state = torch.get_rng_state()
     position(seed, skip)
-    nice = 19 if threads in (3, 16) else 0      # niced: every part on its own thread
-    before = os.getpriority(os.PRIO_PROCESS, 0)
-    got, st, rc = fast(n, threads=threads, nice=nice)
+    got, st, rc = fast(n, threads=threads)
     cases += 1
-    if os.getpriority(os.PRIO_PROCESS, 0) != before:
-        fail("a draw at nice %d changed the caller's priority" % nice)
-    what = "seed %d skip %d n %d on %d threads at nice %d" % (seed, skip, n, threads, nice)
+    what = "seed %d skip %d n %d on %d threads" % (seed, skip, n, threads)
     if rc != 0:
         fail("%s: refused (rc %d)" % (what, rc))
     elif not torch.equal(got, want):

@@ -156,16 +156,14 @@ for n in (70001, 72000):
           "with %d pauses between them" % (n, len(calls)))
 
 # Mid-draw (Keeper.poll) a job whose sets are all held is answered at once;
-# one that names a set not held yet waits for the draw's end (deferred),
-# and the draw, ahead at nice 19 until then, goes on at full priority.
+# one that names a set not held yet waits for the draw's end (deferred).
 import json  # noqa: E402
 import pickle  # noqa: E402
 import socket  # noqa: E402
 import types  # noqa: E402
 import torch.multiprocessing  # noqa: E402,F401
 with tempfile.TemporaryDirectory() as d:
-    rand = types.SimpleNamespace(nice=W.Keeper.AHEAD_NICE)     # a draw ahead under way
-    cfg = types.SimpleNamespace(device="cpu", take_inputs=False, inputs_dir=d, rand=rand)
+    cfg = types.SimpleNamespace(device="cpu", take_inputs=False, inputs_dir=d, rand=None)
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     k = W.Keeper(cfg, torch, theirs, 1)
     k.cuda, k.budget = False, 1 << 20
@@ -184,15 +182,11 @@ with tempfile.TemporaryDirectory() as d:
     k.poll()
     n = int.from_bytes(a.recv(8), "little")
     lent = pickle.loads(a.recv(n, socket.MSG_WAITALL))
-    nice_lent = rand.nice
     b = ask([held, "%s-2.pt" % K1])
     k.poll()
     check(list(lent) == [held] and len(k.deferred) == 1 and k.deferred[0][0][1].endswith("-2.pt"),
           "mid-draw: a job whose sets are held is lent them at once, one that needs "
           "another set waits for the draw (%s, %d deferred)" % (list(lent), len(k.deferred)))
-    check(nice_lent == 19 and rand.nice == 0,
-          "the draw stays at nice 19 while nobody waits, and goes on at 0 once a job "
-          "does (%d, then %d)" % (nice_lent, rand.nice))
     a.close()
     b.close()
     mine.close()

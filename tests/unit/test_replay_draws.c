@@ -192,64 +192,30 @@ static void pick_order(void **state)
 	assert_int_equal(replay_pick_run(c, 1, 0), 0);      /* else the first */
 }
 
-/* The nices of builds of these problems, dispatched in this order. */
-static void levels(const int *probs, int n, int step, int *nice)
-{
-	struct build_levels b = { .last_prob = -1 };
-
-	for (int i = 0; i < n; i++)
-		nice[i] = replay_build_nice_next(&b, probs[i], step);
-}
-
 static void build_priorities(void **state)
 {
-	/* The H200 run: 16 cores, 24 build workers, 4 problems of 6: a
-	 * level per problem (at least 4 builds, ending with a problem). */
-	static const int h200[24] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
-				      2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3 };
-	/* One build a problem: 4 problems a level; 3 a problem: 2 a level
-	 * (6 builds); a problem of 9 stays whole. */
-	static const int ones[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
-	static const int mixed[10] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 2 };
-	static const int big[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1 };
-	int nice[24], many[100];
-
 	(void)state;
+	/* 16 cores (the H200 machine): 24 build workers, a level per 4
+	 * builds: ranks 0-3 at nice 1, 4-7 at 2, ..., 20-23 at 6. */
 	assert_int_equal(replay_default_build_workers(16), 24);
 	assert_int_equal(replay_nice_step(16), 4);
-	levels(h200, 24, 4, nice);
-	for (int i = 0; i < 24; i++)
-		assert_int_equal(nice[i], 1 + h200[i]);
-	levels(ones, 9, 4, nice);
-	assert_int_equal(nice[0], 1);
-	assert_int_equal(nice[3], 1);
-	assert_int_equal(nice[4], 2);
-	assert_int_equal(nice[8], 3);
-	levels(mixed, 10, 4, nice);
-	assert_int_equal(nice[5], 1);
-	assert_int_equal(nice[6], 2);
-	assert_int_equal(nice[9], 2);
-	levels(big, 12, 4, nice);
-	assert_int_equal(nice[8], 1);
-	assert_int_equal(nice[9], 2);
-	for (int i = 0; i < 100; i++)        /* at most 19 */
-		many[i] = i;
-	{
-		struct build_levels b = { .last_prob = -1 };
-		int last = 0;
-
-		for (int i = 0; i < 100; i++)
-			last = replay_build_nice_next(&b, many[i], 1);
-		assert_int_equal(last, 19);
-	}
-	/* Small machines: 1.5 workers a core, rounded up; a level holds at
-	 * least one build. */
+	assert_int_equal(replay_build_nice(0, 4), 1);
+	assert_int_equal(replay_build_nice(3, 4), 1);
+	assert_int_equal(replay_build_nice(4, 4), 2);
+	assert_int_equal(replay_build_nice(23, 4), 6);
+	assert_int_equal(replay_build_nice(71, 4), 18);
+	assert_int_equal(replay_build_nice(72, 4), 19);
+	assert_int_equal(replay_build_nice(100000, 4), 19);
+	/* Small machines: at least one worker more than cores from 2 on, a
+	 * level per build. */
 	assert_int_equal(replay_default_build_workers(1), 2);
 	assert_int_equal(replay_default_build_workers(2), 3);
 	assert_int_equal(replay_default_build_workers(3), 5);
 	assert_int_equal(replay_nice_step(1), 1);
 	assert_int_equal(replay_nice_step(7), 1);
 	assert_int_equal(replay_nice_step(8), 2);
+	assert_int_equal(replay_build_nice(5, 1), 6);
+	assert_int_equal(replay_build_nice(5, 0), 6);      /* no step: one */
 	assert_true(replay_online_cpus() >= 1);
 }
 

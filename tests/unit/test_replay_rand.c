@@ -4,7 +4,7 @@
  * 4123659995) across block ends, the state a draw leaves (one draw of n
  * equals draws that add up to n), and the states it refuses; the jump
  * ahead (replay/mtjump.c) against refills made one by one, and a draw on
- * threads (niced or not) against the same draw on one.  tests/py/test_rand_torch.py
+ * threads against the same draw on one.  tests/py/test_rand_torch.py
  * compares it with torch itself. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -239,9 +239,7 @@ static void threads_equal_one(void **state)
 
 		memcpy(c, b, sizeof(c));
 		memset(many, 0, n * sizeof(float));
-		/* niced (every part on a thread of its own) from 3 on */
-		assert_int_equal(hrr_rand_f32_par(c, sizeof(c), many, n, threads[t],
-						  threads[t] > 2 ? 19 : 0), 0);
+		assert_int_equal(hrr_rand_f32_par(c, sizeof(c), many, n, threads[t]), 0);
 		assert_memory_equal(one, many, n * sizeof(float));
 		assert_memory_equal(a, c, sizeof(a));
 	}
