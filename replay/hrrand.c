@@ -255,6 +255,11 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 	return 0;
 }
 
+uint64_t hrr_part_elements(void)
+{
+	return (uint64_t)PART_ROUND * N;
+}
+
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n)
 {
 	return hrr_rand_f32_par(st, len, out, n, 1);

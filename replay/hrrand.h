@@ -43,9 +43,13 @@ int hrr_abi_version(void);
 int hrr_rand_f32(uint8_t *st, size_t len, float *out, uint64_t n);
 
 /* hrr_rand_f32 on up to `threads` threads (at most HRR_MAX_THREADS; one
- * for draws under 8 M elements).  Same values, same state, same errors;
- * a thread that cannot start or jump leaves its part to the caller's
- * thread. */
+ * for draws under 8.4 M elements).  Same values, same state, same errors;
+ * a thread that cannot start runs its part on the caller's thread, and
+ * when a jump fails (out of memory) the whole draw is made again there. */
 int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int threads);
+
+/* The elements of one part of a split draw: a draw is split only when,
+ * after the rest of its first block, at least two parts are left. */
+uint64_t hrr_part_elements(void);
 
 #endif

@@ -75,7 +75,8 @@ struct replay_stats {
  * lower for each such group after, at most 19.  On a model of the H200
  * run (tests/gpu/build_sched.py) this packs 24 builds into 1.20x their
  * bound, against 1.29x for one build worker per core and a step per
- * build. */
+ * build; the H200 measured 1.27-1.32 (1.32-1.37 before), where the run
+ * worker's jobs, not the builds, came last (docs/benchmarks.md). */
 int replay_online_cpus(void);
 int replay_default_build_workers(int cores);
 int replay_nice_step(int cores);

@@ -32,7 +32,8 @@ lib.hrr_rand_f32.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, 
 lib.hrr_rand_f32_par.restype = ctypes.c_int
 lib.hrr_rand_f32_par.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                                  ctypes.c_uint64, ctypes.c_int]
-PART = 6720 * 624      # hrrand.c: a part is a multiple of PART_ROUND blocks
+lib.hrr_part_elements.restype = ctypes.c_uint64
+PART = lib.hrr_part_elements()      # a split draw's part (hrrand.h)
 failures = []
 
 

@@ -93,11 +93,14 @@ class OneOff:
     def __init__(self, real, refuse=False, par=False):
         self.real, self.refuse, self.par = real, refuse, par
 
+    def hrr_part_elements(self):
+        return self.real.hrr_part_elements()
+
     def hrr_rand_f32_par(self, st, size, out, n, threads):
         if self.refuse:
             return -1
         rc = self.real.hrr_rand_f32_par(st, size, out, n, threads)
-        if n and (threads > 1 and n >= 2 * 6720 * 624 or not self.par):
+        if n and (threads > 1 and n >= 2 * self.real.hrr_part_elements() or not self.par):
             ctypes.c_float.from_address(out).value += 2.0 ** -24
         return rc
 

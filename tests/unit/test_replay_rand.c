@@ -220,14 +220,15 @@ static void jump_equals_refills(void **state)
 
 static void threads_equal_one(void **state)
 {
-	/* 3 parts of 6720 blocks (hrrand.c's PART_ROUND) and some, after a
-	 * skip of 5: the rest of a block, then parts, the last one short. */
-	const uint64_t n = 3 * 6720 * 624 + 777;
+	/* 3 parts (of 6720 blocks) and some, after a skip of 5: the rest of
+	 * a block, then parts, the last one short. */
+	const uint64_t n = 3 * hrr_part_elements() + 777;
 	static const int threads[] = { 2, 3, 7, 100 };
 	uint8_t a[HRR_STATE_BYTES], b[HRR_STATE_BYTES];
 	float skip[5], *one = malloc(n * sizeof(float)), *many = malloc(n * sizeof(float));
 
 	(void)state;
+	assert_int_equal(hrr_part_elements(), 6720 * 624);
 	assert_non_null(one);
 	assert_non_null(many);
 	seeded(a, 42);
