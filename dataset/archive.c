@@ -150,11 +150,9 @@ void afileset_free(struct afileset *fs)
 int afile_check_text(const char *input, const struct afile *f,
 		     struct hr_err *e)
 {
-	size_t bad = text_utf8_invalid_at(f->data, f->len), line, col;
-	const char *what = "not valid UTF-8";
+	const char *what;
+	size_t bad = text_bad_at(f->data, f->len, &what), line, col;
 
-	if (bad == f->len && (bad = strlen((const char *)f->data)) != f->len)
-		what = "NUL byte";
 	if (bad == f->len)
 		return HR_OK;
 	text_line_col(f->data, bad, &line, &col);

@@ -22,17 +22,12 @@ static long line_of(const char *buf, size_t off)
 static int check_text(const char *file, const char *buf, size_t len,
 		      struct hr_err *e)
 {
-	const char *nul = memchr(buf, '\0', len);
-	size_t bad = text_utf8_invalid_at(buf, len);
+	size_t bad = text_bad_at(buf, len, NULL);
 
-	if (nul && (size_t)(nul - buf) < bad)
-		return hr_errf(e, HR_INPUT, "%s:%ld: NUL byte at byte offset "
-			       "%zu", file, line_of(buf, (size_t)(nul - buf)),
-			       (size_t)(nul - buf));
-	if (bad < len)
-		return hr_errf(e, HR_INPUT, "%s:%ld: invalid UTF-8 at byte "
-			       "offset %zu", file, line_of(buf, bad), bad);
-	return HR_OK;
+	if (bad == len)
+		return HR_OK;
+	return hr_errf(e, HR_INPUT, "%s:%ld: %s at byte offset %zu", file,
+		       line_of(buf, bad), buf[bad] ? "invalid UTF-8" : "NUL byte", bad);
 }
 
 static int blank(int c)

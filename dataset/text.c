@@ -1,6 +1,8 @@
 /* text.c - see text.h. */
 #include "text.h"
 
+#include <string.h>
+
 /* Length of the UTF-8 sequence that starts at s[0..n), or 0 when it is not
  * a valid one (RFC 3629 table: the second byte's range depends on the
  * first, which is what rules out overlongs and surrogates). */
@@ -69,4 +71,17 @@ void text_line_col(const void *buf, size_t off, size_t *line, size_t *col)
 	}
 	*line = l;
 	*col = off - start + 1;
+}
+
+size_t text_bad_at(const void *buf, size_t len, const char **what)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t bad = text_utf8_invalid_at(buf, len);
+	int is_nul = nul && (size_t)(nul - (const char *)buf) < bad;
+
+	if (is_nul)
+		bad = (size_t)(nul - (const char *)buf);
+	if (what)
+		*what = is_nul ? "NUL byte" : "not valid UTF-8";
+	return bad;
 }

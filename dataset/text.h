@@ -15,6 +15,12 @@
  * are invalid), or len when all of it is valid. */
 size_t text_utf8_invalid_at(const void *buf, size_t len);
 
+/* What readers demand of text they keep (code, configs, JSON records):
+ * valid UTF-8 and no NUL byte.  Offset of the first byte that breaks it,
+ * or len; *what (when not NULL) names the fault: "NUL byte" or "not
+ * valid UTF-8". */
+size_t text_bad_at(const void *buf, size_t len, const char **what);
+
 /* 1-based line and column (in bytes) of offset off in buf. */
 void text_line_col(const void *buf, size_t off, size_t *line, size_t *col);
 

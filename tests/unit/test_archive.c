@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../dataset/archive.h"
+#include "../../dataset/text.h"
 
 struct ent {
 	const char *name;
@@ -454,11 +455,30 @@ static void fifo_in_directory_is_refused(void **state)
 	assert_non_null(strstr(t->e.msg, "entry 'pipe': fifo"));
 }
 
+/* The one rule for stored text (text_bad_at), as afile_check_text and
+ * the JSON record reader apply it: the first NUL or invalid UTF-8 byte,
+ * whichever comes first. */
+static void text_rule_finds_the_first_fault(void **state)
+{
+	const char *what = NULL;
+
+	(void)state;
+	assert_int_equal(text_bad_at("ok \xc3\xa9", 5, &what), 5);
+	assert_int_equal(text_bad_at("ab\0" "c\xff", 5, &what), 2);
+	assert_string_equal(what, "NUL byte");
+	assert_int_equal(text_bad_at("ab\xff" "c\0", 5, &what), 2);
+	assert_string_equal(what, "not valid UTF-8");
+	assert_int_equal(text_bad_at("\xc0\xaf", 2, &what), 0);   /* overlong */
+	assert_string_equal(what, "not valid UTF-8");
+	assert_int_equal(text_bad_at("", 0, NULL), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(text_rule_finds_the_first_fault),
 		T(files_are_sorted_and_found_by_path),
 		T(directory_and_archive_of_it_hash_the_same),
 		T(one_top_directory_is_read_as_that_directory),
