@@ -75,9 +75,9 @@ void text_line_col(const void *buf, size_t off, size_t *line, size_t *col)
 
 size_t text_bad_at(const void *buf, size_t len, const char **what)
 {
-	const char *nul = memchr(buf, '\0', len);
 	size_t bad = text_utf8_invalid_at(buf, len);
-	int is_nul = nul && (size_t)(nul - (const char *)buf) < bad;
+	const char *nul = memchr(buf, '\0', bad);     /* only before it */
+	int is_nul = nul != NULL;
 
 	if (is_nul)
 		bad = (size_t)(nul - (const char *)buf);

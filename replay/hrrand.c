@@ -184,7 +184,8 @@ static uint64_t part_blocks(uint64_t nblocks, int threads)
 
 /* The blocks after the current one, n outputs from a block start, on
  * parts of `per` blocks each; the state left is the last part's.  0, or
- * -1 when a part could not be made (out is then partly written). */
+ * -1 when a part could not be made (out is then partly written, mt and
+ * the counts are untouched). */
 static int fill_parts(uint32_t *mt, unsigned *nx, unsigned *remain, float *out, uint64_t n,
 		      uint64_t per, uint64_t nparts)
 {
@@ -240,17 +241,10 @@ int hrr_rand_f32_par(uint8_t *st, size_t len, float *out, uint64_t n, int thread
 	if (threads > HRR_MAX_THREADS)
 		threads = HRR_MAX_THREADS;
 	per = threads > 1 ? part_blocks(nblocks, threads) : nblocks;
-	if (threads > 1 && nblocks >= 2 * PART_ROUND && per < nblocks) {
-		uint32_t start[N];
-
-		memcpy(start, mt, sizeof(start));
-		if (fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per)) {
-			memcpy(mt, start, sizeof(start));     /* one thread, then */
-			fill(mt, &nx, &remain, out, n);
-		}
-	} else {
+	/* fill_parts leaves mt as it was when it fails: one thread, then. */
+	if (!(threads > 1 && nblocks >= 2 * PART_ROUND && per < nblocks) ||
+	    fill_parts(mt, &nx, &remain, out, n, per, (nblocks + per - 1) / per))
 		fill(mt, &nx, &remain, out, n);
-	}
 	store_state(st, mt, nx, remain);
 	return 0;
 }

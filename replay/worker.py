@@ -249,8 +249,9 @@ class FastRand:
     same values and the same generator state torch leaves, a 624-word
     block at a time instead of an element at a time (a 1.6 G-element set
     on the H200 machine: 4-6 s instead of 9-13 s, most of it the fresh
-    pages; 0.3-0.5 s in the keeper, on 16 threads into pinned memory).  Only the plain call is served -- torch.rand(*size) of fp32
-    on the CPU with the default generator, at least MIN elements -- and
+    pages; 0.3-0.5 s in the keeper, on 16 threads into pinned memory).
+    Only the plain call is served -- torch.rand(*size) of fp32 on the CPU
+    with the default generator, at least MIN elements -- and
     only while a draw runs the problem's get_inputs (patched); anything
     else goes to torch.  The worker checks it against torch.rand before
     any job (check_forked); a library that fails the check is not used
