@@ -751,7 +751,12 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	} else {
 		cJSON *crash = crash_result(sc, sl, j);
 
-		describe_exit(status, why, sizeof(why));
+		if (cJSON_IsNumber(stv))
+			describe_exit(status, why, sizeof(why));
+		else    /* a stray of the job said "answered" for it */
+			snprintf(why, sizeof(why), "the job process was killed "
+				 "when its worker was told it had answered, "
+				 "without an answer");
 		rc = finish(sc, j, sl, crash, "crashed", "exit", why);
 		cJSON_Delete(crash);
 	}

@@ -1795,8 +1795,11 @@ def set_pdeathsig():
         pass
 
 
-def child(msg, cfg, proto, torch):
-    """Run one job in the forked child; never returns."""
+def child(msg, cfg, proto, torch, done_fd):
+    """Run one job in the forked child; never returns.  Once its result is
+    sent and the lent sets are given back, a byte on done_fd tells the
+    parent the job is over (serve): the process's teardown is not waited
+    for."""
     code = 0
     cfg.job_t0 = time.monotonic()
     try:
@@ -1835,11 +1838,13 @@ def child(msg, cfg, proto, torch):
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
+        os.write(done_fd, b"!")
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
             proto.send({"type": "result", "job": msg.get("job"), "verdict": "crashed",
                         "error_kind": "worker", "error": exc_text(e)})
+            os.write(done_fd, b"!")
         except OSError:
             code = 70
     finally:
@@ -1886,17 +1891,71 @@ def keeper_alive(cfg, torch):
         cfg.keeper = start_keeper(cfg, torch)
 
 
+def reap(cfg, keep):
+    """Wait for the job processes serve killed after their answer (their
+    CUDA teardown overlaps the next job) until at most keep are left."""
+    while len(cfg.dying) > keep:
+        pid = cfg.dying.pop(0)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    for pid in list(cfg.dying):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                cfg.dying.remove(pid)
+        except ChildProcessError:
+            cfg.dying.remove(pid)
+
+
+def job_over(pid, done_r):
+    """Wait until the job's child says it answered (its byte on done_r:
+    returns None) or ends without saying so (returns its exit status).
+    A stray the job forked may hold done_r's other end, so the child's
+    end is watched too (a pidfd; where there is none, polled)."""
+    pidfd = None
+    if hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = None
+    try:
+        while True:
+            watch = [done_r] + ([pidfd] if pidfd is not None else [])
+            ready, _, _ = select.select(watch, [], [], None if pidfd is not None else 0.02)
+            if done_r in ready:
+                if os.read(done_r, 1):
+                    return None
+                _, status = os.waitpid(pid, 0)   # closed: the child has ended
+                return status
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got:
+                return status
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 def serve(msg, cfg, proto, torch):
+    """Run one job in a forked child.  The job is over when the child has
+    sent its result (then its process group is killed at once, and its
+    teardown -- a CUDA context, tens of GB freed -- overlaps the next job:
+    exit's status is null) or when it ended without one (exit's status is
+    its exit code, or minus the signal)."""
     keeper_alive(cfg, torch)
+    reap(cfg, 1)    # at most one job's teardown beside the next job
     # The child waits for one byte, so "start" is always the job's first line.
     go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(go_w)
+        os.close(done_r)
         os.read(go_r, 1)
         os.close(go_r)
-        child(msg, cfg, proto, torch)
+        child(msg, cfg, proto, torch, done_w)
     os.close(go_r)
+    os.close(done_w)
     try:
         os.setpgid(pid, pid)
     except OSError:
@@ -1904,14 +1963,19 @@ def serve(msg, cfg, proto, torch):
     proto.send({"type": "start", "job": msg["job"], "pid": pid})
     os.write(go_w, b"!")
     os.close(go_w)
-    _, status = os.waitpid(pid, 0)
     try:
-        os.killpg(pid, signal.SIGKILL)     # strays the job forked
+        status = job_over(pid, done_r)
+    finally:
+        os.close(done_r)
+    try:
+        os.killpg(pid, signal.SIGKILL)     # the child, when it answered; strays it forked
     except OSError:
         pass
+    if status is None:
+        cfg.dying.append(pid)
     shutil.rmtree(os.path.join(cfg.scratch, "job-%s" % msg["job"]), ignore_errors=True)
-    ev = {"type": "exit", "job": msg["job"], "status": os.waitstatus_to_exitcode(status)}
-    proto.send(ev)
+    proto.send({"type": "exit", "job": msg["job"],
+                "status": None if status is None else os.waitstatus_to_exitcode(status)})
 
 
 def preload(torch):
@@ -1994,7 +2058,7 @@ def main(argv):
     budget = keeper_budget_mb(cfg)
     cfg.recipes = (not cfg.keeper_wanted and cfg.rand is not None and
                    budget is not None and budget != 0)
-    cfg.keeper_pid, cfg.job_t0 = None, None
+    cfg.keeper_pid, cfg.job_t0, cfg.dying = None, None, []
     # The hook (inactive until a job, or the keeper's first draw, turns it
     # on) before the keeper's fork: the keeper runs problem code too.
     sys.addaudithook(cfg.sandbox.hook)
@@ -2012,6 +2076,7 @@ def main(argv):
             serve(msg, cfg, proto, torch)
         else:
             proto.send({"type": "error", "error": "unknown op %r" % msg.get("op")})
+    reap(cfg, 0)
     return 0
 
 

@@ -1,6 +1,7 @@
 """The worker's protocol: hello, start/phase/result/exit per job, and no
 candidate output on the protocol stream; the worker survives a job's death."""
 import os
+import time
 
 from workerlib import ROOT, Worker, check
 
@@ -55,7 +56,24 @@ check(phases == ["reference", "build", "load", "correctness", "timing"],
 check(res is not None and res["verdict"] == "correct", "prints cannot forge a result")
 check(res.get("speedup") != 1000 and len([m for m in msgs if m["type"] == "result"]) == 1,
       "exactly one result, the worker's own")
-check(msgs[-1]["status"] == 0, "the job process exits 0")
+check(msgs[-1]["status"] is None, "an answered job ends with a null exit status "
+      "(its process killed after the answer): %r" % msgs[-1]["status"])
+pid = msgs[0]["pid"]
+
+
+def gone(pid):
+    """The process has ended (or is a zombie the worker will reap)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+deadline = time.monotonic() + 5     # SIGKILL is sent before the exit line
+while not gone(pid) and time.monotonic() < deadline:
+    time.sleep(0.01)
+check(gone(pid), "the answered job's process is killed after its result")
 
 msgs, res = w.run(PROBLEM, DIES)
 check(res is None and msgs[-1]["status"] == -9, "a killed job: exit line with -signal, no result")
