@@ -149,4 +149,10 @@ for harness, want in (("v0.1", "correct"), ("current", "incorrect")):
     check(res["verdict"] == want and t0["checker"] == "hrverify" and
           t0["torch_allclose"] == (want == "correct"),
           "verify library and torch.allclose agree (%s: %s)" % (harness, want))
+    rest = res["checks"]["trials"][1:]
+    # torch.allclose beside the library: the first trial, and every failed one.
+    check(rest and all(("torch_allclose" in x) == (not x["pass"]) for x in rest),
+          "torch.allclose re-checks the first trial and the failed ones only (%s)" % want)
+    check(all(set(x["seconds"]) >= {"inputs", "reference", "candidate", "check"}
+              for x in res["checks"]["trials"]), "each trial says where its time went")
 w.close()
