@@ -38,6 +38,7 @@ import sys
 import time
 import traceback
 
+T0 = time.monotonic()   # the worker's start (its hello says what took how long)
 PROTOCOL = 1
 TAIL = 4000            # characters of a log kept in a result
 
@@ -1770,15 +1771,35 @@ def llc_bytes():
     return best or 32 << 20
 
 
-def nvidia_smi(index):
-    fields = "name,driver_version,compute_cap,clocks.sm,clocks.mem,clocks.max.sm,uuid"
+SMI_FIELDS = "name,driver_version,compute_cap,clocks.sm,clocks.mem,clocks.max.sm,uuid"
+
+
+def nvidia_smi_start(index):
+    """Start the one nvidia-smi query of the worker (its GPU's name, driver,
+    compute capability, clocks, uuid); it runs while torch is imported
+    (smi_answer).  None when nvidia-smi cannot run."""
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=" + fields, "--format=csv,noheader",
-                              "-i", str(index)], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
+        return subprocess.Popen(["nvidia-smi", "--query-gpu=" + SMI_FIELDS,
+                                 "--format=csv,noheader", "-i", str(index)],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, text=True)
+    except OSError:
+        return None
+
+
+def smi_answer(proc):
+    """The query's fields by name ({} when it failed or took over 20 s)."""
+    if proc is None:
         return {}
-    vals = [v.strip() for v in out.stdout.strip().split(",")]
-    return dict(zip(fields.split(","), vals)) if out.returncode == 0 and len(vals) == 7 else {}
+    try:
+        out, _ = proc.communicate(timeout=20)
+    except subprocess.SubprocessError:
+        proc.kill()
+        proc.wait()
+        return {}
+    vals = [v.strip() for v in out.strip().split(",")]
+    fields = SMI_FIELDS.split(",")
+    return dict(zip(fields, vals)) if proc.returncode == 0 and len(vals) == len(fields) else {}
 
 
 def hello(cfg, torch):
@@ -1787,9 +1808,10 @@ def hello(cfg, torch):
             "cuda": torch.version.cuda, "device": cfg.device, "arch": cfg.arch,
             "verify": cfg.verify.path if cfg.verify else None,
             "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
-            "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error}
+            "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error,
+            "start_seconds": cfg.start_s}
     if cfg.device.startswith("cuda"):
-        smi = nvidia_smi(cfg.gpu_index)
+        smi = cfg.smi
         info.update(gpu_name=smi.get("name"), driver=smi.get("driver_version"),
                     gpu_uuid=smi.get("uuid"),
                     clocks={k: smi.get(k) for k in ("clocks.sm", "clocks.mem", "clocks.max.sm")})
@@ -2056,21 +2078,28 @@ def main(argv):
             cfg.verify = Verify(cfg.verify_lib)
         except (OSError, AttributeError) as e:
             cfg.verify_error = "%s: %s" % (cfg.verify_lib, e)
+    smi = nvidia_smi_start(cfg.gpu_index) if cfg.device.startswith("cuda") else None
+    import torch  # after the fd switch; never initialises CUDA here
+    cfg.start_s = {"import": round(time.monotonic() - T0, 3)}
+    preload(torch)
+    t0 = time.monotonic()
+    cfg.smi = smi_answer(smi)
+    cfg.start_s["nvidia_smi_wait"] = round(time.monotonic() - t0, 3)
     if cfg.device == "cuda" and not os.environ.get("TORCH_CUDA_ARCH_LIST"):
-        cap = nvidia_smi(cfg.gpu_index).get("compute_cap")
+        cap = cfg.smi.get("compute_cap")
         if cap:   # build for this GPU only; part of the cache key
             os.environ["TORCH_CUDA_ARCH_LIST"] = cap
     cfg.arch = ("sm_" + os.environ.get("TORCH_CUDA_ARCH_LIST", "?").replace(".", "")
                 if cfg.device == "cuda" else "cpu-" + platform.machine())
-    import torch  # after the fd switch; never initialises CUDA here
-    preload(torch)
     cfg.rand, cfg.rand_error = None, None
     if cfg.rand_lib:
+        t0 = time.monotonic()
         try:
             cfg.rand = FastRand(cfg.rand_lib, torch)
             cfg.rand.check_forked()
         except (OSError, AttributeError) as e:
             cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)
+        cfg.start_s["rand_check"] = round(time.monotonic() - t0, 3)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe
@@ -2083,6 +2112,7 @@ def main(argv):
     # on) before the keeper's fork: the keeper runs problem code too.
     sys.addaudithook(cfg.sandbox.hook)
     cfg.keeper = start_keeper(cfg, torch)
+    cfg.start_s["hello"] = round(time.monotonic() - T0, 3)
     proto.send(hello(cfg, torch))
     for line in sys.stdin:
         try:
