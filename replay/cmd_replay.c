@@ -49,7 +49,9 @@ static const char usage[] =
 	" exists)\n"
 	"  --gpus LIST         physical GPU indices, e.g. 0,1 (default:"
 	" $CUDA_VISIBLE_DEVICES or 0)\n"
-	"  --jobs N            build workers (default: 1.5 per online CPU)\n"
+	"  --jobs N            build workers (default: 1.5 per online CPU; a\n"
+	"                      quarter of the CPUs, at least 2, start with the\n"
+	"                      run, the rest once a build compiles)\n"
 	"  --mode M            faithful (KernelBench's semantics, default) or"
 	" robust\n"
 	"  --resume            finish the newest unfinished run instead\n"
@@ -490,11 +492,14 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			snprintf(kept, sizeof(kept), ", of %d drawn by the "
 				 "keeper", st.recipes);
 		fprintf(stderr, "replay: run %lld: %d of %d jobs done (%d now), "
-			"%d builds (%d cache hits), inputs of %d problems drawn "
-			"ahead (%d sets)%s, %d worker restarts, %lds\n",
+			"%d builds (%d cache hits; %d build worker%s started), "
+			"inputs of %d problems drawn ahead (%d sets)%s, %d worker "
+			"restarts, %lds\n",
 			(long long)run_id, st.done, st.total, st.ran, st.builds,
-			st.build_hits, st.predraws, st.predraw_sets, kept,
-			st.restarts, (long)(time(NULL) - t0));
+			st.build_hits, st.build_workers,
+			st.build_workers == 1 ? "" : "s", st.predraws,
+			st.predraw_sets, kept, st.restarts,
+			(long)(time(NULL) - t0));
 	}
 	if (!g->quiet && st.build_cpu_s > 0 && st.build_cores > 0)
 		fprintf(stderr, "replay: builds: %.1f CPU-s of compilers on %d "

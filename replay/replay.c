@@ -47,7 +47,8 @@
 #define DRAW_PAR 6
 
 enum role { ROLE_BUILD, ROLE_RUN };
-enum wstate { WS_STARTING, WS_IDLE, WS_BUSY };
+enum wstate { WS_STARTING, WS_IDLE, WS_BUSY,
+	      WS_OFF };   /* a build slot not started yet (grow_pool) */
 enum jstate { JS_BUILD, JS_BUILDING, JS_READY, JS_RUNNING, JS_DONE };
 enum dstate { DS_NONE, DS_DRAWING, DS_DRAWN, DS_CLEANED };
 
@@ -79,6 +80,7 @@ struct slot {
 	char phase[32];
 	double deadline;      /* monotonic seconds */
 	double job_started;
+	double phase_started; /* the phase's start (dispatch, a phase line) */
 	cJSON *result;        /* the running job's result line, owned */
 	int start_failures;   /* in a row, without a hello */
 	int64_t last_problem; /* problem of the last job run here */
@@ -143,6 +145,8 @@ static int slot_start(struct sched *sc, struct slot *sl)
 
 	if (wproc_start(&sl->p, &spec, sc->e))
 		return sc->e->code;
+	if (sl->state == WS_OFF)
+		sc->st->build_workers++;
 	sl->state = WS_STARTING;
 	sl->job = -1;
 	sl->deadline = wproc_now() + sc->o->timeout_start;
@@ -576,7 +580,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	cJSON_Delete(m);
 	sl->state = WS_BUSY;
 	sl->job = j;
-	sl->job_started = wproc_now();
+	sl->job_started = sl->phase_started = wproc_now();
 	sl->deadline = sl->job_started + sc->o->timeout_build;
 	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
 	sl->drawing = how == HOW_PLAIN ? -1 : sc->pj[j];
@@ -812,8 +816,9 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		int building = !strcmp(p, "build") || !strcmp(p, "reference");
 
 		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
-		sl->deadline = wproc_now() + (building ? sc->o->timeout_build :
-					  sc->o->timeout_run);
+		sl->phase_started = wproc_now();
+		sl->deadline = sl->phase_started + (building ?
+			sc->o->timeout_build : sc->o->timeout_run);
 		if (strcmp(p, "reference"))
 			draw_ended(sc, sl);   /* it draws in the reference phase */
 	} else if (!strcmp(type, "predraw") && sl->drawing >= 0) {
@@ -873,7 +878,8 @@ static int check_deadlines(struct sched *sc, double now)
 		struct slot *sl = &sc->slots[i];
 		char why[128];
 
-		if (sl->state == WS_IDLE || now < sl->deadline)
+		if (sl->state == WS_IDLE || sl->state == WS_OFF ||
+		    now < sl->deadline)
 			continue;
 		if (sl->state == WS_STARTING) {
 			if (lose_worker(sc, sl, NULL, NULL))
@@ -931,6 +937,32 @@ static int assign(struct sched *sc)
 	return HR_OK;
 }
 
+/* The build workers not started with the run (make_slots) start once a
+ * build compiles: one in its build phase for GROW_AFTER_S.  A run whose
+ * kernels are all in the cache never starts them: every worker imports
+ * torch as it starts (2-3 CPU-s), and on the H200 the 24 build workers of
+ * a warm run, starting with the run worker, held its start (and so the
+ * first job and the keeper's first draws) to 6-8 s. */
+#define GROW_AFTER_S 1.0
+
+static int grow_pool(struct sched *sc, double now)
+{
+	int compiling = 0;
+
+	for (int i = 0; i < sc->nslots && !compiling; i++) {
+		const struct slot *sl = &sc->slots[i];
+
+		compiling = sl->role == ROLE_BUILD && sl->state == WS_BUSY &&
+			!strcmp(sl->phase, "build") &&
+			now - sl->phase_started >= GROW_AFTER_S;
+	}
+	for (int i = 0; i < sc->nslots && compiling; i++)
+		if (sc->slots[i].state == WS_OFF &&
+		    slot_start(sc, &sc->slots[i]))
+			return sc->e->code;
+	return HR_OK;
+}
+
 static int all_done(const struct sched *sc)
 {
 	for (int j = 0; j < sc->n; j++)
@@ -953,7 +985,7 @@ static int loop(struct sched *sc)
 			sc->st->interrupted = 1;
 			break;
 		}
-		if (assign(sc))
+		if (grow_pool(sc, now) || assign(sc))
 			break;
 		for (int i = 0; i < sc->nslots; i++) {
 			struct slot *sl = &sc->slots[i];
@@ -962,7 +994,8 @@ static int loop(struct sched *sc)
 			pfd[2 * i + 1].fd = sl->p.err_fd;
 			pfd[2 * i].events = pfd[2 * i + 1].events = POLLIN;
 			pfd[2 * i].revents = pfd[2 * i + 1].revents = 0;
-			if (sl->state != WS_IDLE && sl->deadline < next)
+			if (sl->state != WS_IDLE && sl->state != WS_OFF &&
+			    sl->deadline < next)
 				next = sl->deadline;
 			nfd += 2;
 		}
@@ -998,7 +1031,7 @@ static int make_slots(struct sched *sc)
 		nrun += *p == ',';
 	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
-	sc->st->build_workers = o->build_jobs;
+	sc->st->build_workers = 0;    /* counted as they start */
 	sc->st->build_cores = replay_online_cpus();
 	sc->nice_step = replay_nice_step(sc->st->build_cores);
 	sc->nrun = nrun;
@@ -1017,6 +1050,7 @@ static int make_slots(struct sched *sc)
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
 		sc->slots[i].nice = 1;
+		sc->slots[i].state = WS_OFF;  /* slot_start counts it */
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 first_gpu);
 	}
@@ -1037,7 +1071,14 @@ static int make_slots(struct sched *sc)
 				     sc->scratch, sl->role == ROLE_RUN ? "run" :
 				     "build", i) >= sizeof(sl->scratch))
 			return hr_errf(sc->e, HR_USAGE, "scratch path too long");
-		if (wproc_mkdir_p(sl->scratch, sc->e) || slot_start(sc, sl))
+		if (wproc_mkdir_p(sl->scratch, sc->e))
+			return sc->e->code;
+		/* The first replay_first_builders build workers start
+		 * now, the rest once a build compiles (grow_pool). */
+		if (sl->role == ROLE_BUILD &&
+		    i >= replay_first_builders(sc->st->build_cores))
+			continue;
+		if (slot_start(sc, sl))
 			return sc->e->code;
 	}
 	return HR_OK;
@@ -1202,6 +1243,11 @@ int replay_online_cpus(void)
 int replay_default_build_workers(int cores)
 {
 	return cores + (cores + 1) / 2;
+}
+
+int replay_first_builders(int cores)
+{
+	return cores / 4 > 2 ? cores / 4 : 2;
 }
 
 int replay_nice_step(int cores)

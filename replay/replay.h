@@ -79,6 +79,9 @@ struct replay_stats {
  * worker's jobs, not the builds, came last (docs/benchmarks.md). */
 int replay_online_cpus(void);
 int replay_default_build_workers(int cores);
+/* Build workers started with a run on `cores` cores: cores / 4, at least
+ * 2; the others start once a build compiles (replay.c grow_pool). */
+int replay_first_builders(int cores);
 int replay_nice_step(int cores);
 int replay_build_nice(int rank, int step);
 

@@ -4,7 +4,8 @@
  * problem, a 40 GB inputs directory, 125 GiB of host memory; the size of
  * a set as the rules see it (wproc_dir_bytes); the run worker's choice
  * of its next job (replay_pick_run); and how builds share the cores
- * (replay_default_build_workers, replay_nice_step, replay_build_nice). */
+ * (replay_default_build_workers, replay_nice_step, replay_build_nice,
+ * replay_first_builders). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,13 @@ static void build_priorities(void **state)
 	assert_int_equal(replay_nice_step(8), 2);
 	assert_int_equal(replay_build_nice(5, 1), 6);
 	assert_int_equal(replay_build_nice(5, 0), 6);      /* no step: one */
+	/* Build workers started with the run: a quarter of the cores, at
+	 * least 2 (the rest start when a build compiles). */
+	assert_int_equal(replay_first_builders(16), 4);
+	assert_int_equal(replay_first_builders(128), 32);
+	assert_int_equal(replay_first_builders(11), 2);
+	assert_int_equal(replay_first_builders(2), 2);
+	assert_int_equal(replay_first_builders(1), 2);
 	assert_true(replay_online_cpus() >= 1);
 }
 
