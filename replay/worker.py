@@ -1002,7 +1002,8 @@ class Job:
         self.late_seed = None               # fresh_inputs: the one late set kept
         seeds = self.input_seeds()
         # Sets the keeper holds in device memory are lent, not loaded.
-        lent = borrow(self.cfg, t, [os.path.basename(self.set_path(s)) for s in seeds])
+        secs = {}
+        lent = borrow(self.cfg, t, [os.path.basename(self.set_path(s)) for s in seeds], secs)
         for s in seeds:
             path = self.set_path(s)
             got = lent.get(os.path.basename(path))
@@ -1036,6 +1037,8 @@ class Job:
                                       "drawn_late": sum(v is None for v in self.draws.values()),
                                       "device_held": len(lent),
                                       "fast_draws": self.fast_draws}
+        if secs:            # the keeper's loan: where its time went (borrow)
+            self.checks["input_cache"]["borrow_seconds"] = secs
         if keeper_drew:     # sets the keeper drew from the recipe: when
             self.checks["input_cache"]["keeper_drew"] = sorted(keeper_drew)
         self.restore_rng(before)
@@ -1753,10 +1756,12 @@ def recv_exact(sock, n):
     return bytes(data)
 
 
-def borrow(cfg, torch, names, timeout=300):
+def borrow(cfg, torch, names, secs, timeout=300):
     """A job asks the keeper for the sets in files names: {name: (inputs,
     rng state bytes)} for those it holds, {} when there is no keeper or it
-    does not answer."""
+    does not answer.  secs gets where the time went: "context" (the job's
+    CUDA context, made meanwhile), "answer" (the rest of the wait for the
+    keeper's answer), "open" (unpacking it: CUDA IPC opens)."""
     if cfg.keeper is None or not names:
         return {}
     import pickle
@@ -1765,17 +1770,22 @@ def borrow(cfg, torch, names, timeout=300):
     try:
         socket.send_fds(cfg.keeper, [json.dumps({"sets": names}).encode()], [theirs.fileno()])
         theirs.close()
+        t0 = time.monotonic()
         if cfg.device.startswith("cuda"):
             # The job's CUDA context (0.1-0.2 s), made while the keeper
             # checks the sets the last job gave back and packs the answer.
             torch.zeros(1, device=cfg.device)
+        t1 = time.monotonic()
         mine.settimeout(timeout)
         head = recv_exact(mine, 8)
         data = head and recv_exact(mine, int.from_bytes(head, "little"))
+        t2 = time.monotonic()
         if data is None:
             mine.close()
             return {}
         out = pickle.loads(data)
+        secs.update(context=round(t1 - t0, 4), answer=round(t2 - t1, 4),
+                    open=round(time.monotonic() - t2, 4))
         cfg.keeper_conn = mine      # closed when the job ends: the keeper then checks
         return out
     except (OSError, ValueError, EOFError, RuntimeError) as e:
