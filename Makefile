@@ -37,7 +37,12 @@ UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The commit, and for a tree that differs from it the tree's own hash
+# (tests/gpu/tree-hash.sh: names and contents of the tracked and untracked,
+# not ignored files), so a build from a copy with stale git metadata -- the
+# GPU machine's -- still says what it was built from.
+VERSION := $(shell v=$$(git describe --always --dirty 2>/dev/null) || v=unknown; \
+	case $$v in (*-dirty) v="$$v+tree.$$(sh tests/gpu/tree-hash.sh)" ;; esac; echo "$$v")
 
 .PHONY: all run check test bench deps deps-check deps-figures clean help \
         gpu-check figures paper FORCE
