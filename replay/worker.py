@@ -547,32 +547,6 @@ class Job:
                                    % self.cfg.sandbox.violations[0]["path"])
         return self.result
 
-    PERMIT_S = 30.0     # the longest wait for the worker's permit to time
-
-    def tell_worker(self):
-        """Correctness begins: the worker readies the next job's process
-        now (JobProc), while no call is timed."""
-        fd = getattr(self.cfg, "done_fd", None)
-        if fd is not None:
-            try:
-                os.write(fd, b"c")
-            except OSError:
-                pass
-
-    def await_permit(self):
-        """Before timing: wait for the worker's word that the next job's
-        process is ready and the job before is gone (checks.permit_wait:
-        seconds waited; "timed out" past PERMIT_S, and the job times
-        anyway)."""
-        fd = getattr(self.cfg, "permit_fd", None)
-        if fd is None:
-            return
-        t0 = time.monotonic()
-        ready, _, _ = select.select([fd], [], [], self.PERMIT_S)
-        got = os.read(fd, 1) if ready else b""
-        self.checks["permit_wait"] = (round(time.monotonic() - t0, 4) if got else
-                                      "worker gone" if ready else "timed out")
-
     def give_back(self):
         """Before the process exits: free the sets the keeper lent, so that
         torch's IPC reference counts reach zero.  The job ends with
@@ -670,11 +644,9 @@ class Job:
             raise Verdict("runtime_error", "load", exc_text(e), correct=False)
 
         self.phase("correctness")
-        self.tell_worker()
         self.correctness()
         if not self.result["correct"]:
             return
-        self.await_permit()
         self.phase("timing")
         try:
             if self.mode == "robust":
@@ -1905,14 +1877,18 @@ def set_pdeathsig():
         pass
 
 
-def child(msg, cfg, proto, torch):
-    """Run one job in its process (JobProc); never returns.  Once its result
-    is sent and the lent sets are given back, a "!" on cfg.done_fd tells
-    the parent the job is over (serve): the process's teardown is not
-    waited for."""
+def child(msg, cfg, proto, torch, done_fd):
+    """Run one job in the forked child; never returns.  Once its result is
+    sent and the lent sets are given back, a byte on done_fd tells the
+    parent the job is over (serve): the process's teardown is not waited
+    for."""
     code = 0
     cfg.job_t0 = time.monotonic()
     try:
+        os.setpgid(0, 0)
+        set_pdeathsig()
+        fd = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(fd, 0)
         jobdir = os.path.join(cfg.scratch, "job-%s" % msg["job"])
         os.makedirs(jobdir, exist_ok=True)
         os.chdir(jobdir)
@@ -1944,13 +1920,13 @@ def child(msg, cfg, proto, torch):
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
-        os.write(cfg.done_fd, b"!")
+        os.write(done_fd, b"!")
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
             proto.send({"type": "result", "job": msg.get("job"), "verdict": "crashed",
                         "error_kind": "worker", "error": exc_text(e)})
-            os.write(cfg.done_fd, b"!")
+            os.write(done_fd, b"!")
         except OSError:
             code = 70
     finally:
@@ -1995,13 +1971,11 @@ def keeper_alive(cfg, torch):
         cfg.keeper.close()
         cfg.keeper_pid, cfg.keeper = None, None
         cfg.keeper = start_keeper(cfg, torch)
-        cfg.keeper_gen += 1
 
 
 def reap(cfg, keep):
     """Wait for the job processes serve killed after their answer (their
-    CUDA teardown overlaps the next job) until at most keep are left;
-    returns how many are left (keep = len(cfg.dying): a look, no wait)."""
+    CUDA teardown overlaps the next job) until at most keep are left."""
     while len(cfg.dying) > keep:
         pid = cfg.dying.pop(0)
         try:
@@ -2014,186 +1988,73 @@ def reap(cfg, keep):
                 cfg.dying.remove(pid)
         except ChildProcessError:
             cfg.dying.remove(pid)
-    return len(cfg.dying)
 
 
-class JobProc:
-    """A job's process, forked before its job is known.  It makes itself a
-    process-group leader, and a run worker's on CUDA makes its CUDA context
-    (0.23 s, the median on the H200: most of a job's reference phase);
-    then it says "ready" and waits for its job message.  The worker forks
-    the next job's process while a job runs its correctness trials, and
-    lets that job time only once the new process is ready (and the job
-    before has been reaped): making a context never overlaps a timed call.
-    Pipes: the job message (worker to process), done ("c": correctness
-    begins, "!": answered; process to worker), permit ("t": time now;
-    worker to process) and ready (process to worker)."""
-
-    def __init__(self, cfg, proto, torch, close=()):
-        job_r, self.job_w = os.pipe()
-        self.done_r, done_w = os.pipe()
-        permit_r, self.permit_w = os.pipe()
-        self.ready_r, ready_w = os.pipe()
-        self.gen, self.ready = cfg.keeper_gen, False
-        self.pid = os.fork()
-        if self.pid == 0:
-            for fd in (self.job_w, self.done_r, self.permit_w, self.ready_r) + tuple(close):
-                os.close(fd)
-            self.main(cfg, proto, torch, job_r, done_w, permit_r, ready_w)
-        for fd in (job_r, done_w, permit_r, ready_w):
-            os.close(fd)
-        try:
-            os.setpgid(self.pid, self.pid)
-        except OSError:
-            pass
-
-    @staticmethod
-    def main(cfg, proto, torch, job_r, done_w, permit_r, ready_w):
-        """The process: ready itself, then run the job it is sent (or leave
-        when the worker closes the pipe without one)."""
-        try:
-            os.setpgid(0, 0)
-            set_pdeathsig()
-            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-            if cfg.keeper_wanted and cfg.device.startswith("cuda"):
-                torch.zeros(1, device=cfg.device)     # the CUDA context
-        except BaseException:   # noqa: the job meets the fault itself
-            pass
-        try:
-            os.write(ready_w, b"r")
-            os.close(ready_w)
-            chunks = []
-            while True:
-                b = os.read(job_r, 1 << 20)
-                if not b:
-                    break
-                chunks.append(b)
-            msg = json.loads(b"".join(chunks)) if chunks else None
-        except (OSError, ValueError):
-            msg = None
-        if not isinstance(msg, dict):
-            os._exit(0)
-        cfg.done_fd, cfg.permit_fd = done_w, permit_r
-        child(msg, cfg, proto, torch)
-
-    def take_ready(self):
-        """Read the ready byte (or the end of a process that died first)."""
-        try:
-            os.read(self.ready_r, 1)
-        except OSError:
-            pass
-        self.ready = True
-
-    def close(self, kill=False):
-        for fd in (self.job_w, self.done_r, self.permit_w, self.ready_r):
-            if fd is None:
-                continue
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        if kill:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
-
-
-def spare_gone(cfg):
-    """Drop the spare process (a keeper restarted since its fork, or the
-    worker leaves): killed, reaped with the dying."""
-    if cfg.spare is not None:
-        cfg.spare.close(kill=True)
-        cfg.dying.append(cfg.spare.pid)
-        cfg.spare = None
-
-
-PERMIT_WAIT_S = 5.0    # at most this long for the job before to be reaped
-
-
-def job_over(cfg, proto, torch, p):
-    """Serve job process p until it says it answered (returns None) or ends
-    without saying so (returns its exit status).  Meanwhile: at "c" fork
-    the next job's process (run workers), and permit p to time once that
-    one is ready and the job before has been reaped.  A stray the job
-    forked may hold the done pipe, so the process's end is watched too (a
-    pidfd; where there is none, polled)."""
+def job_over(pid, done_r):
+    """Wait until the job's child says it answered (its byte on done_r:
+    returns None) or ends without saying so (returns its exit status).
+    A stray the job forked may hold done_r's other end, so the child's
+    end is watched too (a pidfd; where there is none, polled)."""
     pidfd = None
     if hasattr(os, "pidfd_open"):
         try:
-            pidfd = os.pidfd_open(p.pid)
+            pidfd = os.pidfd_open(pid)
         except OSError:
             pidfd = None
-    asked, permitted = None, False    # when p asked for its permit; given
     try:
         while True:
-            sp = cfg.spare if cfg.spare is not None and not cfg.spare.ready else None
-            watch = [p.done_r] + ([pidfd] if pidfd is not None else []) + \
-                ([sp.ready_r] if sp is not None else [])
-            poll = pidfd is None or (asked is not None and not permitted and cfg.dying)
-            ready, _, _ = select.select(watch, [], [], 0.02 if poll else None)
-            if sp is not None and sp.ready_r in ready:
-                sp.take_ready()
-            if p.done_r in ready:
-                b = os.read(p.done_r, 1)
-                if b == b"!":
+            watch = [done_r] + ([pidfd] if pidfd is not None else [])
+            ready, _, _ = select.select(watch, [], [], None if pidfd is not None else 0.02)
+            if done_r in ready:
+                if os.read(done_r, 1):
                     return None
-                if not b:
-                    _, status = os.waitpid(p.pid, 0)   # closed: the process has ended
-                    return status
-                if b == b"c" and asked is None:
-                    asked = time.monotonic()
-                    if cfg.keeper_wanted and cfg.spare is None:
-                        cfg.spare = JobProc(cfg, proto, torch, close=[p.done_r, p.permit_w] +
-                                            ([pidfd] if pidfd is not None else []))
-            if asked is not None and not permitted and \
-                    (cfg.spare is None or cfg.spare.ready) and \
-                    (not reap(cfg, len(cfg.dying)) or
-                     time.monotonic() - asked > PERMIT_WAIT_S):
-                try:
-                    os.write(p.permit_w, b"t")
-                except OSError:
-                    pass
-                permitted = True
-            if pidfd is None or pidfd in ready:
-                got, status = os.waitpid(p.pid, os.WNOHANG)
-                if got:
-                    return status
+                _, status = os.waitpid(pid, 0)   # closed: the child has ended
+                return status
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got:
+                return status
     finally:
         if pidfd is not None:
             os.close(pidfd)
 
 
 def serve(msg, cfg, proto, torch):
-    """Run one job in a process of its own (JobProc: the spare forked during
-    the job before, or a new one).  The job is over when the process has
+    """Run one job in a forked child.  The job is over when the child has
     sent its result (then its process group is killed at once, and its
     teardown -- a CUDA context, tens of GB freed -- overlaps the next job:
     exit's status is null) or when it ended without one (exit's status is
     its exit code, or minus the signal)."""
     keeper_alive(cfg, torch)
     reap(cfg, 1)    # at most one job's teardown beside the next job
-    if cfg.spare is not None and cfg.spare.gen != cfg.keeper_gen:
-        spare_gone(cfg)          # it holds the keeper that is gone
-    p, cfg.spare = cfg.spare or JobProc(cfg, proto, torch), None
-    # "start" is the job's first line: the process waits for its message.
-    proto.send({"type": "start", "job": msg["job"], "pid": p.pid})
+    # The child waits for one byte, so "start" is always the job's first line.
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(go_w)
+        os.close(done_r)
+        os.read(go_r, 1)
+        os.close(go_r)
+        child(msg, cfg, proto, torch, done_w)
+    os.close(go_r)
+    os.close(done_w)
     try:
-        os.write(p.job_w, json.dumps(msg).encode())
+        os.setpgid(pid, pid)
     except OSError:
-        pass                     # it died before its job: its end says how
-    os.close(p.job_w)
-    p.job_w = None
+        pass
+    proto.send({"type": "start", "job": msg["job"], "pid": pid})
+    os.write(go_w, b"!")
+    os.close(go_w)
     try:
-        status = job_over(cfg, proto, torch, p)
+        status = job_over(pid, done_r)
     finally:
-        p.close()
+        os.close(done_r)
     try:
-        os.killpg(p.pid, signal.SIGKILL)     # the process, when it answered; strays it forked
+        os.killpg(pid, signal.SIGKILL)     # the child, when it answered; strays it forked
     except OSError:
         pass
     if status is None:
-        cfg.dying.append(p.pid)
+        cfg.dying.append(pid)
     shutil.rmtree(os.path.join(cfg.scratch, "job-%s" % msg["job"]), ignore_errors=True)
     proto.send({"type": "exit", "job": msg["job"],
                 "status": None if status is None else os.waitstatus_to_exitcode(status)})
@@ -2287,7 +2148,6 @@ def main(argv):
     cfg.recipes = (not cfg.keeper_wanted and cfg.rand is not None and
                    budget is not None and budget != 0)
     cfg.keeper_pid, cfg.job_t0, cfg.dying = None, None, []
-    cfg.spare, cfg.keeper_gen = None, 0     # JobProc
     # The hook (inactive until a job, or the keeper's first draw, turns it
     # on) before the keeper's fork: the keeper runs problem code too.
     sys.addaudithook(cfg.sandbox.hook)
@@ -2306,7 +2166,6 @@ def main(argv):
             serve(msg, cfg, proto, torch)
         else:
             proto.send({"type": "error", "error": "unknown op %r" % msg.get("op")})
-    spare_gone(cfg)
     reap(cfg, 0)
     return 0
 

@@ -114,33 +114,3 @@ check(got == [str(base + 3), str(base), str(base)],
       "a job runs at its \"nice\" (%d), the next one without at the worker's (%d), "
       "an impossible one is ignored: %s" % (base + 3, base, got))
 w.close()
-
-# A run worker (--keeper) forks the next job's process while a job runs
-# its correctness trials (JobProc): after a job, that process waits,
-# and the next job runs in it; each job timed only after its permit.
-w = Worker("--keeper")
-
-
-def children(pid):
-    """The worker's live children (zombies left out)."""
-    out = set()
-    for task in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/children" % (pid, task)) as f:
-            out.update(int(x) for x in f.read().split())
-    return {c for c in out if not gone(c)}
-
-
-msgs1, res1 = w.run(PROBLEM, NOISY)
-spares = children(w.p.pid) - {w.hello.get("keeper_pid")}
-msgs2, res2 = w.run(PROBLEM, NOISY)
-check(len(spares) == 1 and msgs2[0]["pid"] in spares and msgs2[0]["pid"] != msgs1[0]["pid"],
-      "the second job runs in the process forked during the first (%s, %s, %s)"
-      % (msgs1[0]["pid"], spares, msgs2[0]["pid"]))
-check(all(isinstance(r["checks"].get("permit_wait"), float) for r in (res1, res2)),
-      "each job timed after its permit: %s" % [r["checks"].get("permit_wait")
-                                               for r in (res1, res2)])
-msgs3, res3 = w.run(PROBLEM, DIES)
-msgs4, res4 = w.run(PROBLEM, NOISY)
-check(res3 is None and res4["verdict"] == "correct",
-      "a job that dies in its correctness trials does not take the next one with it")
-w.close()
