@@ -13,7 +13,14 @@ stage brings back), one line per replay run:
                 evaluation (--kb: kb_side_by_side.py's JSON) when given
 
 A run that was capped (interrupted) is named so: its figures cover the
-jobs it finished.  --timeline adds where the time went, a line per problem
+jobs it finished.  --where adds, per run, the medians over its jobs of
+each phase (checks.phase_seconds), of the loan's parts
+(input_cache.borrow_seconds: the job's CUDA context, the wait for the
+keeper's answer, the IPC opens), of the first trial's torch.allclose
+and a later trial's parts (checks.trials[].seconds), and of the time
+outside the phases (fork, dispatch, the orchestrator's transaction);
+the sum of the jobs' walls; the first job's start; the keeper's first
+draw.  --timeline adds where the time went, a line per problem
 in job order, in seconds from the run's start: its draws ahead (first
 start to last end, sets drawn; or the sets the keeper drew from the
 problem's recipe, checks.input_cache.keeper_drew), its jobs (first start to last end, each
@@ -37,6 +44,7 @@ def main(argv):
     ap.add_argument("--cores", type=int, default=16, help="the machine's cores (default 16)")
     ap.add_argument("--kb", help="kb_side_by_side.py --out JSON (KernelBench's best case)")
     ap.add_argument("--timeline", action="store_true", help="a line per problem as well")
+    ap.add_argument("--where", action="store_true", help="where a run's job time went")
     a = ap.parse_args(argv)
     kb = None
     if a.kb:
@@ -73,7 +81,57 @@ def main(argv):
         print(line)
         if a.timeline:
             timeline(db, run_id, when(started))
+        if a.where:
+            where(db, run_id, when(started))
     return 0
+
+
+def median(xs):
+    xs = sorted(x for x in xs if isinstance(x, (int, float)))
+    if not xs:
+        return None
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def where(db, run_id, t0):
+    """Medians over run_id's finished jobs (see the module's text)."""
+    rows = [(wall / 1e3, when(fin) - t0, json.loads(c or "{}")) for wall, fin, c in db.execute(
+        "SELECT wall_ms, finished_at, checks_json FROM replay_job WHERE run_id = ? AND "
+        "state = 'done' AND wall_ms IS NOT NULL AND finished_at IS NOT NULL", (run_id,))]
+    rows = [r for r in rows if r[2].get("phase_seconds")]
+    if not rows:
+        return
+
+    def med(f):
+        v = median(f(c) for _, _, c in rows)
+        return "-" if v is None else "%.3f" % v
+
+    def part(c, trial, key):
+        t = c.get("trials") or []
+        return (t[trial].get("seconds") or {}).get(key) if len(t) > trial else None
+
+    def loan(c, key):
+        return ((c.get("input_cache") or {}).get("borrow_seconds") or {}).get(key)
+
+    phases = ("reference", "build", "load", "correctness", "timing")
+    line = ", ".join("%s %s" % (p, med(lambda c, p=p: c["phase_seconds"].get(p)))
+                     for p in phases)
+    outside = median(w - sum(c["phase_seconds"].values()) for w, _, c in rows)
+    print("  medians: %s s; outside the phases %.3f s" % (line, outside))
+    print("  loan: context %s, answer %s, open %s s; first trial's torch.allclose %s s; "
+          "second trial: inputs %s, reference %s, candidate %s, check %s s"
+          % (med(lambda c: loan(c, "context")), med(lambda c: loan(c, "answer")),
+             med(lambda c: loan(c, "open")), med(lambda c: part(c, 0, "torch_allclose")),
+             *(med(lambda c, k=k: part(c, 1, k))
+               for k in ("inputs", "reference", "candidate", "check"))))
+    first = min(rows, key=lambda r: r[1] - r[0])
+    drawn = sorted(tuple(x) for _, _, c in rows
+                   for x in (c.get("input_cache") or {}).get("keeper_drew") or [])
+    print("  jobs' walls add up to %.1f s; the first job started at %.1f s; %s"
+          % (sum(w for w, _, _ in rows), first[1] - first[0],
+             "the keeper's first draw %.2f s" % (drawn[0][1] - drawn[0][0]) if drawn
+             else "no keeper draws"))
 
 
 def span(lo, hi):
