@@ -31,6 +31,7 @@ import argparse
 import datetime
 import json
 import sqlite3
+import statistics
 import sys
 
 
@@ -87,11 +88,9 @@ def main(argv):
 
 
 def median(xs):
-    xs = sorted(x for x in xs if isinstance(x, (int, float)))
-    if not xs:
-        return None
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+    """The median of the numbers among xs (None: none)."""
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return statistics.median(xs) if xs else None
 
 
 def where(db, run_id, t0):
