@@ -77,11 +77,8 @@ size_t text_bad_at(const void *buf, size_t len, const char **what)
 {
 	size_t bad = text_utf8_invalid_at(buf, len);
 	const char *nul = memchr(buf, '\0', bad);     /* only before it */
-	int is_nul = nul != NULL;
 
-	if (is_nul)
-		bad = (size_t)(nul - (const char *)buf);
 	if (what)
-		*what = is_nul ? "NUL byte" : "not valid UTF-8";
-	return bad;
+		*what = nul ? "NUL byte" : "not valid UTF-8";
+	return nul ? (size_t)(nul - (const char *)buf) : bad;
 }

@@ -409,6 +409,21 @@ def exc_text(e):
     return tail("".join(traceback.format_exception_only(type(e), e)).strip())
 
 
+class Laps:
+    """Seconds between marks, into a dict: lap(name) records under name
+    the seconds since the last mark (or the start), to 0.1 ms; lap(None)
+    only marks."""
+
+    def __init__(self, into):
+        self.into, self.t = into, time.monotonic()
+
+    def lap(self, name):
+        now = time.monotonic()
+        if name is not None:
+            self.into[name] = round(now - self.t, 4)
+        self.t = now
+
+
 class Job:
     def __init__(self, msg, cfg, proto, torch):
         self.m, self.cfg, self.proto, self.torch = msg, cfg, proto, torch
@@ -717,7 +732,7 @@ class Job:
             "fast_draws": self.fast_draws})
 
     # ---------------------------------------------------- correctness
-    def compare(self, out, out_new, first, secs):
+    def compare(self, out, out_new, first, laps):
         """The original check, reference first; verify library when present.
         With it, torch.allclose runs beside it (torch_allclose) on the job's
         first trial and on every trial the library fails: on the H200 a
@@ -728,23 +743,21 @@ class Job:
         rec = {}
         if self.cfg.verify is not None:
             try:
-                t0 = time.monotonic()
                 rec = self.cfg.verify.check(out, out_new, self.harness, self.tol)
                 rec["checker"] = "hrverify"
                 ok = bool(rec["allclose_pass"])
-                t1 = time.monotonic()
-                secs["check"] = round(t1 - t0, 4)
+                laps.lap("check")
                 if first or not ok:
                     rec["torch_allclose"] = bool(t.allclose(out, out_new, atol=self.tol,
                                                             rtol=self.tol))
-                    secs["torch_allclose"] = round(time.monotonic() - t1, 4)
+                    laps.lap("torch_allclose")
                 return ok, rec
             except (ValueError, RuntimeError) as e:
                 if "dtype" not in str(e).lower():
                     rec["verify_error"] = str(e)
-        t0 = time.monotonic()
+        laps.lap(None)
         ok = bool(t.allclose(out, out_new, atol=self.tol, rtol=self.tol))
-        secs["torch_allclose"] = round(time.monotonic() - t0, 4)
+        laps.lap("torch_allclose")
         rec["checker"] = "torch.allclose"
         if not ok:
             d = (out.float() - out_new.float()).abs()
@@ -761,34 +774,33 @@ class Job:
         with t.no_grad():
             for s in seeds:
                 # Where a trial's time goes (synced: each part's own work).
-                secs, t0 = {}, time.monotonic()
+                secs = {}
+                laps = Laps(secs)
                 inputs = self.fresh_inputs(s)
                 self.set_seed(s)       # KernelBench seeds again before the models run
                 cand_inputs = inputs
                 if self.mode == "robust":  # candidate cannot mutate the reference's inputs
                     cand_inputs = [x.clone() if isinstance(x, t.Tensor) else x for x in inputs]
                 self.sync()
-                t1 = time.monotonic()
-                secs["inputs"] = round(t1 - t0, 4)
+                laps.lap("inputs")
                 try:
                     out = self.ref(*inputs)
                     self.sync()
                 except Exception as e:
                     raise Verdict("runtime_error", "reference", exc_text(e), correct=False,
                                   trials_passed=passed)
-                t0 = time.monotonic()
-                secs["reference"] = round(t0 - t1, 4)
+                laps.lap("reference")
                 try:
                     out_new = self.new(*cand_inputs)
                     self.sync()
-                    secs["candidate"] = round(time.monotonic() - t0, 4)
+                    laps.lap("candidate")
                     if out.shape != out_new.shape:
                         trials.append({"seed": s, "pass": False, "issue": "shape %s != %s"
                                        % (list(out_new.shape), list(out.shape))})
                         raise Verdict("incorrect", "shape", "output shape mismatch: expected "
                                       "%s, got %s" % (list(out.shape), list(out_new.shape)),
                                       correct=False, trials_passed=passed)
-                    ok, rec = self.compare(out, out_new, not trials, secs)
+                    ok, rec = self.compare(out, out_new, not trials, laps)
                 except Verdict:
                     raise
                 except Exception as e:
@@ -1770,23 +1782,24 @@ def borrow(cfg, torch, names, secs, timeout=300):
     try:
         socket.send_fds(cfg.keeper, [json.dumps({"sets": names}).encode()], [theirs.fileno()])
         theirs.close()
-        t0 = time.monotonic()
+        took = {}
+        laps = Laps(took)
         if cfg.device.startswith("cuda"):
             # The job's CUDA context (0.23 s, the median on the H200), made
             # while the keeper checks the sets the last job gave back and
             # packs the answer.
             torch.zeros(1, device=cfg.device)
-        t1 = time.monotonic()
+        laps.lap("context")
         mine.settimeout(timeout)
         head = recv_exact(mine, 8)
         data = head and recv_exact(mine, int.from_bytes(head, "little"))
-        t2 = time.monotonic()
+        laps.lap("answer")
         if data is None:
             mine.close()
             return {}
         out = pickle.loads(data)
-        secs.update(context=round(t1 - t0, 4), answer=round(t2 - t1, 4),
-                    open=round(time.monotonic() - t2, 4))
+        laps.lap("open")
+        secs.update(took)
         cfg.keeper_conn = mine      # closed when the job ends: the keeper then checks
         return out
     except (OSError, ValueError, EOFError, RuntimeError) as e:
