@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""build_sched.py [--builds N] [--cores C] [--main S] [--cuda S] - a model of
+"""build_sched.py [--builds N] [--cores C] [--main S] [--cuda S] [--sweep] - a model of
 a cold `headroom replay`: how long its builds and the GPU's jobs take under
 a choice of build workers and nice levels (replay.h: replay_build_nice).
 
@@ -18,7 +18,9 @@ Defaults are the H200 run's (tests/gpu/kb-large: 24 builds, 4 problems of
 guess, not measured; 1.7 s a job; 6 s to start); with them the model puts
 the 16 workers and a level per build of the seventh session at 173 s,
 where the H200 took 176 s (docs/benchmarks.md).  It prints each policy's wall and
-wall over the bound (build CPU / cores).  Standard library only."""
+wall over the bound (build CPU / cores); --sweep adds every mix of worker
+count, builds a level and nice steps between levels, best first.
+Standard library only."""
 import argparse
 import sys
 
@@ -47,21 +49,21 @@ def shares(weights, cores):
         left = [i for i in left if i not in full]
 
 
-def nices(a, step, whole):
+def nices(a, step, whole, gap=1):
     """Each build's nice: levels of `step` builds (replay.c), or (whole) of
-    at least `step` ending with a problem."""
+    at least `step` ending with a problem; `gap` nice steps apart."""
     out, level, in_level = [], 0, 0
     for r in range(a.builds):
         if in_level >= step and (not whole or r % a.per_problem == 0):
             level, in_level = level + 1, 0
         in_level += 1
-        out.append(min(19, 1 + level))
+        out.append(min(19, 1 + gap * level))
     return out
 
 
-def simulate(a, workers, step, whole=False, dt=0.05):
+def simulate(a, workers, step, whole=False, dt=0.05, gap=1):
     """(wall to the last job's end, the last build's end)."""
-    nice = nices(a, step, whole)
+    nice = nices(a, step, whole, gap)
     builds = [{"steps": [a.cuda, a.main], "link": 1.0, "end": None} for _ in range(a.builds)]
     t, queue, running = a.start, list(range(a.builds)), []
     while any(b["end"] is None for b in builds):
@@ -98,6 +100,9 @@ def main(argv):
     ap.add_argument("--main", type=float, default=18.0, help="main.cpp step CPU-s")
     ap.add_argument("--job", type=float, default=1.7)
     ap.add_argument("--start", type=float, default=6.0)
+    ap.add_argument("--sweep", action="store_true",
+                    help="also every mix of workers (1, 1.5, 2 a core), builds a level "
+                    "(1, 2, cores/4, cores/2) and nice steps between levels (1-6), best first")
     a = ap.parse_args(argv)
     bound = a.builds * (a.cuda + a.main + 1.0) / a.cores
     print("%d builds on %d cores: bound %.1f s" % (a.builds, a.cores, bound))
@@ -114,6 +119,16 @@ def main(argv):
         wall, last = simulate(a, workers, step, whole)
         print("  %-58s last build %6.1f s, wall %6.1f s, %.2fx the bound"
               % (name, last, wall, wall / bound))
+    if a.sweep:
+        rows = []
+        for workers in (c, w15, 2 * c):
+            for step in sorted({1, 2, q, max(1, c // 2)}):
+                for gap in (1, 2, 3, 4, 6):
+                    wall, last = simulate(a, workers, step, gap=gap)
+                    rows.append((wall, workers, step, gap, last))
+        for wall, workers, step, gap, last in sorted(rows):
+            print("  %2d workers, %2d builds a level, levels %d apart: last build %6.1f s, "
+                  "wall %6.1f s, %.2fx the bound" % (workers, step, gap, last, wall, wall / bound))
     return 0
 
 
