@@ -85,8 +85,9 @@ class Sandbox:
 
     It sees Python-level file operations (open for writing, remove, rename,
     mkdir, ...) of the candidate and of torch; C/C++ code writing with libc
-    directly is not seen (documented limitation).  Each refusal raises
-    PermissionError in the caller and is recorded."""
+    directly is not seen here (Landlock, below, refuses those where the
+    kernel has it).  Each refusal raises PermissionError in the caller and
+    is recorded."""
 
     WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     PATH_EVENTS = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 1,
@@ -136,6 +137,85 @@ class Sandbox:
             for p in paths[-1:] if event in ("os.symlink", "os.link") else paths:
                 if isinstance(p, (str, bytes, os.PathLike)) and not self.allowed(p):
                     self.refuse(event, p)
+
+
+class Landlock:
+    """The kernel's half of the sandbox: Linux Landlock (landlock(7),
+    include/uapi/linux/landlock.h), through ctypes.  A job process, right
+    after its fork (one thread: whatever it starts later inherits it),
+    gives up every way of changing the file system outside its roots
+    (the run's scratch, cache and inputs, /dev/shm, where torch keeps its
+    IPC reference counts) save writing /dev/null, /dev/zero, /dev/full
+    and the GPU's device files: writing a file, creating, removing,
+    linking and renaming, and (ABI 3 and up) truncating.  Reading stays
+    free.  This reaches C and C++ code, which the audit hook (Sandbox)
+    does not see: such a write fails with EACCES, unrecorded (the audit
+    hook still records the Python-level ones).  Where the kernel has no
+    Landlock (or a seccomp filter refuses it) jobs run with the audit hook
+    only; hello's fs_jail says which."""
+
+    SYSCALLS = (444, 445, 446)   # create_ruleset, add_rule, restrict_self: every arch
+    WRITE_FILE, TRUNCATE, REFER = 1 << 1, 1 << 14, 1 << 13
+    # REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK,
+    # MAKE_FIFO, MAKE_BLOCK, MAKE_SYM
+    CHANGE = sum(1 << b for b in range(4, 13))
+    DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+    PR_SET_NO_NEW_PRIVS = 38
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    def __init__(self):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.libc.syscall.restype = ctypes.c_long
+        abi = self.libc.syscall(ctypes.c_long(self.SYSCALLS[0]), None, ctypes.c_size_t(0),
+                                ctypes.c_uint32(1))   # LANDLOCK_CREATE_RULESET_VERSION
+        self.abi = abi if abi > 0 else None
+        self.why = None if self.abi else "landlock: %s" % os.strerror(ctypes.get_errno())
+
+    def describe(self):
+        return ({"landlock_abi": self.abi} if self.abi else
+                {"landlock_abi": None, "audit_hook_only": self.why})
+
+    def handled(self):
+        h = self.WRITE_FILE | self.CHANGE
+        if self.abi >= 2:
+            h |= self.REFER
+        if self.abi >= 3:
+            h |= self.TRUNCATE
+        return h
+
+    def call(self, n, *args):
+        r = self.libc.syscall(ctypes.c_long(self.SYSCALLS[n]), *args)
+        if r < 0:
+            raise OSError(ctypes.get_errno(), "landlock: %s" % os.strerror(ctypes.get_errno()))
+        return r
+
+    def apply(self, roots):
+        """Restrict this process (call it while it has one thread)."""
+        handled = self.handled()
+        attr = ctypes.c_uint64(handled)
+        ruleset = self.call(0, ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
+        try:
+            file_rights = handled & (self.WRITE_FILE | self.TRUNCATE)
+            paths = [(r, handled) for r in roots + ["/dev/shm"] if os.path.isdir(r)]
+            paths += [(p, file_rights) for p in self.DEVICES if os.path.exists(p)]
+            paths += [(os.path.join("/dev", n), file_rights) for n in
+                      sorted(os.listdir("/dev")) if n.startswith("nvidia")]
+            for path, rights in paths:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                try:
+                    rule = self.PathBeneath(rights, fd)
+                    self.call(1, ctypes.c_int(ruleset), ctypes.c_int(1),  # PATH_BENEATH
+                              ctypes.byref(rule), ctypes.c_uint32(0))
+                finally:
+                    os.close(fd)
+            if self.libc.prctl(self.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+            self.call(2, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        finally:
+            os.close(ruleset)
 
 
 # ------------------------------------------------------------ verify lib
@@ -1862,6 +1942,8 @@ def hello(cfg, torch):
             "verify": cfg.verify.path if cfg.verify else None,
             "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
             "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error,
+            "fs_jail": cfg.jail.describe() if cfg.jail else {"landlock_abi": None,
+                                                             "audit_hook_only": "HEADROOM_FS_JAIL=0"},
             "start_seconds": cfg.start_s}
     if cfg.device.startswith("cuda"):
         smi = cfg.smi
@@ -1927,9 +2009,17 @@ def child(msg, cfg, proto, torch, done_fd):
                 pass
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
+        jail_error = None
+        if cfg.jail is not None and cfg.jail.abi:
+            try:
+                cfg.jail.apply(cfg.sandbox.roots)
+            except OSError as e:   # the audit hook alone, as without Landlock
+                jail_error = str(e)
         cfg.sandbox.active = True
         job = Job(msg, cfg, proto, torch)
         result = job.run()
+        if jail_error:
+            result["checks"]["fs_jail_error"] = jail_error
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
@@ -2154,6 +2244,7 @@ def main(argv):
             cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)
         cfg.start_s["rand_check"] = round(time.monotonic() - t0, 3)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
+    cfg.jail = Landlock() if os.environ.get("HEADROOM_FS_JAIL", "1") != "0" else None
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe
     # (Job.write_recipe).  The keeper draws with the rand library only.
