@@ -2,9 +2,12 @@
 """jail_probe.py [--strace] - why CUDA fails under the worker's Landlock
 jail (replay/worker.py: Landlock).  On the H200 (2026-12-01) every CUDA
 job restricted by it ended `problem_error` in its reference phase, so the
-worker applies it to CPU jobs only.  This forks a child as the worker
-does, restricts it to a fresh directory, and makes a CUDA tensor, then
-prints the traceback or "ok".  With --strace (strace on PATH) it runs
+worker applies it to CPU jobs only.  This forks children as the worker
+does: a holder (the keeper's part) makes a CUDA tensor and pickles it with
+torch.multiprocessing's reductions (CUDA IPC); a jailed child, restricted
+to a fresh directory, first makes its own CUDA tensor, then opens the
+holder's, as a job opens a lent set.  Each step prints "ok" or its
+traceback.  With --strace (strace on PATH) it runs
 itself under `strace -f -e trace=%file` and prints the file calls that
 were refused (EACCES, EPERM): the writes the jail's rules lack."""
 import os
@@ -18,22 +21,54 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def probe():
     sys.path.insert(0, os.path.join(ROOT, "replay"))
+    import pickle
     import worker
     import torch
+    import torch.multiprocessing  # noqa: F401  the reductions, as the worker
+    from multiprocessing.reduction import ForkingPickler
     root = tempfile.mkdtemp(prefix="hr-jail-")
-    pid = os.fork()
-    if pid == 0:
+    to_job_r, to_job_w = os.pipe()
+    done_r, done_w = os.pipe()
+    holder = os.fork()
+    if holder == 0:     # never jailed: makes the tensor, lends it, waits
+        try:
+            x = torch.full((1024,), 7.0, device="cuda")
+            data = bytes(ForkingPickler.dumps(x))
+            os.write(to_job_w, len(data).to_bytes(8, "little") + data)
+            os.read(done_r, 1)
+        except BaseException:  # noqa
+            traceback.print_exc()
+            print("holder: FAILED", flush=True)
+        os._exit(0)
+    os.close(to_job_w)   # the holder's end only: its death is the job's EOF
+    job = os.fork()
+    if job == 0:
+        step = "landlock"
         try:
             jail = worker.Landlock()
             print("landlock:", jail.describe(), flush=True)
             jail.apply([root])
+            step = "a CUDA tensor of its own"
             x = torch.zeros(1, device="cuda")
-            print("cuda under the jail: ok", x.item(), flush=True)
+            print("jailed: %s: ok" % step, x.item(), flush=True)
+            step = "the holder's tensor over CUDA IPC"
+            n = int.from_bytes(os.read(to_job_r, 8), "little")
+            data = b""
+            while len(data) < n:
+                more = os.read(to_job_r, n - len(data))
+                if not more:
+                    raise EOFError("the holder lent nothing")
+                data += more
+            y = pickle.loads(data)
+            print("jailed: %s: ok" % step, y.sum().item(), flush=True)
         except BaseException:  # noqa: report whatever it was
             traceback.print_exc()
-            print("cuda under the jail: FAILED", flush=True)
+            print("jailed: %s: FAILED" % step, flush=True)
+        os.write(done_w, b"!")
         os._exit(0)
-    os.waitpid(pid, 0)
+    os.waitpid(job, 0)
+    os.write(done_w, b"!")
+    os.waitpid(holder, 0)
 
 
 def main(argv):
