@@ -1972,6 +1972,16 @@ def set_pdeathsig():
         pass
 
 
+def set_subreaper():
+    """Become the parent of every orphan among this process's descendants
+    (Linux prctl PR_SET_CHILD_SUBREAPER), so that sweep finds what a job
+    left running outside its process group."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def child(msg, cfg, proto, torch, done_fd):
     """Run one job in the forked child; never returns.  Once its result is
     sent and the lent sets are given back, a byte on done_fd tells the
@@ -2043,13 +2053,57 @@ def children_cpu():
     return ru.ru_utime + ru.ru_stime
 
 
-def proc_state(pid):
-    """The state letter of /proc/PID/stat ("R", "S", "Z", ...), or None."""
+def proc_fields(pid):
+    """The fields of /proc/PID/stat after the command's name (state,
+    ppid, ...), or None."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[-1].split()[0]
-    except (OSError, IndexError):
+            return f.read().rsplit(")", 1)[-1].split()
+    except OSError:
         return None
+
+
+def proc_state(pid):
+    """The state letter of /proc/PID/stat ("R", "S", "Z", ...), or None."""
+    fields = proc_fields(pid)
+    return fields[0] if fields else None
+
+
+def sweep(cfg):
+    """Kill and reap this worker's children it did not fork itself: what a
+    job left running outside its process group (setsid, setpgid), which
+    killpg missed and which became the worker's once the job's process
+    ended (set_subreaper).  Where no job runs (reap); returns how many."""
+    known, killed = set(cfg.dying) | {cfg.keeper_pid}, 0
+    for pid in sorted(own_children() - known):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            killed += 1
+        except (OSError, ChildProcessError):
+            pass
+    return killed
+
+
+def own_children():
+    """This process's children: each thread's /proc/self/task/TID/children,
+    or, where the kernel has no such file, the processes whose ppid is
+    this one (a scan of /proc; on the development machine, with 65
+    processes, 3 ms against 1 ms for the children files)."""
+    pids = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/children" % tid) as f:
+                pids.update(int(p) for p in f.read().split())
+        return pids
+    except OSError:
+        pass
+    me = str(os.getpid())
+    for name in os.listdir("/proc"):
+        fields = proc_fields(int(name)) if name.isdigit() else None
+        if fields and len(fields) > 1 and fields[1] == me:
+            pids.add(int(name))
+    return pids
 
 
 def keeper_alive(cfg, torch):
@@ -2091,6 +2145,10 @@ def reap(cfg, keep):
                 cfg.dying.remove(pid)
         except ChildProcessError:
             cfg.dying.remove(pid)
+    n = sweep(cfg)
+    if n:
+        sys.stderr.write("headroom worker: killed %d process%s an earlier job left "
+                         "outside its process group\n" % (n, "es" if n > 1 else ""))
 
 
 def job_over(pid, done_r):
@@ -2203,6 +2261,7 @@ def parse_args(argv):
 
 def main(argv):
     cfg = parse_args(argv)
+    set_subreaper()
     # Protocol stream first: fd 1 becomes stderr so nothing imported later
     # (torch, the candidate, a compiler) can write on the protocol.
     proto = Proto(os.dup(1))
