@@ -145,14 +145,15 @@ class Landlock:
     after its fork (one thread: whatever it starts later inherits it),
     gives up every way of changing the file system outside its roots
     (the run's scratch, cache and inputs, /dev/shm, where torch keeps its
-    IPC reference counts) save writing /dev/null, /dev/zero, /dev/full
-    and the GPU's device files: writing a file, creating, removing,
+    IPC reference counts) save writing /dev/null, /dev/zero, /dev/full,
+    the GPU's device files and procfs: writing a file, creating, removing,
     linking and renaming, and (ABI 3 and up) truncating.  Reading stays
     free.  This reaches C and C++ code, which the audit hook (Sandbox)
     does not see: such a write fails with EACCES, unrecorded (the audit
     hook still records the Python-level ones).  Where the kernel has no
     Landlock (or a seccomp filter refuses it) jobs run with the audit hook
-    only; hello's fs_jail says which.  Not yet under CUDA (main)."""
+    only; hello's fs_jail says which.  Not yet by default under CUDA
+    (main)."""
 
     SYSCALLS = (444, 445, 446)   # create_ruleset, add_rule, restrict_self: every arch
     WRITE_FILE, TRUNCATE, REFER = 1 << 1, 1 << 14, 1 << 13
@@ -200,7 +201,11 @@ class Landlock:
         try:
             file_rights = handled & (self.WRITE_FILE | self.TRUNCATE)
             paths = [(r, handled) for r in roots + ["/dev/shm"] if os.path.isdir(r)]
-            paths += [(p, file_rights) for p in self.DEVICES if os.path.exists(p)]
+            # CUDA's cuInit names its threads through /proc/PID/task/TID/comm
+            # and fails (error 304) where it may not (NVIDIA/OpenShell#1486,
+            # PR #710): writing procfs files is allowed, creating none is.
+            paths += [(p, file_rights) for p in self.DEVICES + ("/proc",)
+                      if os.path.exists(p)]
             paths += [(os.path.join("/dev", n), file_rights) for n in
                       sorted(os.listdir("/dev")) if n.startswith("nvidia")]
             for path, rights in paths:
@@ -2304,9 +2309,10 @@ def main(argv):
         cfg.start_s["rand_check"] = round(time.monotonic() - t0, 3)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
     # Landlock under CUDA jobs failed on the H200 (every job's reference
-    # phase, 2026-12-01; cause not found: tests/gpu/jail_probe.py), so by
-    # default only CPU jobs restrict themselves; HEADROOM_FS_JAIL=1 asks
-    # for it everywhere, =0 nowhere.
+    # phase, 2026-12-01), most likely at cuInit's thread names in procfs,
+    # which the rules now allow but no GPU has run since
+    # (tests/gpu/jail_probe.py); so by default only CPU jobs restrict
+    # themselves.  HEADROOM_FS_JAIL=1 asks for it everywhere, =0 nowhere.
     want = os.environ.get("HEADROOM_FS_JAIL", "")
     cfg.jail_off = ("HEADROOM_FS_JAIL=0" if want == "0" else
                     "not applied to CUDA jobs (HEADROOM_FS_JAIL=1 applies it)"
