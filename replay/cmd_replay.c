@@ -91,7 +91,11 @@ static const char usage[] =
 	"up to $HEADROOM_DEVICE_INPUTS_MB MiB (default 45% of the GPU's memory;\n"
 	"0: off).  With a keeper and the rand library the build workers leave\n"
 	"the draws to the keeper (a recipe per problem): it draws the sets\n"
-	"itself, straight into device memory, no files.\n";
+	"itself, straight into device memory, no files.\n"
+	"\n"
+	"Each CPU job restricts its own file-system writes to the run's\n"
+	"directories with Linux Landlock where the kernel has it; CUDA jobs\n"
+	"do not yet.  $HEADROOM_FS_JAIL=1 restricts CUDA jobs too, 0 no job.\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
@@ -356,6 +360,12 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (i == 0)
 			a->inputs_mb = mb;
 	}
+	/* The workers' too: the Landlock jail of the jobs (docs/replay.md). */
+	const char *jail = getenv("HEADROOM_FS_JAIL");
+
+	if (jail && *jail && strcmp(jail, "0") && strcmp(jail, "1"))
+		return cli_usage_error("replay", "HEADROOM_FS_JAIL=%s: not 0 or 1",
+				       jail);
 	return CLI_NEXT;
 }
 
