@@ -216,8 +216,8 @@ class Landlock:
                               ctypes.byref(rule), ctypes.c_uint32(0))
                 finally:
                     os.close(fd)
-            if self.libc.prctl(self.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
-                raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+            if not prctl(self.PR_SET_NO_NEW_PRIVS, 1):
+                raise OSError("landlock: prctl(PR_SET_NO_NEW_PRIVS) refused")
             self.call(2, ctypes.c_int(ruleset), ctypes.c_uint32(0))
         finally:
             os.close(ruleset)
@@ -1969,22 +1969,24 @@ def hello(cfg, torch):
     return info
 
 
-def set_pdeathsig():
-    """Die with the parent (Linux prctl PR_SET_PDEATHSIG)."""
+def prctl(option, arg):
+    """Linux prctl(2) through libc: True when it took."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+        return ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0) == 0
     except (OSError, AttributeError):
-        pass
+        return False
+
+
+def set_pdeathsig():
+    """Die with the parent (PR_SET_PDEATHSIG)."""
+    prctl(1, signal.SIGKILL)
 
 
 def set_subreaper():
     """Become the parent of every orphan among this process's descendants
-    (Linux prctl PR_SET_CHILD_SUBREAPER), so that sweep finds what a job
-    left running outside its process group."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
+    (PR_SET_CHILD_SUBREAPER), so that sweep finds what a job left running
+    outside its process group."""
+    prctl(36, 1)
 
 
 def child(msg, cfg, proto, torch, done_fd):
