@@ -7,7 +7,7 @@ does: a holder (the keeper's part) makes a CUDA tensor and pickles it with
 torch.multiprocessing's reductions (CUDA IPC); a jailed child, restricted
 to a fresh directory, first makes its own CUDA tensor, then opens the
 holder's, as a job opens a lent set.  Each step prints "ok" or its
-traceback.  With --strace (strace on PATH) it runs
+traceback; the exit status is 1 when one failed.  With --strace (strace on PATH) it runs
 itself under `strace -f -e trace=%file` and prints the file calls that
 were refused (EACCES, EPERM): the writes the jail's rules lack."""
 import os
@@ -64,17 +64,19 @@ def probe():
         except BaseException:  # noqa: report whatever it was
             traceback.print_exc()
             print("jailed: %s: FAILED" % step, flush=True)
+            os.write(done_w, b"!")
+            os._exit(1)
         os.write(done_w, b"!")
         os._exit(0)
-    os.waitpid(job, 0)
+    _, status = os.waitpid(job, 0)
     os.write(done_w, b"!")
     os.waitpid(holder, 0)
+    return 0 if status == 0 else 1
 
 
 def main(argv):
     if "--strace" not in argv:
-        probe()
-        return 0
+        return probe()
     log = tempfile.mktemp(prefix="hr-jail-strace-")
     subprocess.run(["strace", "-f", "-e", "trace=%file", "-o", log,
                     sys.executable, os.path.abspath(__file__)])
