@@ -872,14 +872,20 @@ static int service(struct sched *sc, struct slot *sl, short out_ev,
 	return HR_OK;
 }
 
+/* Whether sl's deadline counts: a worker starting or at work (an idle one
+ * waits for nothing, a build slot not started yet has no process). */
+static int timed(const struct slot *sl)
+{
+	return sl->state != WS_IDLE && sl->state != WS_OFF;
+}
+
 static int check_deadlines(struct sched *sc, double now)
 {
 	for (int i = 0; i < sc->nslots; i++) {
 		struct slot *sl = &sc->slots[i];
 		char why[128];
 
-		if (sl->state == WS_IDLE || sl->state == WS_OFF ||
-		    now < sl->deadline)
+		if (!timed(sl) || now < sl->deadline)
 			continue;
 		if (sl->state == WS_STARTING) {
 			if (lose_worker(sc, sl, NULL, NULL))
@@ -994,8 +1000,7 @@ static int loop(struct sched *sc)
 			pfd[2 * i + 1].fd = sl->p.err_fd;
 			pfd[2 * i].events = pfd[2 * i + 1].events = POLLIN;
 			pfd[2 * i].revents = pfd[2 * i + 1].revents = 0;
-			if (sl->state != WS_IDLE && sl->state != WS_OFF &&
-			    sl->deadline < next)
+			if (timed(sl) && sl->deadline < next)
 				next = sl->deadline;
 			nfd += 2;
 		}
