@@ -93,9 +93,10 @@ static const char usage[] =
 	"the draws to the keeper (a recipe per problem): it draws the sets\n"
 	"itself, straight into device memory, no files.\n"
 	"\n"
-	"Each CPU job restricts its own file-system writes to the run's\n"
-	"directories with Linux Landlock where the kernel has it; CUDA jobs\n"
-	"do not yet.  $HEADROOM_FS_JAIL=1 restricts CUDA jobs too, 0 no job.\n";
+	"Each job restricts its own file-system writes to the run's\n"
+	"directories with Linux Landlock where the kernel has it;\n"
+	"$HEADROOM_FS_JAIL=0 leaves that to the audit hook (Python-level\n"
+	"writes only); 1, the default, asks for Landlock.\n";
 
 enum {
 	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,

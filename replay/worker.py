@@ -154,8 +154,9 @@ class Landlock:
     does not see: such a write fails with EACCES, unrecorded (the audit
     hook still records the Python-level ones).  Where the kernel has no
     Landlock (or a seccomp filter refuses it) jobs run with the audit hook
-    only; hello's fs_jail says which.  Not yet by default under CUDA
-    (main)."""
+    only; hello's fs_jail says which.  Under CUDA the procfs writes are
+    cuInit's: it names its threads in /proc/PID/task/TID/comm and fails
+    where it may not (checked on the H200, tests/gpu/jail_probe.py)."""
 
     SYSCALLS = (444, 445, 446)   # create_ruleset, add_rule, restrict_self: every arch
     WRITE_FILE, TRUNCATE, REFER = 1 << 1, 1 << 14, 1 << 13
@@ -2312,15 +2313,10 @@ def main(argv):
             cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)
         cfg.start_s["rand_check"] = round(time.monotonic() - t0, 3)
     cfg.sandbox = Sandbox([cfg.scratch, cfg.cache, cfg.inputs_dir])
-    # Landlock under CUDA jobs failed on the H200 (every job's reference
-    # phase, 2026-12-01), most likely at cuInit's thread names in procfs,
-    # which the rules now allow but no GPU has run since
-    # (tests/gpu/jail_probe.py); so by default only CPU jobs restrict
-    # themselves.  HEADROOM_FS_JAIL=1 asks for it everywhere, =0 nowhere.
-    want = os.environ.get("HEADROOM_FS_JAIL", "")
-    cfg.jail = Landlock("HEADROOM_FS_JAIL=0" if want == "0" else
-                        "not applied to CUDA jobs (HEADROOM_FS_JAIL=1 applies it)"
-                        if cfg.device.startswith("cuda") and want != "1" else None)
+    # Every job restricts itself; HEADROOM_FS_JAIL=0 leaves it to the
+    # audit hook (the orchestrator refuses values other than 0 and 1).
+    cfg.jail = Landlock("HEADROOM_FS_JAIL=0"
+                        if os.environ.get("HEADROOM_FS_JAIL") == "0" else None)
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe
     # (Job.write_recipe).  The keeper draws with the rand library only.

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""jail_probe.py [--strace] - why CUDA fails under the worker's Landlock
-jail (replay/worker.py: Landlock).  On the H200 (2026-12-01) every CUDA
-job restricted by it ended `problem_error` in its reference phase, so the
-worker applies it to CPU jobs only.  This forks children as the worker
-does: a holder (the keeper's part) makes a CUDA tensor and pickles it with
-torch.multiprocessing's reductions (CUDA IPC); a jailed child, restricted
-to a fresh directory, first makes its own CUDA tensor, then opens the
-holder's, as a job opens a lent set.  Each step prints "ok" or its
-traceback; the exit status is 1 when one failed.  With --strace (strace on PATH) it runs
-itself under `strace -f -e trace=%file` and prints the file calls that
-were refused (EACCES, EPERM): the writes the jail's rules lack."""
+"""jail_probe.py [--strace] - CUDA under the worker's Landlock jail
+(replay/worker.py: Landlock).  On the H200 (2026-12-01) every CUDA job
+restricted by its first rules ended `problem_error` in its reference
+phase (cuInit writes its threads' names in procfs); this probe checked
+the rules that allow it, and is kept to check them on a new machine.
+It forks children as the worker does: a holder (the keeper's part) makes
+a CUDA tensor and pickles it with torch.multiprocessing's reductions
+(CUDA IPC); a jailed child, restricted to a fresh directory, first makes
+its own CUDA tensor, then opens the holder's, as a job opens a lent set.
+Each step prints "ok" or its traceback; the exit status is 1 when one
+failed.  With --strace (strace on PATH) it runs itself under `strace -f
+-e trace=%file` and prints the file calls that were refused (EACCES,
+EPERM): the writes the jail's rules lack."""
 import os
 import subprocess
 import sys

@@ -16,10 +16,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 specs=
 for c in $cands; do specs="$specs ../cuda/candidates/$c"; done
+# And the CPU fixture that writes outside its scratch from C (libc through
+# ctypes): under CUDA too the job's Landlock jail refuses it.
 # shellcheck disable=SC2086
-sh "$F/mkdb.sh" "$work/t.db" $specs
-"$HEADROOM" --db "$work/t.db" replay --device cuda --python "${PYTHON:-python3}" \
-	--cache "$ROOT/build/gpu-replay-cache"
+sh "$F/mkdb.sh" "$work/t.db" $specs escape_libc.py
+HR_ESCAPE_TARGET=$work/escaped "$HEADROOM" --db "$work/t.db" replay --device cuda \
+	--python "${PYTHON:-python3}" --cache "$ROOT/build/gpu-replay-cache"
 left=$(sqlite3 "$work/t.db" "SELECT count(*) FROM replay_job WHERE state != 'done'")
 [ "$left" = 0 ] || { echo "replay.sh: $left jobs without a verdict" >&2; exit 1; }
 sqlite3 -separator ' ' "$work/t.db" "SELECT e.model, j.verdict FROM replay_job j
@@ -29,4 +31,20 @@ if ! diff -u "$F/cuda/expected.verdicts" "$work/got"; then
 	echo "replay.sh: verdicts differ from $F/cuda/expected.verdicts" >&2
 	exit 1
 fi
-echo "replay.sh: $(wc -l <"$work/got") CUDA fixtures, verdicts as expected"
+jail=$(sqlite3 "$work/t.db" "SELECT json_extract(env_json, '\$.fs_jail') FROM replay_run")
+if [ "${HEADROOM_FS_JAIL:-1}" = 0 ]; then
+	# The control: the audit hook alone does not see a write from C.
+	[ -e "$work/escaped-libc" ] || {
+		echo "replay.sh: HEADROOM_FS_JAIL=0 and escape_libc's write did not go through" >&2
+		exit 1
+	}
+elif [ -e "$work/escaped-libc" ]; then
+	echo "replay.sh: escape_libc wrote outside its scratch (fs_jail $jail)" >&2
+	exit 1
+elif ! sqlite3 "$work/t.db" "SELECT worker_stderr_tail FROM replay_job j
+	JOIN evaluation e ON e.id = j.evaluation_id WHERE e.model = 'escape_libc'" |
+	grep -q 'open failed: Permission denied'; then
+	echo "replay.sh: escape_libc's refused write is not in its stderr (fs_jail $jail)" >&2
+	exit 1
+fi
+echo "replay.sh: $(wc -l <"$work/got") fixtures on CUDA, verdicts as expected; fs_jail $jail"
