@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """jail_probe.py [--strace] - CUDA under the worker's Landlock jail
-(replay/worker.py: Landlock).  On the H200 (2026-12-01) every CUDA job
+(replay/hrworker/sandbox.py: Landlock).  On the H200 (2026-12-01) every CUDA job
 restricted by its first rules ended `problem_error` in its reference
 phase (cuInit writes its threads' names in procfs); this probe checked
 the rules that allow it, and is kept to check them on a new machine.
@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def probe():
     sys.path.insert(0, os.path.join(ROOT, "replay"))
     import pickle
-    import worker
+    from hrworker.sandbox import Landlock
     import torch
     import torch.multiprocessing  # noqa: F401  the reductions, as the worker
     from multiprocessing.reduction import ForkingPickler
@@ -47,7 +47,7 @@ def probe():
     if job == 0:
         step = "landlock"
         try:
-            jail = worker.Landlock()
+            jail = Landlock()
             print("landlock:", jail.describe(), flush=True)
             jail.apply([root])
             step = "a CUDA tensor of its own"

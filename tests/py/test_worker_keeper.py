@@ -195,10 +195,10 @@ if DEVICE == "cuda":
     import sys
     import types
     sys.path.insert(0, os.path.join(ROOT, "replay"))
-    import worker
-    k = worker.Keeper(types.SimpleNamespace(device="cuda", take_inputs=False), torch, None, 0)
+    from hrworker.keeper import Keeper
+    k = Keeper(types.SimpleNamespace(device="cuda", take_inputs=False), torch, None, 0)
     k.cuda, k.device = True, torch.device("cuda")
-    stage = worker.Keeper.STAGE
+    stage = Keeper.STAGE
     with tempfile.TemporaryDirectory() as d:
         torch.save({"x": torch.rand(3 * stage // 4 + 1001)}, os.path.join(d, "s.pt"))
         mapped = torch.load(os.path.join(d, "s.pt"), mmap=True, weights_only=True)["x"]

@@ -1,7 +1,7 @@
 """The fork server imports torch.utils.cpp_extension once for every job
 (worker.preload) without initialising CUDA in itself: cpp_extension's
 import-time torch.cuda.is_available() must not reach the driver there."""
-import importlib.util
+import importlib
 import os
 import sys
 
@@ -20,9 +20,8 @@ def counting():
 
 torch._C._cuda_getDeviceCount = counting
 check("torch.utils.cpp_extension" not in sys.modules, "cpp_extension not imported yet")
-spec = importlib.util.spec_from_file_location("worker", os.path.join(ROOT, "replay", "worker.py"))
-worker = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(worker)
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+import worker  # noqa: E402  after the counting driver call is in place
 is_available = torch.cuda.is_available
 worker.preload(torch)
 check("torch.utils.cpp_extension" in sys.modules and "numpy" in sys.modules,

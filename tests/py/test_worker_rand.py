@@ -84,7 +84,7 @@ import sys  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-import worker  # noqa: E402
+from hrworker.native import FastRand  # noqa: E402
 
 
 class OneOff:
@@ -108,7 +108,7 @@ class OneOff:
 for refuse, par, threads, want in ((False, False, 1, "differs from torch.rand"),
                                    (True, False, 1, "refused a state"),
                                    (False, True, 4, "differs from torch.rand")):
-    fr = worker.FastRand(lib, torch)
+    fr = FastRand(lib, torch)
     fr.lib = OneOff(fr.lib, refuse, par)
     fr.threads = threads
     try:
@@ -119,11 +119,11 @@ for refuse, par, threads, want in ((False, False, 1, "differs from torch.rand"),
     check(caught is not None and want in caught,
           "a wrong library fails the check (%s on %d threads): %r"
           % ("refusing" if refuse else "wrong", threads, caught))
-fr = worker.FastRand(lib, torch)
+fr = FastRand(lib, torch)
 fr.lib = OneOff(fr.lib, par=True)
 fr.check_forked()
 check(True, "and one wrong only on threads passes on one")
-fr = worker.FastRand(lib, torch)
+fr = FastRand(lib, torch)
 fr.threads = 4
 fr.check_forked()
 check(torch.rand is fr.orig and fr.served == 0, "the check leaves torch.rand and its counts alone")

@@ -1,4 +1,4 @@
-"""Sets the keeper draws itself (worker.py: Job.write_recipe, Keeper.draw).
+"""Sets the keeper draws itself (hrworker: Job.write_recipe, Keeper.draw).
 
 When the run worker has a keeper and the workers have the rand library, a
 build worker's draw ahead writes the problem's recipe (its code and seeds)
@@ -139,8 +139,9 @@ print("device:", DEVICE)
 import sys  # noqa: E402
 import torch  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-import worker as W  # noqa: E402
-fr = W.FastRand(lib, torch)
+from hrworker.keeper import Keeper  # noqa: E402
+from hrworker.native import FastRand  # noqa: E402
+fr = FastRand(lib, torch)
 fr.CHUNK = 1000
 calls = []
 fr.between = lambda: calls.append(1)
@@ -165,7 +166,7 @@ import torch.multiprocessing  # noqa: E402,F401
 with tempfile.TemporaryDirectory() as d:
     cfg = types.SimpleNamespace(device="cpu", take_inputs=False, inputs_dir=d, rand=None)
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    k = W.Keeper(cfg, torch, theirs, 1)
+    k = Keeper(cfg, torch, theirs, 1)
     k.cuda, k.budget = False, 1 << 20
     held = "%s-1.pt" % K1
     k.held[held] = {"inputs": [torch.zeros(3).share_memory_()], "rng": b"r", "bytes": 12,

@@ -1,0 +1,68 @@
+"""hrworker/util.py - the small helpers every part of the worker uses: log
+tails, exception text, phase laps, prctl, the CPU time of children."""
+import ctypes
+import resource
+import signal
+import time
+import traceback
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+
+
+TAIL = 4000            # characters of a log kept in a result
+
+
+def tail(text, n=TAIL):
+    text = text if isinstance(text, str) else str(text)
+    return text[-n:]
+
+
+def finite(x):
+    """JSON has no NaN/inf: map them to None."""
+    if x is None:
+        return None
+    x = float(x)
+    return x if x == x and abs(x) != float("inf") else None
+
+
+def exc_text(e):
+    return tail("".join(traceback.format_exception_only(type(e), e)).strip())
+
+
+class Laps:
+    """Seconds between marks, into a dict: lap(name) records under name
+    the seconds since the last mark (or the start), to 0.1 ms; lap(None)
+    only marks."""
+
+    def __init__(self, into):
+        self.into, self.t = into, time.monotonic()
+
+    def lap(self, name):
+        now = time.monotonic()
+        if name is not None:
+            self.into[name] = round(now - self.t, 4)
+        self.t = now
+
+
+def prctl(option, arg):
+    """Linux prctl(2) through libc: True when it took."""
+    try:
+        return LIBC.prctl(option, arg, 0, 0, 0) == 0
+    except AttributeError:
+        return False
+
+
+def set_pdeathsig():
+    """Die with the parent (PR_SET_PDEATHSIG)."""
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def children_cpu():
+    """User + system CPU seconds of this process's children that were
+    waited for (a build's ninja and, through it, the compilers)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
