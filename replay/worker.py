@@ -43,7 +43,6 @@ from hrworker.keeper import keeper_budget_mb, start_keeper
 
 T0 = time.monotonic()   # the worker's start (its hello says what took how long)
 
-
 PROTOCOL = 1
 
 

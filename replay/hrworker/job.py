@@ -20,7 +20,6 @@ TOLERANCE = {
     "current": {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2},
 }
 
-
 KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
 
 

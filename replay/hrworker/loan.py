@@ -11,7 +11,6 @@ from hrworker.util import Laps, exc_text
 
 SET_NAME = re.compile(r"^[0-9a-f]{16}-[0-9]+\.pt$")
 
-
 RECIPE_NAME = re.compile(r"^[0-9a-f]{16}-recipe$")
 
 

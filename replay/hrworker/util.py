@@ -9,9 +9,7 @@ import traceback
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 
-
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
-
 
 TAIL = 4000            # characters of a log kept in a result
 
