@@ -1,8 +1,11 @@
 #!/bin/sh
 # replay.sh - GPU smoke test of `headroom replay --device cuda` (device
 # machine only; `make gpu-check`).  Replays every CUDA fixture candidate in
-# tests/fixtures/replay/cuda/candidates/ against problem 1 of the fixture
-# problems and prints the verdict counts; fails when a job has no verdict.
+# tests/fixtures/replay/cuda/candidates/, and the CPU fixture escape_libc,
+# against problem 1 of the fixture problems and prints the verdict counts;
+# fails when a job has no verdict or another than cuda/expected.verdicts
+# says, or when escape_libc's write from C was not refused by the jobs'
+# Landlock jail (with HEADROOM_FS_JAIL=0, the control: when it was).
 # The GPU engineer adds fixtures (and expected verdicts) there.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
