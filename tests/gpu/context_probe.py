@@ -4,7 +4,7 @@ job is a process forked from the worker (torch imported, CUDA never
 initialised there); its first CUDA tensor (hrworker/loan.py: borrow, the
 "context" of checks.input_cache.borrow_seconds) took 0.26 s on the H200,
 and its first torch.allclose 0.10 s.  This forks N children the same way
-(torch and torch.utils.cpp_extension imported, gc frozen) and times, in
+(torch imported, worker.preload, gc frozen) and times, in
 each, the steps one after another:
 
   cuInit          the driver alone (libcuda's cuInit through ctypes)
@@ -69,7 +69,10 @@ def main(argv):
     ap.add_argument("--jobs", type=int, default=8)
     a = ap.parse_args(argv)
     import torch
-    import torch.utils.cpp_extension  # noqa: F401  what the worker preloads
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "replay"))
+    import worker
+    worker.preload(torch)   # as the worker: without asking the driver
     assert not torch.cuda.is_initialized()
     gc.freeze()
     rows = []
