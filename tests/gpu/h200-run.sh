@@ -83,6 +83,15 @@ stage_jail() {
 	return $rc
 }
 
+# Where a job's CUDA start goes (cuInit, torch's init, the primary context,
+# the first kernels' lazy loading), in children forked as jobs are; then
+# with every kernel loaded eagerly.
+stage_context() {
+	timeout "${CAP_WORKER:-150}" python3 -W ignore tests/gpu/context_probe.py --jobs 8 &&
+		CUDA_MODULE_LOADING=EAGER timeout "${CAP_WORKER:-150}" \
+			python3 -W ignore tests/gpu/context_probe.py --jobs 2
+}
+
 # CUDA IPC between a holder process and a job process (the worker's input
 # keeper), and what a 1.6 G-element input set costs to draw, save and load.
 stage_ipc() { timeout "${CAP_IPC:-240}" python3 tests/gpu/ipc_probe.py --dir "$WORK"; }
