@@ -186,9 +186,9 @@ def child(msg, cfg, proto, torch, done_fd):
                 jail_error = str(e)
         cfg.sandbox.active = True
         job = Job(msg, cfg, proto, torch)
-        result = job.run()
         if jail_error:
-            result["checks"]["fs_jail_error"] = jail_error
+            job.checks["fs_jail_error"] = jail_error
+        result = job.run()
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()

@@ -227,6 +227,7 @@ class Job:
         # From here on candidate code runs: the input cache is read-only,
         # and the keeper takes no more requests from this job.
         self.cfg.sandbox.deny = [self.cfg.inputs_dir]
+        self.close_inputs()
         if self.cfg.keeper is not None:
             self.cfg.keeper.close()
             self.cfg.keeper = None
@@ -286,6 +287,20 @@ class Job:
                 self.time_faithful()
         except Exception as e:  # KernelBench: error_during_performance
             self.result.update(error_kind="timing", error=exc_text(e))
+
+    def close_inputs(self):
+        """The jail's second layer: the job's roots without the inputs
+        directory, so that C code of the candidate cannot write the sets
+        either (checks.fs_jail_inputs: on which threads; where the inputs
+        lie beneath another root, that root still admits them)."""
+        cfg = self.cfg
+        if not cfg.jail.abi or "fs_jail_error" in self.checks:
+            return
+        roots = [r for r in cfg.sandbox.roots if r != cfg.inputs_dir]
+        try:
+            self.checks["fs_jail_inputs"] = cfg.jail.apply(roots, every_thread=True)
+        except OSError as e:
+            self.checks["fs_jail_inputs"] = "not closed: %s" % e
 
     # ---------------------------------------------------------- audit
     def audit(self, ref_model):

@@ -90,6 +90,7 @@ class Landlock:
     # MAKE_FIFO, MAKE_BLOCK, MAKE_SYM
     CHANGE = sum(1 << b for b in range(4, 13))
     DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+    TSYNC = 1 << 3               # LANDLOCK_RESTRICT_SELF_TSYNC (ABI 8)
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
@@ -123,8 +124,13 @@ class Landlock:
             raise OSError(ctypes.get_errno(), "landlock: %s" % os.strerror(ctypes.get_errno()))
         return r
 
-    def apply(self, roots):
-        """Restrict this process (call it while it has one thread)."""
+    def apply(self, roots, every_thread=False):
+        """Restrict this process (call it while it has one thread), or add
+        a narrower layer later (Landlock stacks them: a write must pass
+        every layer).  A later layer reaches the process's other threads
+        only where the kernel restricts them all at once (every_thread and
+        ABI 8, Linux 7.0: LANDLOCK_RESTRICT_SELF_TSYNC); else this thread
+        and the threads it starts afterwards.  Returns which."""
         handled = self.handled()
         attr = ctypes.c_uint64(handled)
         ruleset = self.call(0, ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
@@ -148,6 +154,8 @@ class Landlock:
                     os.close(fd)
             if not prctl(PR_SET_NO_NEW_PRIVS, 1):
                 raise OSError("landlock: prctl(PR_SET_NO_NEW_PRIVS) refused")
-            self.call(2, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+            flags = self.TSYNC if every_thread and self.abi >= 8 else 0
+            self.call(2, ctypes.c_int(ruleset), ctypes.c_uint32(flags))
+            return "every thread" if flags else "this thread"
         finally:
             os.close(ruleset)

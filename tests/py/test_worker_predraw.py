@@ -33,6 +33,27 @@ class ModelNew(nn.Module):
         return x * 2 + y
 '''
 
+# The same from C (libc's open through ctypes, which the audit hook does
+# not see), in forward: truncates every set and creates a file beside them.
+TAMPER_LIBC = '''
+import ctypes
+import os
+
+def _poison():
+    libc = ctypes.CDLL(None, use_errno=True)
+    for f in os.listdir(%(dir)r) + ["planted.pt"]:
+        fd = libc.open(os.path.join(%(dir)r, f).encode(),
+                       os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        if fd >= 0:
+            libc.write(fd, b"poison", 6)
+            libc.close(fd)
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        _poison()
+        return x * 2 + y
+'''
+
 RAISES = "raise SystemExit('candidate code ran')\n"
 
 
@@ -145,6 +166,23 @@ check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
       "and in a run worker (verdict runtime_error, sandbox)")
 after = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
 check(before == after, "the input files are unchanged")
+
+# Writes from C: the jail's second layer (the roots without the inputs)
+# refuses them where the kernel has Landlock.
+_, res = runner.run(PROBLEM, TAMPER_LIBC % {"dir": inputs}, harness="current",
+                    inputs_key=KEY)
+after = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
+if runner.hello["fs_jail"].get("landlock_abi"):
+    # (Without it the job itself dies: its own sets are mapped, and a
+    # truncated mapping is a SIGBUS.)
+    layer = res and res["checks"].get("fs_jail_inputs")
+    check(layer in ("this thread", "every thread"),
+          "a run job closes the inputs to its candidate's C code: %r" % layer)
+    check(before == after and res["verdict"] == "correct",
+          "a candidate's writes from C to the inputs are refused, the files unchanged")
+else:
+    print("skipped: no Landlock here (%r), C code can write the inputs"
+          % runner.hello["fs_jail"])
 
 builder.close()
 runner.close()
