@@ -294,7 +294,7 @@ class Job:
         either (checks.fs_jail_inputs: on which threads; where the inputs
         lie beneath another root, that root still admits them)."""
         cfg = self.cfg
-        if not cfg.jail.abi or "fs_jail_error" in self.checks:
+        if not cfg.jail.layers:     # no Landlock, or its first layer failed
             return
         roots = [r for r in cfg.sandbox.roots if r != cfg.inputs_dir]
         try:

@@ -99,6 +99,7 @@ class Landlock:
     def __init__(self, off=None):
         """off: why not to jail (the kernel is not asked); abi stays None."""
         self.abi, self.why = None, off
+        self.layers = 0          # restrictions this process has applied
         if off is None:
             LIBC.syscall.restype = ctypes.c_long
             abi = LIBC.syscall(ctypes.c_long(self.SYSCALLS[0]), None, ctypes.c_size_t(0),
@@ -156,6 +157,7 @@ class Landlock:
                 raise OSError("landlock: prctl(PR_SET_NO_NEW_PRIVS) refused")
             flags = self.TSYNC if every_thread and self.abi >= 8 else 0
             self.call(2, ctypes.c_int(ruleset), ctypes.c_uint32(flags))
+            self.layers += 1
             return "every thread" if flags else "this thread"
         finally:
             os.close(ruleset)
