@@ -228,8 +228,8 @@ static void count_draw(struct sched *sc, int p, const cJSON *rec)
 			cJSON_AddItemToArray(pr->draws, cJSON_Duplicate(rec, 1));
 	}
 
-	/* A recipe: the run worker's keeper draws the sets (hrworker/job.py,
-	 * Job.write_recipe); counted once a problem. */
+	/* A recipe: the run worker's keeper draws the sets (hrworker/inputs.py,
+	 * InputSets.write_recipe); counted once a problem. */
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "recipe")) &&
 	    p >= 0 && !sc->probs[p].recipe) {
 		sc->probs[p].recipe = 1;
@@ -1125,7 +1125,7 @@ static int make_probs(struct sched *sc)
  * 0: nothing, every job draws its own sets), else half the space free
  * there when the run starts (a large problem's six sets can take tens of
  * gigabytes).  Draws ahead wait while it is full; workers keep a set only
- * when it fits (hrworker/job.py, Job.keepable). */
+ * when it fits (hrworker/inputs.py, InputSets.keepable). */
 static void inputs_budget(struct sched *sc)
 {
 	struct statvfs fs;

@@ -40,6 +40,7 @@ from hrworker.sandbox import Landlock, Sandbox
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
 from hrworker.keeper import keeper_budget_mb, start_keeper
+from hrworker.state import WorkerState
 
 T0 = time.monotonic()   # the worker's start (its hello says what took how long)
 
@@ -412,7 +413,7 @@ def parse_args(argv):
 
 
 def main(argv):
-    cfg = parse_args(argv)
+    cfg = WorkerState.from_args(parse_args(argv))
     set_subreaper()
     # Protocol stream first: fd 1 becomes stderr so nothing imported later
     # (torch, the candidate, a compiler) can write on the protocol.
@@ -423,10 +424,9 @@ def main(argv):
     cfg.cache = os.path.realpath(cfg.cache or os.path.join(cfg.scratch, "cache"))
     os.makedirs(cfg.scratch, exist_ok=True)
     os.makedirs(cfg.cache, exist_ok=True)
-    cfg.inputs_dir = os.path.realpath(cfg.inputs or os.path.join(cfg.scratch, "inputs"))
+    cfg.inputs_dir = os.path.realpath(cfg.inputs_dir or os.path.join(cfg.scratch, "inputs"))
     os.makedirs(cfg.inputs_dir, exist_ok=True)
     cfg.llc_bytes = llc_bytes()
-    cfg.verify, cfg.verify_error = None, None
     if cfg.verify_lib:
         try:
             cfg.verify = Verify(cfg.verify_lib)
@@ -445,7 +445,6 @@ def main(argv):
             os.environ["TORCH_CUDA_ARCH_LIST"] = cap
     cfg.arch = ("sm_" + os.environ.get("TORCH_CUDA_ARCH_LIST", "?").replace(".", "")
                 if cfg.device == "cuda" else "cpu-" + platform.machine())
-    cfg.rand, cfg.rand_error = None, None
     if cfg.rand_lib:
         t0 = time.monotonic()
         try:
@@ -461,11 +460,10 @@ def main(argv):
                         if os.environ.get("HEADROOM_FS_JAIL") == "0" else None)
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe
-    # (Job.write_recipe).  The keeper draws with the rand library only.
+    # (InputSets.write_recipe).  The keeper draws with the rand library only.
     budget = keeper_budget_mb(cfg)
     cfg.recipes = (not cfg.keeper_wanted and cfg.rand is not None and
                    budget is not None and budget != 0)
-    cfg.keeper_pid, cfg.job_t0, cfg.dying = None, None, []
     # The hook (inactive until a job, or the keeper's first draw, turns it
     # on) before the keeper's fork: the keeper runs problem code too.
     sys.addaudithook(cfg.sandbox.hook)

@@ -10,7 +10,8 @@ import time
 
 from hrworker.util import exc_text, set_pdeathsig
 from hrworker.loan import RECIPE_NAME, SET_NAME, read_recipe
-from hrworker.job import Job, problem_namespace
+from hrworker.context import JobContext, problem_namespace
+from hrworker.inputs import InputSets
 
 
 def keeper_budget_mb(cfg):
@@ -75,7 +76,7 @@ class Keeper:
         self.take = cfg.take_inputs
         self.stage = None    # to_device's pinned buffers, stream and events
         self.recipes = {}    # inputs key -> its recipe, read once (Keeper.recipe)
-        self.drawers = {}    # inputs key -> a Job that draws its sets
+        self.drawers = {}    # inputs key -> the InputSets that draw its sets
         self.bad = set()     # inputs keys whose sets are not drawn here
         self.deferred = []   # (names, reply) asked mid-draw, answered after it
 
@@ -170,7 +171,7 @@ class Keeper:
         return True
 
     def recipe(self, key):
-        """The problem's recipe (Job.write_recipe), read once; None when it
+        """The problem's recipe (InputSets.write_recipe), read once; None when it
         has none, or when drawing it failed or would draw on the device
         (its jobs then draw their sets themselves)."""
         if key in self.bad:
@@ -184,7 +185,7 @@ class Keeper:
 
     def draw(self, name, need=False):
         """Hold set name drawn here from its problem's recipe: set_seed(s);
-        get_inputs() as a job draws it (Job.draw: the same values, the same
+        get_inputs() as a job draws it (InputSets.draw: the same values, the same
         RNG state), its plain torch.rand calls served by the rand library
         into pinned memory, then copied to the device.  False when there is
         no recipe or the set does not fit."""
@@ -199,10 +200,10 @@ class Keeper:
                 # The problem's code runs here as in a build worker: under
                 # the sandbox (writes only in scratch, cache and inputs).
                 self.cfg.sandbox.active = True
-                ctx = problem_namespace(r["problem_code"], r.get("problem_file"))
-                job = Job({"job": 0, "inputs_key": key, "problem_code": r["problem_code"]},
-                          self.cfg, None, t)
-                job.get_inputs = ctx["get_inputs"]
+                ns = problem_namespace(r["problem_code"], r.get("problem_file"))
+                ctx = JobContext({"job": 0, "inputs_key": key,
+                                  "problem_code": r["problem_code"]}, self.cfg, t)
+                job = InputSets(ctx, ns["get_inputs"])
                 self.drawers[key] = job
             started, t0 = time.time(), time.monotonic()
             raw, state, _, size, on_cpu = job.draw(seed, cuda_state=False)

@@ -15,7 +15,7 @@ RECIPE_NAME = re.compile(r"^[0-9a-f]{16}-recipe$")
 
 
 def read_recipe(path):
-    """A recipe file (Job.write_recipe): {"problem_code", "problem_file",
+    """A recipe file (InputSets.write_recipe): {"problem_code", "problem_file",
     "seeds"}, or None when there is none or it is not one."""
     try:
         with open(path) as f:

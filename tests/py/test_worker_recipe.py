@@ -1,4 +1,4 @@
-"""Sets the keeper draws itself (hrworker: Job.write_recipe, Keeper.draw).
+"""Sets the keeper draws itself (hrworker: InputSets.write_recipe, Keeper.draw).
 
 When the run worker has a keeper and the workers have the rand library, a
 build worker's draw ahead writes the problem's recipe (its code and seeds)

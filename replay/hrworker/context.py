@@ -1,0 +1,78 @@
+"""hrworker/context.py - what every stage of one job shares: the job message,
+the worker's state, torch, the semantics the job asks for (mode, harness
+version, precision, tolerance, seed, device), the result being built, and
+the operations every stage does alike (seeding, syncing, placing tensors
+and models as the harness does); and how a problem's code is executed
+(problem_namespace), for the job and the keeper alike."""
+
+
+# KernelBench tolerance by harness version and precision (eval.py
+# get_tolerance_for_precision at 423217d; v0/v0.1 src/eval.py: fp32 1e-2).
+TOLERANCE = {
+    "v0": {"fp32": 1e-2, "fp16": 1e-2, "bf16": 1e-2},
+    "v0.1": {"fp32": 1e-2, "fp16": 1e-2, "bf16": 1e-2},
+    "current": {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2},
+}
+
+
+def problem_namespace(code, filename):
+    """The namespace a problem's code runs in, as KernelBench's
+    exec(src, context): Model, get_inputs, get_init_inputs (and, in a
+    faithful job, the candidate after them)."""
+    ctx = {}
+    exec(compile(code, filename or "problem.py", "exec"), ctx)
+    return ctx
+
+
+class Verdict(Exception):
+    """Ends a job early with a verdict."""
+
+    def __init__(self, verdict, kind, text, **extra):
+        super().__init__(text)
+        self.verdict, self.kind, self.text, self.extra = verdict, kind, text, extra
+
+
+class JobContext:
+    """One job's message (m), the worker's state (cfg: WorkerState), torch,
+    the semantics and the result (result, and its checks)."""
+
+    def __init__(self, msg, cfg, torch):
+        self.m, self.cfg, self.torch = msg, cfg, torch
+        self.id = msg["job"]
+        self.mode = msg.get("mode", "faithful")
+        self.harness = msg.get("harness") or "current"
+        if self.harness not in TOLERANCE:
+            self.harness = "current"
+        self.precision = msg.get("precision") or "fp32"
+        self.seed = int(msg.get("seed", 42))
+        self.device = torch.device(cfg.device)
+        self.cuda = self.device.type == "cuda"
+        self.dtype = {"fp32": torch.float32, "fp16": torch.float16,
+                      "bf16": torch.bfloat16}.get(self.precision, torch.float32)
+        self.tol = TOLERANCE[self.harness].get(self.precision, 1e-4)
+        self.result = {"type": "result", "job": self.id, "compiled": None,
+                       "correct": None, "checks": {}}
+        self.checks = self.result["checks"]
+
+    def sync(self):
+        if self.cuda:
+            self.torch.cuda.synchronize(device=self.device)
+
+    def set_seed(self, s):
+        self.torch.manual_seed(s)
+        if self.cuda:
+            self.torch.cuda.manual_seed(s)
+
+    # KernelBench moves inputs with _process_input_tensor (current: cast to
+    # the precision, then device) or x.cuda() (v0, v0.1: no cast).
+    def place(self, x):
+        if not isinstance(x, self.torch.Tensor):
+            return x
+        if self.harness == "current":
+            x = x.to(dtype=self.dtype)
+        return x.to(device=self.device)
+
+    def place_model(self, m):
+        if self.harness == "current":
+            return m.to(device=self.device, dtype=self.dtype)
+        return m.to(device=self.device)

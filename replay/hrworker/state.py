@@ -1,0 +1,48 @@
+"""hrworker/state.py - the worker's state (WorkerState): its options, what it
+found at start (libraries, GPU, caches) and what it keeps between jobs (the
+keeper, jobs still tearing down).  One declared record, made by worker.py's
+main from the command line; jobs and the keeper read it (and a forked
+child's copy may change its own fields: a job closes its keeper connection).
+Must not: run anything."""
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class WorkerState:
+    # the command line
+    device: str = "cpu"             # cpu | cuda (the one visible GPU)
+    gpu_index: str = "0"            # physical index, for nvidia-smi
+    scratch: str = ""               # the only directory written (real path)
+    cache: str = ""                 # extension build cache (real path)
+    inputs_dir: str = ""            # input sets shared by the run's workers
+    verify_lib: str = None
+    rand_lib: str = None
+    mem_limit_mb: int = 0           # RLIMIT_AS per CPU job, 0 none
+    keeper_wanted: bool = False     # a run worker: fork the keeper
+    take_inputs: bool = False       # the keeper removes the files it holds
+    # found at start
+    verify: object = None           # native.Verify, or None (verify_error says why)
+    verify_error: str = None
+    rand: object = None             # native.FastRand, or None (rand_error says why)
+    rand_error: str = None
+    llc_bytes: int = 32 << 20       # the largest CPU cache
+    smi: dict = field(default_factory=dict)   # nvidia-smi's fields by name
+    arch: str = ""                  # sm_XY or cpu-MACHINE (part of build keys)
+    start_s: dict = field(default_factory=dict)   # hello's start_seconds
+    sandbox: object = None          # sandbox.Sandbox (the audit hook)
+    jail: object = None             # sandbox.Landlock
+    recipes: bool = False           # draws ahead leave a recipe for the keeper
+    # kept between jobs
+    keeper: object = None           # the worker's end of the keeper socket
+    keeper_pid: int = None
+    keeper_conn: object = None      # a job's connection to the keeper (loan.py)
+    job_t0: float = None            # when the running job's process started
+    dying: list = field(default_factory=list)   # answered jobs still tearing down
+
+    @classmethod
+    def from_args(cls, args):
+        """From worker.py's parsed options (argparse names)."""
+        return cls(device=args.device, gpu_index=args.gpu_index, scratch=args.scratch,
+                   cache=args.cache, inputs_dir=args.inputs, verify_lib=args.verify_lib,
+                   rand_lib=args.rand_lib, mem_limit_mb=args.mem_limit_mb,
+                   keeper_wanted=args.keeper_wanted, take_inputs=args.take_inputs)
