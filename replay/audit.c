@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "pool.h"
+#include "proto.h"
 
 /* KernelBench's tolerances (DESIGN.md, Verification): v0/v0.1 checked
  * fp32 at 1e-2; the current harness fp32 at 1e-4, fp16/bf16 at 1e-2. */
@@ -127,13 +128,6 @@ static int next_line(struct wproc *w, double deadline, cJSON **msg)
 	}
 }
 
-static const char *type_of(const cJSON *m)
-{
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "type");
-
-	return cJSON_IsString(t) ? t->valuestring : "";
-}
-
 static int start_worker(struct wproc *w, const struct audit_opts *o,
 			struct hr_err *e)
 {
@@ -151,9 +145,14 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 	if (wproc_start(w, &spec, e))
 		return e->code;
 	while ((r = next_line(w, deadline, &msg)) == 1) {
-		int hello = !strcmp(type_of(msg), "hello");
+		int hello = proto_type_of(msg) == PT_HELLO;
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "verify");
 
+		if (hello && proto_hello_check(msg, e)) {
+			cJSON_Delete(msg);
+			wproc_kill(w, NULL);
+			return e->code;
+		}
 		if (hello && !cJSON_IsString(v)) {
 			const cJSON *why = cJSON_GetObjectItemCaseSensitive(
 				msg, "verify_error");
@@ -179,12 +178,11 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 
 static cJSON *job_message(const struct problem *p, int id, int on_device)
 {
-	cJSON *m = cJSON_CreateObject(), *ps = cJSON_CreateArray();
+	cJSON *m = proto_job_new(id, 0, STOP_REFERENCE), *ps;
 
-	cJSON_AddStringToObject(m, "op", "job");
-	cJSON_AddNumberToObject(m, "job", id);
-	cJSON_AddNumberToObject(m, "evaluation_id", 0);
-	cJSON_AddStringToObject(m, "stop_after", "reference");
+	if (!m)
+		return NULL;
+	ps = cJSON_CreateArray();
 	cJSON_AddStringToObject(m, "problem_code", p->code);
 	cJSON_AddStringToObject(m, "problem_file", p->file);
 	cJSON_AddStringToObject(m, "candidate_code", "");
@@ -269,6 +267,8 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 	int r, rc = HR_OK;
 
 	*gates = NULL;
+	if (!m)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
 	row->status = "crashed";
 	row->error = why;
 	snprintf(why, whylen, "the worker ended without an answer");
@@ -278,18 +278,18 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 	}
 	cJSON_Delete(m);
 	while ((r = next_line(w, deadline, &msg)) == 1) {
-		const char *t = type_of(msg);
+		enum proto_type t = proto_type_of(msg);
 
-		if (!strcmp(t, "start")) {
+		if (t == PT_START) {
 			const cJSON *pid = cJSON_GetObjectItemCaseSensitive(
 				msg, "pid");
 
 			if (cJSON_IsNumber(pid) && pid->valueint > 1)
 				w->job_pgid = pid->valueint;
-		} else if (!strcmp(t, "result") && !result) {
+		} else if (t == PT_RESULT && !result) {
 			result = msg;
 			continue;
-		} else if (!strcmp(t, "exit")) {
+		} else if (t == PT_EXIT) {
 			cJSON_Delete(msg);
 			break;
 		}
@@ -306,9 +306,8 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 		goto lost;
 	if (!result)
 		goto done;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(result, "verdict");
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(result, "error");
-	if (cJSON_IsString(v) && !strcmp(v->valuestring, "audited")) {
+	if (proto_result_verdict(result) == PV_AUDITED) {
 		row->status = "audited";
 		row->error = NULL;
 		rc = store_result(s, o, p, cJSON_GetObjectItemCaseSensitive(

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../dataset/version.h"
+#include "proto.h"
 
 static int db_err(struct store *s, struct hr_err *e, const char *what)
 {
@@ -453,19 +454,6 @@ static void bind_str(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
-static const char *const verdicts[] = {
-	"no_problem", "no_kernel", "problem_error", "compile_error",
-	"runtime_error", "timeout", "crashed", "incorrect", "correct",
-};
-
-static int known_verdict(const char *v)
-{
-	for (size_t i = 0; v && i < sizeof(verdicts) / sizeof(*verdicts); i++)
-		if (!strcmp(v, verdicts[i]))
-			return 1;
-	return 0;
-}
-
 int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		int *written, struct hr_err *e)
 {
@@ -487,7 +475,7 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 	int rc;
 
 	*written = 0;
-	if (!known_verdict(verdict)) {
+	if (!proto_verdict_ends_job(proto_verdict_of(verdict))) {
 		ekind = "protocol";
 		etext = verdict ? "worker answered an unknown verdict" :
 			"worker answered no verdict";

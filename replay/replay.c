@@ -39,6 +39,7 @@
 #include "../dataset/digest.h"
 #include "jobs.h"
 #include "pool.h"
+#include "proto.h"
 
 /* Problems whose inputs build workers may draw beyond one per run worker. */
 #define DRAW_AHEAD 3
@@ -507,22 +508,25 @@ static int pick_run(struct sched *sc, const struct slot *sl)
 	return k >= 0 ? sc->cand_job[k] : -1;
 }
 
-static cJSON *job_message(struct sched *sc, int j, const char *stop_after)
+static cJSON *job_message(struct sched *sc, int j, enum proto_stop stop)
 {
 	const struct job *jb = &sc->jobs[j];
-	cJSON *m = cJSON_Duplicate(sc->settings, 1);
+	cJSON *m = proto_job_new(jb->id, jb->evaluation_id, stop);
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(sc->settings,
 							  "harness");
+	const cJSON *kv;
 	char cand[96];
 
 	if (!m)
 		return NULL;
+	/* the run's settings (mode, trials, ...); the harness is the job's
+	 * unless the run names one */
+	cJSON_ArrayForEach(kv, sc->settings)
+		if (strcmp(kv->string, "harness") &&
+		    !cJSON_GetObjectItemCaseSensitive(m, kv->string))
+			cJSON_AddItemToObject(m, kv->string,
+					      cJSON_Duplicate(kv, 1));
 	snprintf(cand, sizeof(cand), "kernel-%.16s.py", jb->kernel_sha256);
-	cJSON_DeleteItemFromObjectCaseSensitive(m, "harness");
-	cJSON_AddStringToObject(m, "op", "job");
-	cJSON_AddNumberToObject(m, "job", (double)jb->id);
-	cJSON_AddNumberToObject(m, "evaluation_id", (double)jb->evaluation_id);
-	cJSON_AddStringToObject(m, "stop_after", stop_after);
 	cJSON_AddStringToObject(m, "harness", cJSON_IsString(h) ?
 				h->valuestring : jb->harness);
 	cJSON_AddStringToObject(m, "precision", jb->precision);
@@ -544,8 +548,8 @@ enum how { HOW_PLAIN, HOW_DRAW, HOW_INPUTS };
 
 static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 {
-	cJSON *m = job_message(sc, j, sl->role == ROLE_RUN ? "all" :
-			      how == HOW_INPUTS ? "inputs" : "build");
+	cJSON *m = job_message(sc, j, sl->role == ROLE_RUN ? STOP_ALL :
+			      how == HOW_INPUTS ? STOP_INPUTS : STOP_BUILD);
 	struct prob *pr = &sc->probs[sc->pj[j]];
 
 	if (m && how != HOW_PLAIN && !cJSON_AddTrueToObject(m, "draw")) {
@@ -607,9 +611,9 @@ static cJSON *crash_result(const struct sched *sc, const struct slot *sl,
 			   int j)
 {
 	cJSON *res = cJSON_CreateObject();
+	enum proto_phase ph = proto_phase_of(sl->phase);
 	int compiled = sc->built[j] || sl->role == ROLE_RUN ||
-		!strcmp(sl->phase, "load") || !strcmp(sl->phase, "correctness") ||
-		!strcmp(sl->phase, "timing");
+		ph == PH_LOAD || ph == PH_CORRECTNESS || ph == PH_TIMING;
 
 	if (res)
 		cJSON_AddItemToObject(res, "compiled", compiled ?
@@ -701,7 +705,6 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 {
 	const cJSON *stv = cJSON_GetObjectItemCaseSensitive(msg, "status");
 	const cJSON *res = sl->result;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 	int j = sl->job, status = cJSON_IsNumber(stv) ? stv->valueint : 0;
 	char why[160];
 	int rc = HR_OK;
@@ -713,8 +716,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		/* Only a draw: whatever its end, the job is as it was. */
 		count_job_draw(sc, sl,
 			       cJSON_GetObjectItemCaseSensitive(res, "predraw"));
-	} else if (sl->role == ROLE_BUILD && cJSON_IsString(v) &&
-	    !strcmp(v->valuestring, "built")) {
+	} else if (sl->role == ROLE_BUILD &&
+		   proto_result_verdict(res) == PV_BUILT) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(res, "build");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cache");
 
@@ -780,23 +783,24 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 static int for_running_job(const struct sched *sc, const struct slot *sl,
 			   const cJSON *msg)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "job");
-
-	return sl->state == WS_BUSY && sl->job >= 0 && cJSON_IsNumber(id) &&
-		(int64_t)id->valuedouble == sc->jobs[sl->job].id;
+	return sl->state == WS_BUSY && sl->job >= 0 &&
+		proto_job_of(msg) == sc->jobs[sl->job].id;
 }
 
 static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 {
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "type");
-	const char *type = cJSON_IsString(t) ? t->valuestring : "";
+	enum proto_type type = proto_type_of(msg);
 	int rc = HR_OK;
 
-	if (strcmp(type, "hello") && !for_running_job(sc, sl, msg)) {
+	if (type != PT_HELLO && !for_running_job(sc, sl, msg)) {
 		cJSON_Delete(msg);
 		return HR_OK;
 	}
-	if (!strcmp(type, "hello")) {
+	if (type == PT_HELLO) {
+		if (proto_hello_check(msg, sc->e)) {
+			cJSON_Delete(msg);
+			return sc->e->code;
+		}
 		if (sl->state == WS_STARTING) {
 			sl->state = WS_IDLE;
 			sl->start_failures = 0;
@@ -805,32 +809,33 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 			sc->env_recorded = 1;
 			rc = jobs_set_env(sc->s, sc->run_id, msg, sc->e);
 		}
-	} else if (!strcmp(type, "start")) {
+	} else if (type == PT_START) {
 		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(msg, "pid");
 
 		if (cJSON_IsNumber(pid) && pid->valueint > 1)
 			sl->p.job_pgid = pid->valueint;
-	} else if (!strcmp(type, "phase")) {
+	} else if (type == PT_PHASE) {
 		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
 		const char *p = cJSON_IsString(ph) ? ph->valuestring : "?";
-		int building = !strcmp(p, "build") || !strcmp(p, "reference");
+		enum proto_phase phase = proto_phase_of(p);
+		int building = proto_phase_is_build(phase);
 
 		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
 		sl->phase_started = wproc_now();
 		sl->deadline = sl->phase_started + (building ?
 			sc->o->timeout_build : sc->o->timeout_run);
-		if (strcmp(p, "reference"))
+		if (phase != PH_REFERENCE)
 			draw_ended(sc, sl);   /* it draws in the reference phase */
-	} else if (!strcmp(type, "predraw") && sl->drawing >= 0) {
+	} else if (type == PT_PREDRAW && sl->drawing >= 0) {
 		/* Only from a job sent to draw, before its draw ended (the
 		 * worker sends it before the build phase, where candidate
 		 * code starts). */
 		count_job_draw(sc, sl,
 			       cJSON_GetObjectItemCaseSensitive(msg, "predraw"));
-	} else if (!strcmp(type, "result") && !sl->result) {
+	} else if (type == PT_RESULT && !sl->result) {
 		sl->result = msg;
 		return HR_OK;   /* kept until the job process exits */
-	} else if (!strcmp(type, "exit")) {
+	} else if (type == PT_EXIT) {
 		rc = job_exited(sc, sl, msg);
 	}
 	cJSON_Delete(msg);
@@ -893,8 +898,8 @@ static int check_deadlines(struct sched *sc, double now)
 			continue;
 		}
 		snprintf(why, sizeof(why), "phase %s exceeded its limit of %g s",
-			 sl->phase, !strcmp(sl->phase, "build") ||
-			 !strcmp(sl->phase, "reference") ||
+			 sl->phase,
+			 proto_phase_is_build(proto_phase_of(sl->phase)) ||
 			 !strcmp(sl->phase, "dispatch") ?
 			 sc->o->timeout_build : sc->o->timeout_run);
 		if (lose_worker(sc, sl, "timeout", why))
@@ -959,7 +964,7 @@ static int grow_pool(struct sched *sc, double now)
 		const struct slot *sl = &sc->slots[i];
 
 		compiling = sl->role == ROLE_BUILD && sl->state == WS_BUSY &&
-			!strcmp(sl->phase, "build") &&
+			proto_phase_of(sl->phase) == PH_BUILD &&
 			now - sl->phase_started >= GROW_AFTER_S;
 	}
 	for (int i = 0; i < sc->nslots && compiling; i++)

@@ -1,0 +1,85 @@
+/* proto.h - the worker protocol (docs/replay.md, Messages), seen from C.
+ *
+ * Owns: the protocol's version, the names of its message types, job
+ * phases and verdicts (and which verdicts a finished job may store), the
+ * common part of every job message, and the hello handshake's check.
+ * replay.c (the orchestrator) and audit.c (headroom audit problems) both
+ * speak it through this module, so the names exist once on the C side
+ * (replay/worker.py and replay/hrworker/ are the other side).
+ * Must not: do I/O, know the scheduler or the store.
+ */
+#ifndef HR_REPLAY_PROTO_H
+#define HR_REPLAY_PROTO_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../dataset/err.h"
+
+/* The version both sides speak (worker.py PROTOCOL); a worker whose hello
+ * names another is refused (proto_hello_check). */
+#define PROTO_VERSION 1
+
+/* Lines a worker writes ("type"). */
+enum proto_type {
+	PT_OTHER,      /* missing or unknown: ignored */
+	PT_HELLO,      /* the worker started (once) */
+	PT_START,      /* a job's process started: its "pid" leads its group */
+	PT_PHASE,      /* a job entered a phase ("phase") */
+	PT_PREDRAW,    /* a build worker's draw ahead ended ("predraw") */
+	PT_RESULT,     /* a job's one result */
+	PT_EXIT,       /* a job's process ended ("status") */
+	PT_ERROR,      /* a request the worker could not read */
+};
+
+enum proto_type proto_type_of(const cJSON *msg);
+
+/* A job's phases, in the order a job goes through them (PH_START: before
+ * the first phase line). */
+enum proto_phase {
+	PH_OTHER, PH_START, PH_REFERENCE, PH_BUILD, PH_LOAD, PH_CORRECTNESS,
+	PH_TIMING,
+};
+
+enum proto_phase proto_phase_of(const char *name);
+const char *proto_phase_name(enum proto_phase p);
+
+/* The phases whose limit is the build timeout (the reference phase draws
+ * the inputs; the build phase compiles): 1 for those, else 0. */
+int proto_phase_is_build(enum proto_phase p);
+
+/* Verdicts: what a worker answers, and what the orchestrator decides
+ * itself (timeout, crashed, no_problem, no_kernel). */
+enum proto_verdict {
+	PV_NONE,          /* missing or unknown */
+	PV_NO_PROBLEM, PV_NO_KERNEL, PV_PROBLEM_ERROR, PV_COMPILE_ERROR,
+	PV_RUNTIME_ERROR, PV_TIMEOUT, PV_CRASHED, PV_INCORRECT, PV_CORRECT,
+	/* answers to jobs that stop early: they end no job */
+	PV_BUILT,         /* stop_after "build" */
+	PV_DRAWN,         /* stop_after "inputs" */
+	PV_AUDITED,       /* stop_after "reference" (headroom audit problems) */
+};
+
+enum proto_verdict proto_verdict_of(const char *name);
+const char *proto_verdict_name(enum proto_verdict v);
+/* The result's "verdict" field (PV_NONE when absent or unknown). */
+enum proto_verdict proto_result_verdict(const cJSON *res);
+/* 1 when a finished job may store v (table replay_job's verdicts). */
+int proto_verdict_ends_job(enum proto_verdict v);
+
+/* Where a job stops (its message's "stop_after"). */
+enum proto_stop { STOP_ALL, STOP_BUILD, STOP_INPUTS, STOP_REFERENCE };
+
+/* A new job message with its common fields: op "job", job, evaluation_id
+ * and stop_after; the caller adds the rest.  NULL when out of memory. */
+cJSON *proto_job_new(int64_t job, int64_t evaluation_id, enum proto_stop stop);
+
+/* The job id a line names in "job"; 0 when it names none (ids are >= 1). */
+int64_t proto_job_of(const cJSON *msg);
+
+/* Check a hello line: HR_OK when it speaks PROTO_VERSION, else HR_SYSTEM
+ * with e naming both versions (a worker.py of another headroom). */
+int proto_hello_check(const cJSON *hello, struct hr_err *e);
+
+#endif
