@@ -3,6 +3,7 @@ original check, reference first, through the verify library when present,
 torch.allclose beside it) and, for `headroom audit problems`, which
 degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
+from hrworker.audit import Poison, add_finding, aliases, fingerprint
 from hrworker.context import Verdict
 from hrworker.util import Laps, exc_text, finite
 
@@ -18,8 +19,9 @@ class Checks:
         self.checks, self.result = ctx.checks, ctx.result
         self.sync, self.set_seed = ctx.sync, ctx.set_seed
         self.fresh_inputs, self.trial_seeds = sets.fresh_inputs, sets.trial_seeds
+        self.poison = Poison(ctx.torch, ctx.cuda, ctx.device)
 
-    def compare(self, out, out_new, first, laps):
+    def compare(self, out, out_new, first, laps, poison=None):
         """The original check, reference first; verify library when present.
         With it, torch.allclose runs beside it (torch_allclose) on the job's
         first trial and on every trial the library fails: on the H200 a
@@ -30,7 +32,7 @@ class Checks:
         rec = {}
         if self.cfg.verify is not None:
             try:
-                rec = self.cfg.verify.check(out, out_new, self.harness, self.tol)
+                rec = self.cfg.verify.check(out, out_new, self.harness, self.tol, poison)
                 rec["checker"] = "hrverify"
                 ok = bool(rec["allclose_pass"])
                 laps.lap("check")
@@ -77,17 +79,22 @@ class Checks:
                     raise Verdict("runtime_error", "reference", exc_text(e), correct=False,
                                   trials_passed=passed)
                 laps.lap("reference")
+                bits = self.poison_bits(out) if self.mode == "robust" else None
+                watch = None if trials else self.watch(cand_inputs)
                 try:
-                    out_new = self.new(*cand_inputs)
-                    self.sync()
+                    out_new = self.call_candidate(cand_inputs, out, bits)
                     laps.lap("candidate")
+                    if watch is not None:
+                        self.side_effects(watch, cand_inputs, out_new, s)
+                    laps.lap("side_effects")
                     if out.shape != out_new.shape:
                         trials.append({"seed": s, "pass": False, "issue": "shape %s != %s"
                                        % (list(out_new.shape), list(out.shape))})
                         raise Verdict("incorrect", "shape", "output shape mismatch: expected "
                                       "%s, got %s" % (list(out.shape), list(out_new.shape)),
                                       correct=False, trials_passed=passed)
-                    ok, rec = self.compare(out, out_new, not trials, laps)
+                    ok, rec = self.compare(out, out_new, not trials, laps, bits)
+                    self.note_coverage(rec, s, "trial")
                 except Verdict:
                     raise
                 except Exception as e:
@@ -100,6 +107,127 @@ class Checks:
         self.result["correct"] = passed == n
         self.result["verdict"] = "correct" if passed == n else "incorrect"
         self.checks["checker"] = trials[0]["checker"] if trials else None
+        self.checks["scale_invariant"] = self.scale_invariant(trials)
+        try:
+            self.audit_calls(seeds[0], passed == n)
+        except Exception as e:   # noqa: the candidate's; the trials stand
+            self.checks["audit_error"] = "correctness: %s" % exc_text(e)
+
+    @staticmethod
+    def scale_invariant(trials):
+        """Every trial passed the scale-invariant checks (True), one did not
+        (False), or they were not computed (None: no verify library)."""
+        got = [r.get("scale_invariant_pass") for r in trials]
+        if not got or any(g is None for g in got):
+            return None
+        return all(bool(g) for g in got)
+
+    # ---------------------------------------------------- the audit's calls
+    def poison_bits(self, out):
+        """The payload to fill before the candidate's call, or None (no
+        verify library to count it, no way to fill, a dtype without one)."""
+        if self.cfg.verify is None or not self.poison.available:
+            return None
+        if not isinstance(out, self.torch.Tensor):
+            return None
+        return self.poison.bits(out)
+
+    def call_candidate(self, inputs, out, bits):
+        """The candidate's call, memory poisoned first when bits is given."""
+        if bits is not None:
+            self.poison.fill(out.numel() * out.element_size())
+        try:
+            out_new = self.new(*inputs)
+            self.sync()
+        finally:
+            if bits is not None:
+                self.poison.end()
+        return out_new
+
+    def note_coverage(self, rec, seed, how):
+        """A check with the poison counted: partial-write when some output
+        element still holds it (the fraction never written)."""
+        if "n_poison" not in rec:
+            return
+        cov = self.checks.setdefault("coverage", {"calls": 0, "unwritten_max": 0.0})
+        cov["calls"] += 1
+        frac = rec.get("poison_fraction") or 0.0
+        cov["unwritten_max"] = max(cov["unwritten_max"], frac)
+        if rec["n_poison"]:
+            add_finding(self.ctx, "partial-write", seed=seed, call=how,
+                        elements_unwritten=rec["n_poison"], fraction_unwritten=frac,
+                        fraction_written=1.0 - frac)
+
+    def watch(self, inputs):
+        """The inputs' fingerprints before a call (input-mutated)."""
+        return [fingerprint(self.torch, x) for x in inputs]
+
+    def side_effects(self, before, inputs, out_new, seed):
+        """After a candidate's call: did it change its inputs, does its
+        output share their memory, is its output a plain tensor?"""
+        t = self.torch
+        after = [fingerprint(t, x) for x in inputs]
+        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        if changed:
+            add_finding(self.ctx, "input-mutated", seed=seed, inputs=changed)
+        hits = aliases(t, out_new, inputs)
+        if hits:
+            add_finding(self.ctx, "output-aliases-input", seed=seed, inputs=hits)
+        if type(out_new) is not t.Tensor:
+            add_finding(self.ctx, "output-not-tensor", seed=seed,
+                        type="%s.%s" % (type(out_new).__module__, type(out_new).__qualname__))
+
+    def audit_calls(self, seed, passed):
+        """After the trials, calls of the audit's own (the trials keep the
+        harness's semantics): in a faithful job one trial with memory
+        poisoned (coverage: the original harness ran none); in a job whose
+        trials passed, two calls on identical inputs compared bit for bit
+        (nondeterministic), their inputs watched (input-mutated)."""
+        t = self.torch
+        with t.no_grad():
+            if self.mode != "robust":
+                inputs = self.fresh_inputs(seed)
+                out = self.ref(*inputs)
+                self.sync()
+                bits = self.poison_bits(out)
+                if bits is not None:
+                    out_new = self.call_candidate(inputs, out, bits)
+                    if isinstance(out_new, t.Tensor) and out_new.shape == out.shape:
+                        ok, rec = self.compare(out, out_new, False, Laps({}), bits)
+                        self.note_coverage(rec, seed, "coverage trial")
+                del inputs, out
+            if not passed:
+                return
+            first = self.fresh_inputs(seed)
+            watch = self.watch(first)
+            a = self.call_candidate(first, None, None)
+            self.side_effects(watch, first, a, seed)
+            b = self.call_candidate(self.fresh_inputs(seed), None, None)
+        if not (isinstance(a, t.Tensor) and isinstance(b, t.Tensor)) or a.shape != b.shape:
+            return
+        same, ndiff, first_diff = self.bitwise(a, b)
+        self.checks["deterministic"] = same
+        if not same:
+            add_finding(self.ctx, "nondeterministic", seed=seed, elements_differ=ndiff,
+                        first_difference=first_diff)
+
+    def bitwise(self, a, b):
+        """(identical, elements that differ, first index): the verify
+        library's comparison, else torch's on the raw bits."""
+        if self.cfg.verify is not None:
+            try:
+                return self.cfg.verify.bitwise(a, b)
+            except (ValueError, RuntimeError):
+                pass
+        t = self.torch
+        x, y = a.detach().contiguous().view(-1), b.detach().contiguous().view(-1)
+        if x.dtype != y.dtype:
+            return False, x.numel(), 0
+        if x.is_floating_point():
+            iv = {2: t.int16, 4: t.int32, 8: t.int64}[x.element_size()]
+            x, y = x.view(iv), y.view(iv)
+        d = (x != y).nonzero()
+        return d.numel() == 0, int(d.numel()), int(d[0].item()) if d.numel() else -1
 
 
 def audit_problem(ctx, sets, ref_model):

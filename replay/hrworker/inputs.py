@@ -10,6 +10,7 @@ import json
 import os
 import time
 
+from hrworker.audit import describe
 from hrworker.util import exc_text
 from hrworker.loan import borrow, read_recipe
 
@@ -27,6 +28,8 @@ class InputSets:
         self.late_seed = None   # fresh_inputs: the one late set kept
         self.pool_seeds = []    # robust: the timing pool's seeds
         self.fast_draws = 0     # draws the rand library served (FastRand)
+        self.clean = None       # the timing set's description, drawn before any candidate code
+        self.in_namespace = False   # drawn again in the candidate's namespace (redraw_in_namespace)
 
     def trial_seeds(self):
         """KernelBench: torch.manual_seed(42), then one randint per trial."""
@@ -65,7 +68,7 @@ class InputSets:
         """get_inputs() as KernelBench calls it; its plain torch.rand calls
         served by the rand library when the worker has one (FastRand: the
         same values, the same generator state), counted in fast_draws."""
-        fast = self.cfg.rand
+        fast = None if self.in_namespace else self.cfg.rand
         if fast is None:
             return self.get_inputs()
         served = fast.served
@@ -201,6 +204,7 @@ class InputSets:
             self.checks["input_cache"]["borrow_seconds"] = secs
         if keeper_drew:     # sets the keeper drew from the recipe: when
             self.checks["input_cache"]["keeper_drew"] = sorted(keeper_drew)
+        self.describe_clean()
         self.restore_rng(before)
 
     def predraw(self):
@@ -336,3 +340,38 @@ class InputSets:
                 y = y.clone()
             out.append(y)
         return out
+
+    def redraw_in_namespace(self):
+        """Forget every set: each is drawn again when used, by the
+        problem's get_inputs in the namespace candidate code has changed,
+        with torch's own generator (as KernelBench, a patched torch.rand
+        included), and never saved."""
+        self.draws = {s: None for s in (self.draws or {})}
+        self.late_seed = None
+        self.in_namespace = True
+        ic = self.checks.get("input_cache")
+        if ic is not None:
+            ic["drawn_in_candidate_namespace"] = True
+
+    def describe_clean(self):
+        """The timing set as the problem alone draws it (before candidate
+        code ran): audit.describe of it, when the job holds it."""
+        kept = (self.draws or {}).get(self.seed)
+        if kept is None:
+            return
+        t, cast = self.torch, self.ctx.harness == "current"
+        self.clean = describe(t, [t.empty(x.shape, device="meta",
+                                          dtype=self.ctx.dtype if cast else x.dtype)
+                                  if isinstance(x, t.Tensor) else x for x in kept[0]])
+
+    def fresh_content(self, seed):
+        """A set of new content for the audit's calls: set_seed(seed);
+        get_inputs() drawn with the device's generator (the problem's
+        distributions, other values; on a GPU a large set takes
+        milliseconds, not the CPU generator's seconds), placed.  Never
+        one of the harness's sets."""
+        t = self.torch
+        self.set_seed(seed)
+        with t.device(self.ctx.device):
+            raw = self.get_inputs()
+        return [self.place(x) for x in raw]

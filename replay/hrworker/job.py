@@ -10,6 +10,8 @@ import os
 import platform
 import time
 
+from hrworker.audit import (add_finding, clean_inputs_description, harness_refs,
+                            namespace_snapshot, patched, rebound)
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.inputs import InputSets
@@ -102,7 +104,7 @@ class Job:
             "mode": c.mode, "harness": c.harness, "precision": c.precision,
             "seed": c.seed, "tolerance": c.tol,
             "allclose": "torch.allclose(ref, cand, atol=tol, rtol=tol)",
-            "namespace": "one" if c.mode == "faithful" else "copy",
+            "namespace": "one" if c.mode == "faithful" else "separate",
             "inputs_cast": c.harness == "current"}
         try:
             self.stages()
@@ -186,7 +188,18 @@ class Job:
         build = self.result["build"] = self.checks["build"] = {"extensions": exts}
         if self.predrawn is not None:
             build["predraw"] = self.predrawn
-        cand_ctx = ctx if self.mode == "faithful" else dict(ctx)
+        # Faithful: KernelBench's one namespace for problem and candidate;
+        # robust: one of the candidate's own, made by executing the
+        # problem's code again (the names a candidate takes from the
+        # problem resolve; nothing it rebinds reaches the reference's).
+        # What the candidate's import rebinds in the problem's namespace,
+        # and what it patches of the harness, is looked at once it ran
+        # (after_import).
+        cand_ctx = (ctx if self.mode == "faithful" else
+                    problem_namespace(m["problem_code"], m.get("problem_file")))
+        ns_before = namespace_snapshot(ctx, (get_inputs, get_init_inputs))
+        self.harness = harness_refs(t)
+        self.own = self.own_refs()
         t0 = time.monotonic()
         try:
             exec(compile(code, m.get("candidate_file", "candidate.py"), "exec"), cand_ctx)
@@ -203,6 +216,7 @@ class Job:
             build["cache"] = ("none" if not exts else "hit" if
                               all(x["cache"] == "hit" for x in exts) else "miss")
         self.result["compiled"] = True
+        self.after_import(ctx, ns_before)
         if stop == "build":
             self.result.update(verdict="built")
             return
@@ -219,11 +233,15 @@ class Job:
             raise Verdict("runtime_error", "load", exc_text(e), correct=False)
 
         self.phase("correctness")
-        Checks(c, ref, new, self.sets).correctness()
+        checks = Checks(c, ref, new, self.sets)
+        try:
+            checks.correctness()
+        finally:
+            self.tampered("correctness")
         if not self.result["correct"]:
             return
         self.phase("timing")
-        timing = Timing(c, ref, new, self.sets)
+        timing = Timing(c, ref, new, self.sets, checks)
         try:
             if self.mode == "robust":
                 timing.time_robust()
@@ -231,6 +249,61 @@ class Job:
                 timing.time_faithful()
         except Exception as e:  # KernelBench: error_during_performance
             self.result.update(error_kind="timing", error=exc_text(e))
+        finally:
+            if self.tampered("timing"):
+                self.checks["timing_void"] = "the harness was patched"
+        self.inputs_redefined()
+
+    # ------------------------------------------------------- the audit
+    def own_refs(self):
+        """The worker's own functions a candidate could replace (name ->
+        (holder, attribute, object)): the check, the candidate's call,
+        the timer, the sync, the protocol."""
+        pairs = [(Checks, "compare"), (Checks, "call_candidate"), (Timing, "time_one"),
+                 (Timing, "kb_loop"), (JobContext, "sync")]
+        if self.cfg.verify is not None:
+            pairs += [(type(self.cfg.verify), "raw"), (type(self.cfg.verify), "check")]
+        if self.proto is not None:
+            pairs.append((type(self.proto), "send"))
+        return {"%s.%s" % (h.__name__, a): (h, a, getattr(h, a)) for h, a in pairs}
+
+    def tampered(self, when):
+        """harness-patched when what the harness relies on is no longer
+        what it was before candidate code ran; True then."""
+        names = patched(self.harness, self.torch, self.own)
+        if names:
+            add_finding(self.ctx, "harness-patched", when=when, names=names)
+        return bool(names)
+
+    def after_import(self, ns, before):
+        """Once the candidate's module ran: the names of the problem's
+        namespace it rebound (checks.namespace_rebound).  In a faithful job
+        KernelBench then draws every input set in that namespace, with
+        the candidate's bindings: so does this job, whatever the input
+        cache, the keeper or a draw ahead would have handed it."""
+        names = rebound(before, ns)
+        self.checks["namespace_rebound"] = names
+        if names and self.mode == "faithful":
+            self.sets.redraw_in_namespace()
+        self.tampered("import")
+
+    def inputs_redefined(self):
+        """inputs-redefined: the inputs the timing used differ from the
+        problem's own (its get_inputs in a clean namespace)."""
+        timed = self.checks.get("inputs", {}).get("timed")
+        clean = self.sets.clean
+        if clean is None:
+            try:
+                clean = clean_inputs_description(self.torch, self.m["problem_code"],
+                                                 self.m.get("problem_file"), self.seed,
+                                                 problem_namespace)
+            except Exception as e:     # noqa: a get_inputs the meta device cannot run
+                self.checks.setdefault("inputs", {})["problem_error"] = exc_text(e)
+                return
+        self.checks.setdefault("inputs", {})["problem"] = clean
+        if timed is not None and timed != clean:
+            add_finding(self.ctx, "inputs-redefined", timed=timed, problem=clean,
+                        rebound=self.checks.get("namespace_rebound", []))
 
     def close_inputs(self):
         """The jail's second layer: the job's roots without the inputs

@@ -44,6 +44,12 @@ class HrvResult(ctypes.Structure):
                                        "gate_const_pass", "vacuous", "dtype")])
 
 
+class HrvBitwise(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_uint64), ("n_diff", ctypes.c_uint64),
+                ("first_diff", ctypes.c_int64), ("identical", ctypes.c_int32),
+                ("pad_", ctypes.c_int32)]
+
+
 class Verify:
     """ctypes binding of the verify library (verify/verify.h, ABI 1)."""
     DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "int32": 3,
@@ -65,6 +71,8 @@ class Verify:
                                         ctypes.c_int]
         lib.hrv_check.argtypes = [ctypes.POINTER(HrvTensor), ctypes.POINTER(HrvTensor),
                                   ctypes.POINTER(HrvOpts), ctypes.POINTER(HrvResult)]
+        lib.hrv_bitwise.argtypes = [ctypes.POINTER(HrvTensor), ctypes.POINTER(HrvTensor),
+                                    ctypes.POINTER(HrvBitwise)]
         lib.hrv_strerror.restype = ctypes.c_char_p
         self.lib, self.path = lib, path
         self.cuda = bool(lib.hrv_has_cuda())
@@ -83,9 +91,11 @@ class Verify:
         s.ndim, s.on_device = t.dim(), int(on_device)
         return s, t
 
-    def raw(self, ref, cand, harness, tol):
+    def raw(self, ref, cand, harness, tol, poison=None):
         """hrv_check on one pair: allclose with atol = rtol = tol; the
-        struct hrv_result as ctypes gives it."""
+        struct hrv_result as ctypes gives it.  poison: the raw bits the
+        candidate's memory was filled with (its elements still holding
+        them are counted: n_poison), or None."""
         a, keep_a = self.tensor(ref)
         b, keep_b = self.tensor(cand)
         opts, out = HrvOpts(), HrvResult()
@@ -94,6 +104,8 @@ class Verify:
             raise ValueError("hrv_opts_preset: %s" % self.lib.hrv_strerror(rc).decode())
         opts.atol = opts.rtol = tol
         opts.torch_cpu = int(not ref.is_cuda)   # round atol as torch does on this device
+        if poison is not None:
+            opts.have_poison, opts.poison_bits = 1, poison
         rc = self.lib.hrv_check(ctypes.byref(a), ctypes.byref(b), ctypes.byref(opts),
                                 ctypes.byref(out))
         del keep_a, keep_b
@@ -106,12 +118,27 @@ class Verify:
         return {k: (finite(getattr(out, k)) if isinstance(getattr(out, k), float)
                     else getattr(out, k)) for k in keys}
 
-    def check(self, ref, cand, harness, tol):
-        """Every check; allclose semantics with atol = rtol = tol."""
-        return self.pick(self.raw(ref, cand, harness, tol),
-                         ("n_violations", "max_abs_err", "max_rel_err",
-                          "normwise_rel_err", "allclose_pass", "scale_invariant_pass",
-                          "nonfinite_pass", "vacuous", "ref_amax"))
+    def check(self, ref, cand, harness, tol, poison=None):
+        """Every check; allclose semantics with atol = rtol = tol (and the
+        poison count when poison is given)."""
+        keys = ("n_violations", "max_abs_err", "max_rel_err", "normwise_rel_err",
+                "allclose_pass", "scale_invariant_pass", "nonfinite_pass", "vacuous",
+                "ref_amax")
+        if poison is not None:
+            keys += ("n_poison", "poison_fraction")
+        return self.pick(self.raw(ref, cand, harness, tol, poison), keys)
+
+    def bitwise(self, a, b):
+        """hrv_bitwise: (identical, elements that differ, first index or -1);
+        a and b of one dtype and shape."""
+        x, keep_a = self.tensor(a)
+        y, keep_b = self.tensor(b)
+        out = HrvBitwise()
+        rc = self.lib.hrv_bitwise(ctypes.byref(x), ctypes.byref(y), ctypes.byref(out))
+        del keep_a, keep_b
+        if rc:
+            raise RuntimeError("verify: %s" % self.lib.hrv_strerror(rc).decode())
+        return bool(out.identical), int(out.n_diff), int(out.first_diff)
 
 
 class FastRand:

@@ -6,7 +6,9 @@ runtime, baseline and speedup into the job's result.
 Must not: judge correctness (hrworker/checks.py)."""
 import time
 
-from hrworker.util import exc_text, finite
+from hrworker.audit import (FLOOR_MARGIN, add_finding, copy_bandwidth, describe,
+                            fingerprint, floor_ms)
+from hrworker.util import Laps, exc_text, finite
 
 
 KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
@@ -14,10 +16,11 @@ KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
 
 class Timing:
     """Times the job's reference (ref) and candidate (new) on its input
-    sets (sets: InputSets) under ctx's semantics."""
+    sets (sets: InputSets) under ctx's semantics; judge (checks.Checks)
+    checks the outputs the audit looks at."""
 
-    def __init__(self, ctx, ref, new, sets):
-        self.ctx, self.ref, self.new, self.sets = ctx, ref, new, sets
+    def __init__(self, ctx, ref, new, sets, judge):
+        self.ctx, self.ref, self.new, self.sets, self.judge = ctx, ref, new, sets, judge
         self.m, self.cfg, self.torch, self.cuda = ctx.m, ctx.cfg, ctx.torch, ctx.cuda
         self.device, self.harness, self.seed = ctx.device, ctx.harness, ctx.seed
         self.checks, self.result, self.sync = ctx.checks, ctx.result, ctx.sync
@@ -47,7 +50,9 @@ class Timing:
             buf = self._flush_buf = self.torch.empty((nbytes // 8,), dtype=self.torch.int64)
         buf.fill_(42)
 
-    def time_one(self, fn, args, flush, sync_before):
+    def time_one(self, fn, args, flush, sync_before, keep=None):
+        """One timed call, in ms; its output goes into keep (a list) when
+        given."""
         t = self.torch
         if sync_before:
             self.sync()
@@ -55,14 +60,18 @@ class Timing:
             start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
             self.flush(flush)
             start.record()
-            fn(*args)
+            out = fn(*args)
             end.record()
             self.sync()
-            return start.elapsed_time(end)
-        self.flush(flush)
-        t0 = time.perf_counter_ns()
-        fn(*args)
-        return (time.perf_counter_ns() - t0) / 1e6
+            ms = start.elapsed_time(end)
+        else:
+            self.flush(flush)
+            t0 = time.perf_counter_ns()
+            out = fn(*args)
+            ms = (time.perf_counter_ns() - t0) / 1e6
+        if keep is not None:
+            keep.append(out)
+        return ms
 
     def kb_loop(self, fn, args):
         """KernelBench's timing loop for this harness version (timing.py)."""
@@ -90,7 +99,9 @@ class Timing:
 
     def time_faithful(self):
         # KernelBench: set_seed(seed); inputs = get_inputs(); timed outside no_grad.
-        cand_times, how = self.kb_loop(self.new, self.fresh_inputs(self.seed))
+        inputs = self.fresh_inputs(self.seed)
+        self.checks["inputs"] = {"timed": describe(self.torch, inputs)}
+        cand_times, how = self.kb_loop(self.new, inputs)
         ref_times, _ = self.kb_loop(self.ref, self.fresh_inputs(self.seed))
         cs, rs = self.stats(cand_times), self.stats(ref_times)
         self.checks["timing"] = how
@@ -99,6 +110,16 @@ class Timing:
                            speedup=finite(rs["mean"] / cs["mean"]) if cs["mean"] else None)
         if self.m.get("compile_baseline"):
             self.time_compiled(cs["mean"])
+        # The audit's calls, after the harness's: the same inputs once
+        # more, then fresh content, checked; the candidate timed on fresh
+        # content beside the harness's repeated inputs; the floor.
+        try:
+            with self.torch.no_grad():
+                self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
+                self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
+            self.floor(inputs, cs["mean"], "mean", how["l2_fill_bytes"] > 0)
+        except Exception as e:   # noqa: the candidate's; the harness's times stand
+            self.checks["audit_error"] = "timing: %s" % exc_text(e)
 
     def time_compiled(self, cand_mean):
         """Optional second baseline: torch.compile of the reference
@@ -117,37 +138,167 @@ class Timing:
         rec["seconds"] = round(time.monotonic() - t0, 3)
 
     def time_robust(self):
+        """Reference and candidate interleaved in rounds (order shuffled per
+        round), each round on inputs of new content (fresh_content: no
+        timed call sees the content of another), median and a bootstrap
+        interval of the ratio of medians.  Every round's outputs are
+        checked outside the timed calls: a candidate output that fails
+        while it repeats an earlier one bit for bit is result-cached, any
+        other failure timing-path-differs; so is a failing call on fresh
+        content after the loop."""
         import numpy as np
         t, m = self.torch, self.m
         rounds = max(2, int(m.get("robust_rounds", 30)))
         rng = np.random.default_rng(self.seed + 1)
         pool = [self.fresh_inputs(s) for s in self.sets.pool_seeds]
-        k = len(pool)
         flush = self.flush_bytes(True)
+        seeds = [int(x) for x in rng.integers(0, 2**31 - 1, size=rounds + 1)]
+        fails, prints = [], {}
         with t.no_grad():
             for fn in (self.ref, self.new):       # warm-up, one call per input set
                 for inp in pool:
                     fn(*inp)
             self.sync()
+            self.checks["inputs"] = {"timed": describe(t, pool[0])}
+            del pool
             ref_t, new_t = [], []
             for r in range(rounds):
-                inp = pool[r % k]
+                inp = self.sets.fresh_content(seeds[r])
                 order = [(self.ref, ref_t), (self.new, new_t)]
                 if rng.integers(0, 2):
                     order.reverse()
+                outs = {}
                 for fn, acc in order:
-                    acc.append(self.time_one(fn, inp, flush, True))
+                    keep = []
+                    acc.append(self.time_one(fn, inp, flush, True, keep))
+                    outs[fn is self.new] = keep[0]
+                self.check_round(r, outs[False], outs[True], prints, fails)
+                last = inp
+            self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
+        self.floor(last, float(np.median(new_t)), "median", True)
         ref_a, new_a = np.asarray(ref_t), np.asarray(new_t)
         speed = float(np.median(ref_a) / np.median(new_a))
         idx = rng.integers(0, rounds, size=(int(m.get("bootstrap", 1000)), rounds))
         boot = np.median(ref_a[idx], axis=1) / np.median(new_a[idx], axis=1)
         lo, hi = np.percentile(boot, [2.5, 97.5])
-        self.checks["timing"] = {"input_sets": k, "rounds": rounds, "flush_bytes": flush,
+        self.checks["timing"] = {"input_sets": rounds, "rounds": rounds, "flush_bytes": flush,
+                                 "inputs": "new content every round (fresh_content)",
                                  "order": "interleaved, shuffled per round",
                                  "statistic": "median", "ci": "bootstrap 95% of ratio of medians",
                                  "timer": "cuda_event" if self.cuda else "perf_counter_ns",
+                                 "rounds_failed": len(fails),
                                  "verified": bool(lo > 1.0)}
         cs, rs = self.stats(new_t), self.stats(ref_t)
         self.result.update(runtime_ms=cs["median"], runtime_stats=cs, baseline_ms=rs["median"],
                            baseline_stats=rs, baseline="eager", speedup=finite(speed),
                            ci_low=finite(lo), ci_high=finite(hi))
+
+    # ------------------------------------------------------ the audit
+    def output_print(self, out):
+        return fingerprint(self.torch, out) if isinstance(out, self.torch.Tensor) else None
+
+    def passes(self, out, out_new):
+        """The original check of one pair, outside any timed call."""
+        t = self.torch
+        if not (isinstance(out_new, t.Tensor) and out_new.shape == out.shape):
+            return False, {"issue": "not a tensor of the reference's shape"}
+        ok, rec = self.judge.compare(out, out_new, False, Laps({}))
+        return ok, {k: rec.get(k) for k in ("n_violations", "max_abs_err") if k in rec}
+
+    def check_round(self, r, out, out_new, prints, fails):
+        """One round's outputs: checked, and the candidate's fingerprinted
+        (prints: fingerprint -> the reference's fingerprint and round)."""
+        fp, ref_fp = self.output_print(out_new), self.output_print(out)
+        ok, rec = self.passes(out, out_new)
+        if not ok:
+            fails.append(r)
+            seen = prints.get(fp)
+            if seen is not None and seen[0] != ref_fp:
+                add_finding(self.ctx, "result-cached", round=r, repeats_round=seen[1],
+                            **rec)
+            else:
+                add_finding(self.ctx, "timing-path-differs", round=r, **rec)
+        if fp is not None and fp not in prints:
+            prints[fp] = (ref_fp, r)
+
+    def recheck_fresh(self, seed, prints, when):
+        """A call on fresh content, checked: a failure repeating an earlier
+        output is result-cached, another timing-path-differs."""
+        inp = self.sets.fresh_content(seed)
+        out = self.ref(*inp)
+        out_new = self.new(*inp)
+        self.sync()
+        fp, ref_fp = self.output_print(out_new), self.output_print(out)
+        ok, rec = self.passes(out, out_new)
+        self.checks.setdefault("rechecks", []).append({"when": when, "pass": ok, **rec})
+        if not ok:
+            seen = prints.get(fp)
+            if seen is not None and seen[0] != ref_fp:
+                add_finding(self.ctx, "result-cached", when=when, **rec)
+            else:
+                add_finding(self.ctx, "timing-path-differs", when=when, **rec)
+
+    def recheck(self, inputs, calls):
+        """After a faithful loop of calls on the same inputs: those inputs
+        once more (drift after calls calls: timing-path-differs), then
+        fresh content (recheck_fresh)."""
+        out = self.ref(*inputs)
+        out_new = self.new(*inputs)
+        self.sync()
+        ok, rec = self.passes(out, out_new)
+        self.checks.setdefault("rechecks", []).append(
+            {"when": "after %d calls on the timing inputs" % calls, "pass": ok, **rec})
+        if not ok:
+            add_finding(self.ctx, "timing-path-differs", after_calls=calls, **rec)
+        prints = {self.output_print(out_new): (self.output_print(out), -1)}
+        self.recheck_fresh(self.seed + 1, prints, "fresh content after timing")
+
+    def fresh_timing(self, inputs, n=5):
+        """The candidate timed n times on the harness's timing inputs and
+        on n sets of fresh content (all held at once: no two at one
+        address), each call after the robust flush and a sync, so that
+        caches treat both alike; each fresh output checked.  A median on
+        the repeated inputs below a third of the fresh one is
+        result-cached (a result kept for inputs seen before).  Returns
+        both medians (ms)."""
+        import numpy as np
+        flush = self.flush_bytes(True)
+        sets = [self.sets.fresh_content(self.seed + 2 + i) for i in range(n)]
+        outs = []
+        fresh = float(np.median([self.time_one(self.new, inp, flush, True, outs)
+                                 for inp in sets]))
+        repeated = float(np.median([self.time_one(self.new, inputs, flush, True)
+                                    for _ in range(n)]))
+        for i, (inp, out_new) in enumerate(zip(sets, outs)):
+            ok, rec = self.passes(self.ref(*inp), out_new)
+            if not ok:
+                add_finding(self.ctx, "timing-path-differs", when="fresh content, timed",
+                            call=i, **rec)
+        if repeated * 3 < fresh:
+            add_finding(self.ctx, "result-cached", repeated_inputs_ms=repeated,
+                        fresh_content_ms=fresh)
+        return {"repeated": repeated, "fresh": fresh}
+
+    def floor(self, inputs, cand_ms, statistic, flushed):
+        """below-physical-floor: the candidate's time under the least a
+        call reading its inputs can take (audit.floor_ms, the copy
+        bandwidth measured here).  Where the loop does not flush the
+        caches before each call, inputs that fit in the last-level cache
+        may be read from it: only the bytes beyond it count."""
+        bw = copy_bandwidth(self.torch, self.device, self.cuda)
+        cache = 0 if flushed else self.cache_bytes()
+        ms, nbytes = floor_ms(self.torch, inputs, bw, cache)
+        self.checks["floor"] = {"ms": ms, "input_bytes": nbytes, "cache_bytes": cache,
+                                "copy_bandwidth_gbps": finite(bw / 1e9) if bw else None,
+                                "margin": FLOOR_MARGIN, "statistic": statistic,
+                                "candidate_ms": cand_ms}
+        if ms and cand_ms is not None and cand_ms < ms:
+            add_finding(self.ctx, "below-physical-floor", candidate_ms=cand_ms, floor_ms=ms,
+                        input_bytes=nbytes, copy_bandwidth_gbps=finite(bw / 1e9))
+
+    def cache_bytes(self):
+        """The last-level cache: the GPU's L2, or the CPU's largest."""
+        if self.cuda:
+            p = self.torch.cuda.get_device_properties(self.device)
+            return int(getattr(p, "L2_cache_size", 0) or 50 << 20)
+        return self.cfg.llc_bytes
