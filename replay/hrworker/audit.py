@@ -25,6 +25,23 @@ def add_finding(ctx, fid, **evidence):
     found.append({"id": fid, "evidence": evidence})
 
 
+class spent:
+    """with spent(ctx, part): adds the block's seconds to
+    checks.audit_seconds[part] (what the audit's own calls cost the job,
+    beside its phase seconds)."""
+
+    def __init__(self, ctx, part):
+        self.ctx, self.part = ctx, part
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+
+    def __exit__(self, *exc):
+        d = self.ctx.checks.setdefault("audit_seconds", {})
+        d[self.part] = round(d.get(self.part, 0.0) + time.monotonic() - self.t0, 4)
+        return False
+
+
 # ------------------------------------------------------------ namespaces
 def code_reads(fn, ns, seen=None):
     """The global names fn's code reads, and those of the namespace's

@@ -3,7 +3,7 @@ original check, reference first, through the verify library when present,
 torch.allclose beside it) and, for `headroom audit problems`, which
 degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
-from hrworker.audit import Poison, add_finding, aliases, fingerprint
+from hrworker.audit import Poison, add_finding, aliases, fingerprint, spent
 from hrworker.context import Verdict
 from hrworker.util import Laps, exc_text, finite
 
@@ -85,7 +85,8 @@ class Checks:
                     out_new = self.call_candidate(cand_inputs, out, bits)
                     laps.lap("candidate")
                     if watch is not None:
-                        self.side_effects(watch, cand_inputs, out_new, s)
+                        with spent(self.ctx, "correctness"):
+                            self.side_effects(watch, cand_inputs, out_new, s)
                     laps.lap("side_effects")
                     if out.shape != out_new.shape:
                         trials.append({"seed": s, "pass": False, "issue": "shape %s != %s"
@@ -109,7 +110,8 @@ class Checks:
         self.checks["checker"] = trials[0]["checker"] if trials else None
         self.checks["scale_invariant"] = self.scale_invariant(trials)
         try:
-            self.audit_calls(seeds[0], passed == n)
+            with spent(self.ctx, "correctness"):
+                self.audit_calls(seeds[0], passed == n)
         except Exception as e:   # noqa: the candidate's; the trials stand
             self.checks["audit_error"] = "correctness: %s" % exc_text(e)
 

@@ -7,7 +7,7 @@ Must not: judge correctness (hrworker/checks.py)."""
 import time
 
 from hrworker.audit import (FLOOR_MARGIN, add_finding, copy_bandwidth, describe,
-                            fingerprint, floor_ms)
+                            fingerprint, floor_ms, spent)
 from hrworker.util import Laps, exc_text, finite
 
 
@@ -114,10 +114,11 @@ class Timing:
         # more, then fresh content, checked; the candidate timed on fresh
         # content beside the harness's repeated inputs; the floor.
         try:
-            with self.torch.no_grad():
+            with self.torch.no_grad(), spent(self.ctx, "timing"):
                 self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
                 self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
-            self.floor(inputs, cs["mean"], "mean", how["l2_fill_bytes"] > 0)
+            with spent(self.ctx, "timing"):
+                self.floor(inputs, cs["mean"], "mean", how["l2_fill_bytes"] > 0)
         except Exception as e:   # noqa: the candidate's; the harness's times stand
             self.checks["audit_error"] = "timing: %s" % exc_text(e)
 
@@ -163,7 +164,8 @@ class Timing:
             del pool
             ref_t, new_t = [], []
             for r in range(rounds):
-                inp = self.sets.fresh_content(seeds[r])
+                with spent(self.ctx, "timing"):
+                    inp = self.sets.fresh_content(seeds[r])
                 order = [(self.ref, ref_t), (self.new, new_t)]
                 if rng.integers(0, 2):
                     order.reverse()
@@ -172,10 +174,13 @@ class Timing:
                     keep = []
                     acc.append(self.time_one(fn, inp, flush, True, keep))
                     outs[fn is self.new] = keep[0]
-                self.check_round(r, outs[False], outs[True], prints, fails)
+                with spent(self.ctx, "timing"):
+                    self.check_round(r, outs[False], outs[True], prints, fails)
                 last = inp
-            self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
-        self.floor(last, float(np.median(new_t)), "median", True)
+            with spent(self.ctx, "timing"):
+                self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
+        with spent(self.ctx, "timing"):
+            self.floor(last, float(np.median(new_t)), "median", True)
         ref_a, new_a = np.asarray(ref_t), np.asarray(new_t)
         speed = float(np.median(ref_a) / np.median(new_a))
         idx = rng.integers(0, rounds, size=(int(m.get("bootstrap", 1000)), rounds))
