@@ -138,10 +138,18 @@ static int scale_invariant(const cJSON *checks)
 	return seen ? 1 : -1;
 }
 
+/* "zeros", "zeros, constant", ...: the degenerate outputs that pass. */
 static void gate_text(const struct verdict_gate *g, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s%s%s", g->zeros ? " zeros" : "",
-		 g->constant ? " constant" : "", g->input ? " input" : "");
+	const char *name[3] = { "zeros", "constant", "input" };
+	int on[3] = { g->zeros, g->constant, g->input };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 3; i++)
+		if (on[i] && used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s",
+						 used ? ", " : "", name[i]);
 }
 
 static void failed(const struct verdict_in *in, struct verdict_out *out)
@@ -170,7 +178,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const char *mode = in->mode;
 	const char *top;
 	char gates[40];
-	int nev, bad, si, robust;
+	int nev, bad = -1, si, robust;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -220,7 +228,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		gate_text(&in->gate, gates, sizeof(gates));
 		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
 		snprintf(out->why, sizeof(out->why), "the original check also "
-			 "passes%s under %s, and the scale-invariant checks %s",
+			 "passes %s under %s, and the scale-invariant checks %s",
 			 gates, in->gate.preset ? in->gate.preset : "its preset",
 			 si == 0 ? "failed" : "were not computed");
 		return;
@@ -252,8 +260,9 @@ cJSON *verdict_findings_json(const cJSON *res, cJSON *signals,
 	cJSON *copy = cJSON_IsArray(ev) ? cJSON_Duplicate(ev, 1) :
 		cJSON_CreateArray();
 
+	/* null, not []: "no rules were matched" differs from "none hit". */
 	if (!signals)
-		signals = cJSON_CreateArray();
+		signals = cJSON_CreateNull();
 	if (!o || !copy || !signals) {
 		cJSON_Delete(o);
 		cJSON_Delete(copy);

@@ -75,7 +75,8 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out);
 
 /* The stored findings of a job: {"evidence": [...the worker's findings...],
  * "signals": [...static rule hits, rules_hits_json...], "why": "..."}.
- * signals is adopted (deleted with the result; may be NULL: []).  The
+ * signals is adopted (deleted with the result; NULL: no rules were
+ * matched, stored as null).  The
  * caller owns the result; NULL when out of memory. */
 cJSON *verdict_findings_json(const cJSON *res, cJSON *signals,
 			     const struct verdict_out *v);
