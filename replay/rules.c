@@ -84,6 +84,22 @@ static int add_rule(struct rules *rs, const char *id, size_t n, int line,
 	return HR_OK;
 }
 
+/* A field may come once per rule, and not empty (scope has its own
+ * values).  *seen is set; HR_OK or the error naming line and field. */
+static int first_value(int *seen, const char *field, const char *val,
+		       const struct rule *r, int line, const char *name,
+		       struct hr_err *e)
+{
+	if (*seen)
+		return hr_errf(e, HR_INPUT, "%s:%d: field %s: given twice in "
+			       "rule [%s]", name, line, field, r->id);
+	if (!*val)
+		return hr_errf(e, HR_INPUT, "%s:%d: field %s: empty", name,
+			       line, field);
+	*seen = 1;
+	return HR_OK;
+}
+
 /* "key = value" of the current rule. */
 static int set_field(struct rules *rs, struct pending *p, const char *key,
 		     size_t klen, const char *val, int line, const char *name,
@@ -95,12 +111,8 @@ static int set_field(struct rules *rs, struct pending *p, const char *key,
 
 #define IS(k) (klen == strlen(k) && !strncmp(key, k, klen))
 	if (IS("regex")) {
-		if (p->have_regex)
-			return hr_errf(e, HR_INPUT, "%s:%d: field regex: given "
-				       "twice in rule [%s]", name, line, r->id);
-		if (!*val)
-			return hr_errf(e, HR_INPUT, "%s:%d: field regex: empty",
-				       name, line);
+		if (first_value(&p->have_regex, "regex", val, r, line, name, e))
+			return e->code;
 		regfree(&r->re);
 		rc = regcomp(&r->re, val, REG_EXTENDED | REG_NOSUB);
 		if (rc) {
@@ -111,24 +123,16 @@ static int set_field(struct rules *rs, struct pending *p, const char *key,
 			return hr_errf(e, HR_INPUT, "%s:%d: field regex: %s "
 				       "(in '%s')", name, line, msg, val);
 		}
-		p->have_regex = 1;
 		if (!(r->pattern = strdup(val)))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 	} else if (IS("reason")) {
-		if (p->have_reason)
-			return hr_errf(e, HR_INPUT, "%s:%d: field reason: given "
-				       "twice in rule [%s]", name, line, r->id);
-		if (!*val)
-			return hr_errf(e, HR_INPUT, "%s:%d: field reason: empty",
-				       name, line);
-		p->have_reason = 1;
+		if (first_value(&p->have_reason, "reason", val, r, line, name, e))
+			return e->code;
 		if (!(r->reason = strdup(val)))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 	} else if (IS("scope")) {
-		if (p->have_scope)
-			return hr_errf(e, HR_INPUT, "%s:%d: field scope: given "
-				       "twice in rule [%s]", name, line, r->id);
-		p->have_scope = 1;
+		if (first_value(&p->have_scope, "scope", val, r, line, name, e))
+			return e->code;
 		if (!strcmp(val, "file"))
 			r->scope = RULE_FILE;
 		else if (!strcmp(val, "forward"))

@@ -91,6 +91,22 @@ static void duplicate_id_is_refused(void **state)
 	rules_release(&rs);
 }
 
+static void field_given_twice_is_refused(void **state)
+{
+	struct rules rs;
+	struct hr_err e;
+
+	assert_int_equal(parse("[r]\nregex = a\nreason = x\nregex = b\n",
+			       &rs, &e), HR_INPUT);
+	assert_string_equal(e.msg, "t.conf:4: field regex: given twice in rule "
+			    "[r]");
+	rules_release(&rs);
+	assert_int_equal(parse("[r]\nregex = a\nreason =\n", &rs, &e),
+			 HR_INPUT);
+	assert_string_equal(e.msg, "t.conf:3: field reason: empty");
+	rules_release(&rs);
+}
+
 static void unknown_scope_and_key_are_refused(void **state)
 {
 	struct rules rs;
@@ -376,6 +392,7 @@ int main(void)
 		cmocka_unit_test(bad_regex_names_line_and_field),
 		cmocka_unit_test(missing_reason_names_the_rule_header),
 		cmocka_unit_test(duplicate_id_is_refused),
+		cmocka_unit_test(field_given_twice_is_refused),
 		cmocka_unit_test(unknown_scope_and_key_are_refused),
 		cmocka_unit_test(first_matching_line_and_count_are_reported),
 		cmocka_unit_test(forward_scope_is_modelnew_forward_only),
