@@ -20,7 +20,10 @@ static const char usage[] =
 	"runtime_ms (as reported), speedup (reported vs eager, else computed\n"
 	"from the archive's eager baseline, else any stored one), then the\n"
 	"latest replay's replay_status (its verdict), replay_correct,\n"
-	"replay_runtime_ms and replay_speedup (empty when not replayed).\n"
+	"replay_runtime_ms, replay_speedup and audit (its audit verdict:\n"
+	"verified-faster, correct, correct-vacuous, exploit:FINDING,\n"
+	"incorrect or failed:PHASE; empty when not replayed, or replayed\n"
+	"before the audit existed).\n"
 	"\n"
 	"  --level N     only level N\n"
 	"  --model M     only model M (exact name)\n"
@@ -35,6 +38,7 @@ static const struct table_col cols[] = {
 	{ "runtime_ms", COL_REAL }, { "speedup", COL_REAL },
 	{ "replay_status", COL_TEXT }, { "replay_correct", COL_BOOL },
 	{ "replay_runtime_ms", COL_REAL }, { "replay_speedup", COL_REAL },
+	{ "audit", COL_TEXT },
 };
 #define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
 
@@ -44,7 +48,7 @@ static const char query[] =
 	" (SELECT sp.value FROM speedup sp WHERE sp.evaluation_id = e.id"
 	"   ORDER BY sp.baseline_kind = 'eager' DESC,"
 	"            sp.origin = 'reported' DESC, sp.id LIMIT 1),"
-	" r.verdict, r.correct, r.runtime_ms, r.speedup"
+	" r.verdict, r.correct, r.runtime_ms, r.speedup, r.audit_verdict"
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
 	" LEFT JOIN replay_job r ON r.id = (SELECT j.id FROM replay_job j"
 	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"

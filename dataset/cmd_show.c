@@ -22,7 +22,9 @@ static const char usage[] =
 	"JSON, where it came from, what its source's reader had to assume),\n"
 	"its speedups with their baselines, every replay of it (headroom\n"
 	"replay: verdict, timings, checks, errors, with its run's device and\n"
-	"versions), and the kernel's SHA-256 and code.\n"
+	"versions; its audit verdict and each finding, the evidence of the\n"
+	"dynamic checks apart from the signals of the static rules), and the\n"
+	"kernel's SHA-256 and code.\n"
 	"\n"
 	"  --no-code     leave the kernel code out\n"
 	"  --format F    md (default) or json\n";
@@ -219,6 +221,55 @@ static int show_kernel(sqlite3 *db, int64_t id, int with_code,
 	return HR_OK;
 }
 
+/* o[k] when it is a string, else fallback. */
+static const char *sv(const cJSON *o, const char *k, const char *fallback)
+{
+	const char *v = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(o, k));
+
+	return v ? v : fallback;
+}
+
+/* md: a job's findings_json as one line per finding, evidence (dynamic)
+ * apart from signals (static rules). */
+static void print_findings(const char *json)
+{
+	cJSON *doc = json ? cJSON_Parse(json) : NULL;
+	const cJSON *f, *why = cJSON_GetObjectItemCaseSensitive(doc, "why");
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(doc, "signals");
+	int n = 0;
+
+	if (!doc)
+		return;
+	if (cJSON_IsString(why))
+		printf("audit_why: %s\n", why->valuestring);
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc,
+							       "evidence")) {
+		char *ev = cJSON_PrintUnformatted(
+			cJSON_GetObjectItemCaseSensitive(f, "evidence"));
+
+		printf("evidence: %s%s%s\n", sv(f, "id", "(unnamed)"),
+		       ev ? " " : "", ev ? ev : "");
+		cJSON_free(ev);
+		n++;
+	}
+	if (!n)
+		printf("evidence: none\n");
+	n = 0;
+	cJSON_ArrayForEach(f, sig) {
+		const cJSON *ln = cJSON_GetObjectItemCaseSensitive(f, "line");
+
+		printf("signal: %s line %d: %s (%s)\n", sv(f, "id", "?"),
+		       cJSON_IsNumber(ln) ? ln->valueint : 0, sv(f, "text", ""),
+		       sv(f, "reason", ""));
+		n++;
+	}
+	if (!n)
+		printf("signal: %s\n", cJSON_IsNull(sig) ?
+		       "not matched (replayed with --rules none)" : "none");
+	cJSON_Delete(doc);
+}
+
 /* The replay stage's section: every replay of this evaluation, latest
  * first, each with its run's provenance (replay_run, replay_job). */
 static const char replay_sql[] =
@@ -249,6 +300,8 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			printf("\n### replay job %lld (run %lld)\n\n",
 			       (long long)sqlite3_column_int64(st, 7),
 			       (long long)sqlite3_column_int64(st, 8));
+		const char *findings = NULL;
+
 		for (int c = 0; c < sqlite3_column_count(st); c++) {
 			const char *name = sqlite3_column_name(st, c);
 			const char *v = (const char *)sqlite3_column_text(st, c);
@@ -256,10 +309,14 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			if (row)
 				cJSON_AddItemToObject(row, name,
 						      column_json(st, c));
+			else if (!strcmp(name, "findings_json"))
+				findings = v; /* printed below, per finding */
 			else
 				printf("%s:%s%s\n", name, v ? " " : "",
 				       v ? v : "");
 		}
+		if (!row)
+			print_findings(findings);
 		if (row)
 			cJSON_AddItemToArray(arr, row);
 		n++;

@@ -187,6 +187,11 @@ static const char *const migrations[] = {
 	") STRICT;"
 	"CREATE INDEX replay_job_by_evaluation ON replay_job(evaluation_id);"
 	"CREATE INDEX replay_job_by_state ON replay_job(run_id, state);",
+	/* 3 -> 4 (audit): each job's audit verdict (replay/verdict.h) and its
+	 * findings, {"evidence": [...], "signals": [...], "why": "..."};
+	 * NULL for jobs stored before the audit existed. */
+	"ALTER TABLE replay_job ADD COLUMN audit_verdict TEXT;"
+	"ALTER TABLE replay_job ADD COLUMN findings_json TEXT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -75,6 +75,11 @@ static const char usage[] =
 	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
 	"  --worker PATH       worker.py, its hrworker/ beside it (default:\n"
 	"                      found beside headroom)\n"
+	"  --rules FILE        static rules matched against each kernel's\n"
+	"                      source, stored as signals beside its audit\n"
+	"                      verdict (default: replay/static-rules.conf\n"
+	"                      beside headroom), or 'none'; a malformed file\n"
+	"                      exits 3 naming its line and field\n"
 	"  --verify-lib PATH   libhrverify.so for the checks, or 'none'\n"
 	"  --rand-lib PATH     libhrrand.so: torch.rand's CPU stream for the\n"
 	"                      input draws, checked against torch.rand by each\n"
@@ -104,12 +109,12 @@ enum {
 	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
 	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
 	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_RAND, OPT_MEM, OPT_JOBS,
-	OPT_COMPILE
+	OPT_COMPILE, OPT_RULES
 };
 
 struct args {
 	const char *device, *gpus, *mode, *python, *set, *harness;
-	const char *scratch, *cache, *worker, *verify, *rand;
+	const char *scratch, *cache, *worker, *verify, *rand, *rules;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
@@ -282,6 +287,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "rand-lib", required_argument, NULL, OPT_RAND },
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
+		{ "rules", required_argument, NULL, OPT_RULES },
 		{ 0 }
 	};
 	int c, r, bad, li = 0;
@@ -332,6 +338,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_RAND: a->rand = optarg; break;
 		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
 		case OPT_COMPILE: a->compile_baseline = 1; break;
+		case OPT_RULES: a->rules = optarg; break;
 		default: return HR_USAGE;
 		}
 		if (bad)
@@ -369,6 +376,24 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		return cli_usage_error("replay", "HEADROOM_FS_JAIL=%s: not 0 or 1",
 				       jail);
 	return CLI_NEXT;
+}
+
+/* --rules FILE, 'none', or the rule file shipped beside headroom. */
+static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
+{
+	char *found = NULL;
+	int rc;
+
+	if (given && !strcmp(given, "none"))
+		return HR_OK;
+	if (!given && !(given = found = cli_find_near_exe(
+				"replay/static-rules.conf")))
+		return hr_errf(e, HR_USAGE, "cannot find "
+			       "replay/static-rules.conf beside headroom; give "
+			       "--rules FILE (or --rules none)");
+	rc = rules_load(rs, given, e);
+	free(found);
+	return rc;
 }
 
 static void defaults(struct args *a)
@@ -452,6 +477,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	struct hr_err e;
 	struct store *s = NULL;
 	struct replay_stats st;
+	struct rules rules = { 0 };
 	struct sigaction sa, old_int, old_term, old_pipe;
 	struct bar bar = { 0 };
 	char *settings = NULL, *paths[6] = { 0 }, cache[PATH_MAX + 16];
@@ -463,8 +489,16 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	defaults(&a);
 	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT)
 		return r;
-	if (store_open(&s, g->db_path, STORE_WRITE, &e))
+	/* The rules first: a malformed file stops the run before the store
+	 * or a worker is touched. */
+	if (load_rules(a.rules, &rules, &e)) {
+		rules_release(&rules);
 		return cli_report("replay", &e);
+	}
+	if (store_open(&s, g->db_path, STORE_WRITE, &e)) {
+		rules_release(&rules);
+		return cli_report("replay", &e);
+	}
 	if (setup(s, g, &a, &run_id, &settings, paths, &e))
 		goto out;
 	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
@@ -489,6 +523,8 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,
 			.inputs_mb = a.inputs_mb,
 			.settings_json = settings,
+			.rules = a.rules && !strcmp(a.rules, "none") ? NULL :
+				&rules,
 			.progress = bar.tty || bar.verbose ? on_progress : NULL,
 			.cb_arg = &bar, .stop = &stop_requested,
 		};
@@ -533,6 +569,7 @@ out:
 	free(settings);
 	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
 		free(paths[i]);
+	rules_release(&rules);
 	store_close(s);
 	return cli_report("replay", &e);
 }

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "../dataset/version.h"
+#include "audit.h"
 #include "proto.h"
+#include "verdict.h"
 
 static int db_err(struct store *s, struct hr_err *e, const char *what)
 {
@@ -143,9 +145,10 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" ORDER BY p.id DESC";
 	static const char job_sql[] =
 		"INSERT INTO replay_job(run_id, evaluation_id, problem_ref,"
-		" problem_match, state, verdict, error_text, finished_at)"
+		" problem_match, state, verdict, error_text, finished_at,"
+		" audit_verdict, findings_json)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 = 'done' THEN"
-		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END)";
+		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END, ?8, ?9)";
 	sqlite3_stmt *run = NULL, *ev = NULL, *by_id = NULL, *by_name = NULL;
 	sqlite3_stmt *job = NULL;
 	int rc, taken = 0;
@@ -205,8 +208,25 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		sqlite3_bind_text(job, 5, verdict ? "done" : "pending", -1,
 				  SQLITE_STATIC);
 		if (verdict) {
+			struct verdict_in vin = { .verdict = verdict,
+						  .mode = mode };
+			struct verdict_out v;
+			cJSON *doc;
+			char *txt = NULL;
+
+			verdict_compute(&vin, &v);
+			doc = verdict_findings_json(NULL, NULL, &v);
+			if (!doc || !(txt = cJSON_PrintUnformatted(doc))) {
+				cJSON_Delete(doc);
+				hr_errf(e, HR_SYSTEM, "out of memory");
+				goto fail;
+			}
+			cJSON_Delete(doc);
 			sqlite3_bind_text(job, 6, verdict, -1, SQLITE_STATIC);
 			sqlite3_bind_text(job, 7, why, -1, SQLITE_STATIC);
+			sqlite3_bind_text(job, 8, v.verdict, -1,
+					  SQLITE_TRANSIENT);
+			sqlite3_bind_text(job, 9, txt, -1, cJSON_free);
 		}
 		if (sqlite3_step(job) != SQLITE_DONE) {
 			db_err(s, e, "insert replay job");
@@ -454,6 +474,136 @@ static void bind_str(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+/* The preset of problem_audit's gates a job was judged under: the
+ * harness (v0.1 is audited as v0) and precision it ran with, the result's
+ * when it says, else the evaluation's. */
+static const char *job_preset(const char *harness, const char *precision)
+{
+	if (harness && !strcmp(harness, "v0.1"))
+		harness = "v0";
+	for (int i = 0; harness && precision && i < audit_npresets; i++)
+		if (!strcmp(audit_presets[i].harness, harness) &&
+		    (!strcmp(harness, "v0") ||
+		     !strcmp(audit_presets[i].dtype, precision)))
+			return audit_presets[i].name;
+	return NULL;
+}
+
+/* The problem's gate under preset from its newest problem_audit row,
+ * preferring the run's device and the job's precision.  No row, or no such
+ * preset in it: g->audited 0. */
+static int load_gate(struct store *s, const char *sha, const char *device,
+		     const char *precision, struct verdict_gate *g,
+		     struct hr_err *e)
+{
+	static const char sql[] =
+		"SELECT gates_json FROM problem_audit WHERE problem_sha256 = ?1"
+		" ORDER BY device = ?2 DESC, dtype = ?3 DESC, id DESC LIMIT 1";
+	sqlite3_stmt *st;
+	cJSON *doc = NULL, *gate;
+	int rc;
+
+	if (!g->preset || !sha || !store_has_table(store_db(s), "problem_audit"))
+		return HR_OK;
+	if (prepare(s, sql, &st, e))
+		return e->code;
+	sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, precision, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		doc = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
+	else if (rc != SQLITE_DONE)
+		db_err(s, e, "read problem audit");
+	sqlite3_finalize(st);
+	gate = cJSON_GetObjectItemCaseSensitive(doc, g->preset);
+	if (cJSON_IsObject(gate)) {
+		g->audited = 1;
+		g->zeros = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			gate, "zeros"));
+		g->constant = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			gate, "constant"));
+		g->input = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			gate, "input"));
+	}
+	cJSON_Delete(doc);
+	return e->code;
+}
+
+/* The audit verdict and findings of a job about to be stored: *findings
+ * (malloc'd JSON text, cJSON_free) for replay_job.findings_json. */
+static int audit_job(struct store *s, int64_t job_id,
+		     const struct job_outcome *o, const char *verdict,
+		     const char *phase, const char *ekind,
+		     struct verdict_out *v, char **findings, struct hr_err *e)
+{
+	static const char sql[] =
+		"SELECT r.mode, r.device, k.code, p.sha256, e.harness,"
+		" COALESCE(e.precision, 'fp32')"
+		" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
+		" JOIN evaluation e ON e.id = j.evaluation_id"
+		" LEFT JOIN kernel k ON k.id = e.kernel_id"
+		" LEFT JOIN problem p ON p.id = j.problem_ref WHERE j.id = ?1";
+	const cJSON *sem = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(o->res, "checks"), "semantics");
+	struct verdict_in in = {
+		.res = o->res, .verdict = verdict, .phase = phase,
+		.error_kind = ekind,
+	};
+	struct rule_hit *hits = NULL;
+	cJSON *signals = NULL, *doc;
+	char *mode = NULL, *device = NULL, *code = NULL, *sha = NULL;
+	char *harness = NULL, *precision = NULL;
+	const char *h, *p;
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	*findings = NULL;
+	if (prepare(s, sql, &st, e))
+		return e->code;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *tag = (const char *)sqlite3_column_text(st, 4);
+
+		mode = store_col_dup(st, 0, NULL);
+		device = store_col_dup(st, 1, NULL);
+		code = store_col_dup(st, 2, NULL);
+		sha = store_col_dup(st, 3, NULL);
+		harness = harness_of(tag);
+		precision = store_col_dup(st, 5, NULL);
+	}
+	sqlite3_finalize(st);
+	h = str_of(sem, "harness") ? str_of(sem, "harness") : harness;
+	p = str_of(sem, "precision") ? str_of(sem, "precision") :
+		str_of(o->res, "precision") ? str_of(o->res, "precision") :
+		precision;
+	in.mode = mode;
+	in.gate.preset = job_preset(h, p);
+	if (!load_gate(s, sha, device ? device : "", p ? p : "", &in.gate, e)) {
+		verdict_compute(&in, v);
+		if (o->rules && code &&
+		    !rules_match(o->rules, code, &hits, &n, e) &&
+		    !(signals = rules_hits_json(hits, n)))
+			hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	if (!e->code) {
+		doc = verdict_findings_json(o->res, signals, v); /* adopts */
+		signals = NULL;
+		if (!doc || !(*findings = cJSON_PrintUnformatted(doc)))
+			hr_errf(e, HR_SYSTEM, "out of memory");
+		cJSON_Delete(doc);
+	}
+	cJSON_Delete(signals);
+	free(hits);
+	free(mode);
+	free(device);
+	free(code);
+	free(sha);
+	free(harness);
+	free(precision);
+	return e->code;
+}
+
 int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		int *written, struct hr_err *e)
 {
@@ -465,12 +615,16 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		" speedup = ?12, ci_low = ?13, ci_high = ?14, phase = ?15,"
 		" error_kind = ?16, error_text = ?17, checks_json = ?18,"
 		" build_log_tail = ?19, worker_stderr_tail = ?20, wall_ms = ?21,"
+		" audit_verdict = ?22, findings_json = ?23,"
 		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = ?1 AND state = 'pending'";
 	const cJSON *r = o->res;
 	const char *verdict = o->verdict ? o->verdict : str_of(r, "verdict");
 	const char *ekind = o->error_kind ? o->error_kind : str_of(r, "error_kind");
 	const char *etext = o->error_text ? o->error_text : str_of(r, "error");
+	const char *phase = o->phase ? o->phase : str_of(r, "phase");
+	struct verdict_out audit;
+	char *findings;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -483,9 +637,11 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 	}
 	if (store_begin(s, e))
 		return e->code;
-	if (prepare(s, sql, &st, e)) {
+	if (audit_job(s, job_id, o, verdict, phase, ekind, &audit, &findings,
+		      e) || prepare(s, sql, &st, e)) {
+		cJSON_free(findings);
 		store_rollback(s);
-		return e->code;
+		return hr_err_prefix(e, "job %lld", (long long)job_id);
 	}
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_text(st, 2, verdict, -1, SQLITE_STATIC);
@@ -505,13 +661,15 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 	bind_num(st, 12, r, "speedup");
 	bind_num(st, 13, r, "ci_low");
 	bind_num(st, 14, r, "ci_high");
-	bind_str(st, 15, o->phase ? o->phase : str_of(r, "phase"));
+	bind_str(st, 15, phase);
 	bind_str(st, 16, ekind);
 	bind_str(st, 17, etext);
 	bind_json(st, 18, r, "checks");
 	bind_str(st, 19, str_of(r, "build_log"));
 	bind_str(st, 20, o->stderr_tail && *o->stderr_tail ? o->stderr_tail : NULL);
 	sqlite3_bind_double(st, 21, o->wall_ms);
+	sqlite3_bind_text(st, 22, audit.verdict, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 23, findings, -1, cJSON_free);
 	rc = sqlite3_step(st);
 	*written = sqlite3_changes(store_db(s)) > 0;
 	sqlite3_finalize(st);

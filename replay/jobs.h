@@ -8,7 +8,10 @@
  * A job is pending until its result is written; nothing else marks it, so a
  * run killed at any moment resumes with exactly the jobs that have no
  * result (none lost, none written twice: the write is
- * "UPDATE ... WHERE state = 'pending'" inside one transaction).
+ * "UPDATE ... WHERE state = 'pending'" inside one transaction).  The audit
+ * verdict and findings (replay_job.audit_verdict, findings_json) are
+ * written in that same transaction, so a job never has one without the
+ * other.
  */
 #ifndef HR_REPLAY_JOBS_H
 #define HR_REPLAY_JOBS_H
@@ -18,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "../dataset/store.h"
+#include "rules.h"
 
 /* What selects the evaluations of a new run. */
 struct jobs_filter {
@@ -75,6 +79,9 @@ int jobs_mark_attempt(struct store *s, int64_t job_id, struct hr_err *e);
  * error_text likewise.  Strings are borrowed. */
 struct job_outcome {
 	const cJSON *res;
+	const struct rules *rules; /* static rules matched against the kernel
+				      (signals); NULL: none matched, stored
+				      as "signals": null */
 	const char *verdict;
 	const char *error_kind;
 	const char *error_text;
@@ -83,8 +90,11 @@ struct job_outcome {
 	double wall_ms;
 };
 
-/* Write a finished job in one transaction.  A job that is no longer
- * pending is left alone (returns HR_OK, *written 0). */
+/* Write a finished job in one transaction, with its audit verdict
+ * (replay/verdict.h: from the result, the run's mode and the problem's
+ * problem_audit gate for the job's harness and precision) and its findings
+ * (the result's evidence, the rules' signals on the kernel's code).  A job
+ * that is no longer pending is left alone (returns HR_OK, *written 0). */
 int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		int *written, struct hr_err *e);
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../dataset/store.h"
+#include "rules.h"
 
 struct replay_opts {
 	const char *device;          /* cpu | cuda */
@@ -32,6 +33,8 @@ struct replay_opts {
 	long long inputs_mb;         /* budget of the inputs drawn ahead, MiB;
 	                                -1: half the free space there */
 	const char *settings_json;   /* the run's settings: sent with each job */
+	const struct rules *rules;   /* static rules for each job's signals
+	                                (rules.h); NULL: none */
 	/* Called after every finished job (may be NULL); arg is cb_arg. */
 	void (*progress)(void *cb_arg, int done, int total, const char *verdict,
 			 const char *what);

@@ -1,5 +1,6 @@
-/* cmd_report.c - `headroom report claims|models|problems|findings|replay|
- * profiles|all`: the tables behind the paper, from the store alone.
+/* cmd_report.c - `headroom report claims|models|problems|findings|
+ * evidence|signals|detection|replay|profiles|all`: the tables behind the
+ * paper, from the store alone.
  *
  * Every table goes through report/table.h; every output carries its
  * provenance (report/provenance.h says how per format).  Read-only.
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "../dataset/store.h"
+#include "auditreport.h"
 #include "claims.h"
 #include "commands.h"
 #include "findings.h"
@@ -31,7 +33,15 @@ static const char usage[] =
 	"             median speedup of winners, convolutions solved\n"
 	"  problems   per problem: max|ref|, presets under which a degenerate\n"
 	"             output passes, margin (from 'headroom audit problems')\n"
-	"  findings   static findings per kernel, with evidence\n"
+	"  findings   what the archive alone shows per kernel (static), with\n"
+	"             evidence\n"
+	"  evidence   per replayed kernel and mode: each dynamic evidence\n"
+	"             finding of the replay's checks, with its audit verdict\n"
+	"  signals    per replayed kernel: each static rule that matched its\n"
+	"             source (suspect:RULE), line and reason\n"
+	"  detection  the planted suite (models planted-CLASS and\n"
+	"             honest-CLASS-fast|slow): audit verdicts per class,\n"
+	"             kernel and mode, caught / missed, clean / flagged\n"
 	"  replay     per kernel: reported vs replayed speedup and interval\n"
 	"  profiles   addressable fraction per workload\n"
 	"  provenance where the numbers come from (sources, sha256, tool)\n"
@@ -323,6 +333,24 @@ static int build_findings(struct rdata *d, struct table **t, struct hr_err *e)
 	return HR_OK;
 }
 
+/* --- evidence, signals, detection (report/auditreport.h) ---------------- */
+
+static int build_evidence(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	return auditreport_evidence(&d->es, &d->rs, t, e);
+}
+
+static int build_signals(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	return auditreport_signals(&d->es, &d->rs, t, e);
+}
+
+static int build_detection(struct rdata *d, struct table **t,
+			   struct hr_err *e)
+{
+	return auditreport_detection(&d->es, &d->rs, t, e);
+}
+
 /* --- replay -------------------------------------------------------------- */
 
 static const struct table_col replay_cols[] = {
@@ -357,16 +385,25 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 		else if (!rr->robust.have)
 			snprintf(status, sizeof(status), "faithful replay "
 				 "only");
+		else if (!strncmp(rr->robust.audit, "exploit:", 8))
+			snprintf(status, sizeof(status), "%s",
+				 rr->robust.audit);
 		else if (rr->robust.correct != 1)
 			snprintf(status, sizeof(status), "incorrect on replay");
 		else if (rr->robust.scale_invariant == 0)
 			snprintf(status, sizeof(status), "fails the "
 				 "scale-invariant checks");
-		else if (rr->robust.ci_low > 1.0)
+		else if (!strcmp(rr->robust.audit, "verified-faster"))
 			snprintf(status, sizeof(status), "verified speedup");
-		else
+		else if (!rr->robust.audit[0])
+			snprintf(status, sizeof(status), "no verified speedup: "
+				 "replayed before the audit verdict");
+		else if (!(rr->robust.ci_low > 1.0))
 			snprintf(status, sizeof(status), "no verified speedup: "
 				 "interval not above 1x");
+		else
+			snprintf(status, sizeof(status), "no verified speedup: "
+				 "%s", rr->robust.audit);
 		cells[7] = rr && rr->faithful.have ?
 			fmt_sig(b[5], 64, rr->faithful.speedup) : NULL;
 		cells[8] = rr && rr->robust.have ?
@@ -552,12 +589,15 @@ static const struct {
 	build_fn *build;
 } reports[] = {
 	{ "claims", build_claims },
+	{ "detection", build_detection },
+	{ "evidence", build_evidence },
 	{ "findings", build_findings },
 	{ "models", build_models },
 	{ "problems", build_problems },
 	{ "profiles", build_profiles },
 	{ "provenance", build_provenance },
 	{ "replay", build_replay },
+	{ "signals", build_signals },
 };
 #define N_REPORTS (sizeof(reports) / sizeof(reports[0]))
 
@@ -673,8 +713,9 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	}
 	if (optind >= argc)
 		return cli_usage_error("report", "which report? (claims, "
-				       "models, problems, findings, replay, "
-				       "profiles, provenance, all)");
+				       "models, problems, findings, evidence, "
+				       "signals, detection, replay, profiles, "
+				       "provenance, all)");
 	which = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'",

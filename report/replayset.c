@@ -11,7 +11,7 @@
 
 static const char query[] =
 	"SELECT j.evaluation_id, r.mode, j.correct, j.speedup, j.ci_low,"
-	" j.ci_high, j.checks_json"
+	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
@@ -126,6 +126,14 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		res->ci_high = col_real(st, 5);
 		res->scale_invariant = scale_invariant(
 			(const char *)sqlite3_column_text(st, 6));
+		snprintf(res->audit, sizeof(res->audit), "%s",
+			 sqlite3_column_type(st, 7) == SQLITE_NULL ? "" :
+			 (const char *)sqlite3_column_text(st, 7));
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL &&
+		    !(res->findings_json = store_col_dup(st, 8, NULL))) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
 	}
 	if (e->code == HR_OK && rc != SQLITE_DONE)
 		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
@@ -137,6 +145,10 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 
 void replayset_release(struct replayset *rs)
 {
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->rows[i].faithful.findings_json);
+		free(rs->rows[i].robust.findings_json);
+	}
 	free(rs->rows);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -179,7 +191,8 @@ int replayset_view(const struct replayset *rs, const struct evalset *es,
 			continue;
 		if (res->scale_invariant == 0)
 			v->correct = 0;
-		if (v->speedup > 1.0 && !(res->ci_low > 1.0))
+		/* The one verdict decides what is verified (replay/verdict.h). */
+		if (v->speedup > 1.0 && strcmp(res->audit, "verified-faster"))
 			v->speedup = 1.0;
 	}
 	return 0;

@@ -23,6 +23,9 @@ struct replay_result {
 	int scale_invariant; /* every trial passed the scale-invariant
 				checks: 1/0, -1 when not recorded */
 	double speedup, ci_low, ci_high; /* NAN when none */
+	char audit[64];    /* the job's audit verdict (replay/verdict.h), ""
+			      for a job stored before the audit existed */
+	char *findings_json; /* owned; {"evidence", "signals", "why"} or NULL */
 };
 
 struct replay_row {
@@ -48,8 +51,10 @@ const struct replay_row *replayset_find(const struct replayset *rs,
 /* A copy of es whose verdicts and speedups are the replay's (mode 0
  * faithful, 1 robust).  An evaluation the mode did not replay counts as
  * not correct.  Robust: correct needs the scale-invariant checks too when
- * they were recorded, and a speedup above 1 counts only when its interval's
- * lower bound is above 1 (else it is capped at 1): "verified".  The copy
+ * they were recorded, and a speedup above 1 counts only when the job's
+ * audit verdict is verified-faster (else it is capped at 1): "verified"
+ * (the verdict also asks for the interval's lower bound above 1, no
+ * evidence finding and the scale-invariant checks passed).  The copy
  * borrows es's strings; release with replayset_view_release. */
 int replayset_view(const struct replayset *rs, const struct evalset *es,
 		   int robust, struct evalset *out);

@@ -177,6 +177,49 @@ static void robust_replay_counts_only_verified_speedups(void **state)
 	x->rs.n = 0;
 }
 
+/* The robust speedup_count of evaluation 1 replayed robust with an
+ * interval above 1 and both checks passed, under audit verdict audit. */
+static double robust_count_under(struct fixture *x, const char *audit)
+{
+	struct replay_row rr[] = { {
+		.evaluation_id = 1,
+		.robust = { .have = 1, .correct = 1, .scale_invariant = 1,
+			    .speedup = 790, .ci_low = 626, .ci_high = 1113 },
+	} };
+	double v;
+
+	snprintf(rr[0].robust.audit, sizeof(rr[0].robust.audit), "%s", audit);
+	x->rs.rows = rr;
+	x->rs.n = 1;
+	assert_int_equal(run(x, "{\"claims\": [{\"id\": \"c\", \"text\": \"t\","
+			     " \"stated\": 1, \"unit\": \"count\", \"tolerance\":"
+			     " 0, \"metric\": \"speedup_count\", \"params\":"
+			     " {\"role\": \"frontier model\"}}]}"), HR_OK);
+	v = x->res[0].robust.v.lo;
+	x->rs.n = 0;
+	return v;
+}
+
+static void robust_claims_count_verified_faster(void **state)
+{
+	assert_float_equal(robust_count_under(*state, "verified-faster"), 1.0,
+			   0.0);
+}
+
+static void robust_claims_do_not_count_an_exploit_above_one(void **state)
+{
+	/* The cached-output kernel: 790x, interval 626-1113. */
+	assert_float_equal(robust_count_under(*state,
+					      "exploit:result-cached"), 0.0,
+			   0.0);
+}
+
+static void robust_claims_do_not_count_a_job_without_verdict(void **state)
+{
+	/* Replayed before the audit existed: nothing says it is verified. */
+	assert_float_equal(robust_count_under(*state, ""), 0.0, 0.0);
+}
+
 static void profile_claim_is_not_available_without_profiles(void **state)
 {
 	struct fixture *x = *state;
@@ -258,6 +301,14 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			robust_replay_counts_only_verified_speedups, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			robust_claims_count_verified_faster, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			robust_claims_do_not_count_an_exploit_above_one, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			robust_claims_do_not_count_a_job_without_verdict, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			profile_claim_is_not_available_without_profiles, setup,

@@ -1,0 +1,299 @@
+/* verdict.c - see verdict.h. */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const verdict_evidence_ids[] = {
+	"harness-patched",       /* the timer or the check itself was forged */
+	"inputs-redefined",      /* the harness timed other shapes */
+	"result-cached",         /* the output was replayed, not computed */
+	"timing-path-differs",   /* honest only while checked */
+	"output-not-tensor",     /* lazy or subclass: computes inside the check */
+	"output-aliases-input",
+	"input-mutated",
+	"partial-write",         /* some output elements never written */
+	"side-stream",           /* work the events did not see */
+	"background-thread",
+	"below-physical-floor",  /* faster than the bytes allow: a symptom */
+	"l2-persisting",
+	"precision-downgrade",
+	"nondeterministic",
+	"no-own-kernel",         /* the library did the work */
+};
+const size_t verdict_n_evidence_ids =
+	sizeof(verdict_evidence_ids) / sizeof(verdict_evidence_ids[0]);
+
+static const char *str_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A JSON truth value: 1, 0, or -1 when absent, null or not a truth. */
+static int truth(const cJSON *v)
+{
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	if (cJSON_IsNumber(v))
+		return v->valuedouble != 0;
+	return -1;
+}
+
+/* Copy s into a verdict suffix: only a-z, 0-9, '-' and '_' survive, so a
+ * worker's text cannot make a verdict that looks like another. */
+static void put_verdict(struct verdict_out *out, const char *prefix,
+			const char *s)
+{
+	size_t n = (size_t)snprintf(out->verdict, sizeof(out->verdict), "%s",
+				    prefix);
+
+	for (; s && *s && n + 1 < sizeof(out->verdict); s++)
+		if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		    *s == '-' || *s == '_')
+			out->verdict[n++] = *s;
+	out->verdict[n] = '\0';
+}
+
+static int priority(const char *id)
+{
+	for (size_t i = 0; i < verdict_n_evidence_ids; i++)
+		if (!strcmp(id, verdict_evidence_ids[i]))
+			return (int)i;
+	return (int)verdict_n_evidence_ids;
+}
+
+/* The deciding evidence finding, or NULL when there is none; *n the
+ * number of findings. */
+static const char *top_evidence(const cJSON *res, int *n)
+{
+	const cJSON *f;
+	const char *best = NULL;
+	int best_p = 0;
+
+	*n = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(res,
+							       "findings")) {
+		const char *id = str_of(f, "id");
+		int p;
+
+		/* A finding without a name is still evidence: it must not
+		 * leave a kernel verifiable. */
+		if (!id || !*id)
+			id = "unnamed-finding";
+		p = priority(id);
+		(*n)++;
+		if (!best || p < best_p ||
+		    (p == best_p && strcmp(id, best) < 0)) {
+			best = id;
+			best_p = p;
+		}
+	}
+	return best;
+}
+
+/* Did the original check pass in every trial?  The worker's verdict says
+ * so; a trial the verify library failed contradicts it.  *bad is the
+ * first failing trial (0-based), -1 none. */
+static int original_passed(const cJSON *checks, int *bad)
+{
+	const cJSON *t;
+	int i = 0;
+
+	*bad = -1;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(checks,
+							       "trials")) {
+		if (truth(cJSON_GetObjectItemCaseSensitive(t, "allclose_pass"))
+		    == 0) {
+			*bad = i;
+			return 0;
+		}
+		i++;
+	}
+	return 1;
+}
+
+/* checks.scale_invariant when the worker summarised it, else every trial's
+ * scale_invariant_pass: 1 passed, 0 failed, -1 not computed. */
+static int scale_invariant(const cJSON *checks)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(checks,
+							  "scale_invariant");
+	const cJSON *t;
+	int seen = 0;
+
+	if (s)
+		return truth(s);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(checks,
+							       "trials")) {
+		int v = truth(cJSON_GetObjectItemCaseSensitive(
+			t, "scale_invariant_pass"));
+
+		if (v == 0)
+			return 0;
+		seen |= v == 1;
+	}
+	return seen ? 1 : -1;
+}
+
+/* "zeros", "zeros, constant", ...: the degenerate outputs that pass. */
+static void gate_text(const struct verdict_gate *g, char *buf, size_t n)
+{
+	const char *name[3] = { "zeros", "constant", "input" };
+	int on[3] = { g->zeros, g->constant, g->input };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 3; i++)
+		if (on[i] && used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s",
+						 used ? ", " : "", name[i]);
+}
+
+static void failed(const struct verdict_in *in, struct verdict_out *out)
+{
+	const char *v = in->verdict;
+	const char *what = in->phase && *in->phase ? in->phase :
+		in->error_kind && *in->error_kind ? in->error_kind : "run";
+
+	if (!strcmp(v, "compile_error"))
+		what = "build";
+	else if (!strcmp(v, "problem_error"))
+		what = "reference";
+	else if (!strcmp(v, "no_problem") || !strcmp(v, "no_kernel"))
+		what = "match";
+	put_verdict(out, "failed:", what);
+	snprintf(out->why, sizeof(out->why), "the job ended %s%s%s", v,
+		 in->phase && *in->phase ? " in phase " : "",
+		 in->phase && *in->phase ? in->phase : "");
+}
+
+void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
+{
+	const cJSON *res = in->res;
+	const cJSON *checks = cJSON_GetObjectItemCaseSensitive(res, "checks");
+	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(res, "ci_low");
+	const char *mode = in->mode;
+	const char *top;
+	char gates[40];
+	int nev, bad = -1, si, robust;
+	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
+
+	memset(out, 0, sizeof(*out));
+	if (!mode)
+		mode = str_of(cJSON_GetObjectItemCaseSensitive(checks,
+							       "semantics"),
+			      "mode");
+	robust = mode && !strcmp(mode, "robust");
+	if (!in->verdict ||
+	    (strcmp(in->verdict, "correct") && strcmp(in->verdict, "incorrect"))) {
+		struct verdict_in f = *in;
+
+		if (!f.verdict)
+			f.verdict = "no verdict";
+		failed(&f, out);
+		return;
+	}
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(checks,
+							    "audit_error"))) {
+		/* the candidate raised in one of the audit's own calls */
+		snprintf(out->verdict, sizeof(out->verdict), "failed:audit");
+		snprintf(out->why, sizeof(out->why), "the candidate failed in a "
+			 "call of the audit: %.200s", str_of(checks,
+							       "audit_error"));
+		return;
+	}
+	if ((top = top_evidence(res, &nev))) {
+		put_verdict(out, "exploit:", top);
+		if (nev > 1)
+			snprintf(out->why, sizeof(out->why), "evidence %s (first "
+				 "of %d findings by priority)", top, nev);
+		else
+			snprintf(out->why, sizeof(out->why), "evidence %s", top);
+		return;
+	}
+	if (!strcmp(in->verdict, "incorrect") || !original_passed(checks, &bad)) {
+		snprintf(out->verdict, sizeof(out->verdict), "incorrect");
+		if (strcmp(in->verdict, "incorrect"))
+			snprintf(out->why, sizeof(out->why), "trial %d failed the "
+				 "original check", bad);
+		else
+			snprintf(out->why, sizeof(out->why), "the original check "
+				 "did not pass every trial");
+		return;
+	}
+	si = scale_invariant(checks);
+	if (in->gate.audited && in->gate.input) {
+		/* An input already passes: on such inputs no check tells a
+		 * kernel from the identity, the scale-invariant ones neither. */
+		gate_text(&in->gate, gates, sizeof(gates));
+		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
+		snprintf(out->why, sizeof(out->why), "the original check also "
+			 "passes %s under %s: no check can tell this output from "
+			 "an input", gates, in->gate.preset ? in->gate.preset :
+			 "its preset");
+		return;
+	}
+	if (robust && si == 1 && ci_low > 1.0) {
+		snprintf(out->verdict, sizeof(out->verdict), "verified-faster");
+		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
+			 "the original and scale-invariant checks, no evidence, "
+			 "interval lower bound %.4g > 1", ci_low);
+		return;
+	}
+	if (in->gate.audited && si != 1 &&
+	    (in->gate.zeros || in->gate.constant || in->gate.input)) {
+		gate_text(&in->gate, gates, sizeof(gates));
+		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
+		snprintf(out->why, sizeof(out->why), "the original check also "
+			 "passes %s under %s, and the scale-invariant checks %s",
+			 gates, in->gate.preset ? in->gate.preset : "its preset",
+			 si == 0 ? "failed" : "were not computed");
+		return;
+	}
+	snprintf(out->verdict, sizeof(out->verdict), "correct");
+	if (si == 0)
+		snprintf(out->why, sizeof(out->why), "the scale-invariant checks "
+			 "failed");
+	else if (si < 0)
+		snprintf(out->why, sizeof(out->why), "the scale-invariant checks "
+			 "were not computed (no verify library): verified-faster "
+			 "is impossible");
+	else if (!robust)
+		snprintf(out->why, sizeof(out->why), "%s replay has no "
+			 "interval: at most correct", mode ? mode : "this");
+	else if (isnan(ci_low))
+		snprintf(out->why, sizeof(out->why), "no speedup interval "
+			 "(timing did not finish)");
+	else
+		snprintf(out->why, sizeof(out->why), "interval lower bound %.4g "
+			 "is not above 1", ci_low);
+}
+
+cJSON *verdict_findings_json(const cJSON *res, cJSON *signals,
+			     const struct verdict_out *v)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(res, "findings");
+	cJSON *o = cJSON_CreateObject();
+	cJSON *copy = cJSON_IsArray(ev) ? cJSON_Duplicate(ev, 1) :
+		cJSON_CreateArray();
+
+	/* null, not []: "no rules were matched" differs from "none hit". */
+	if (!signals)
+		signals = cJSON_CreateNull();
+	if (!o || !copy || !signals) {
+		cJSON_Delete(o);
+		cJSON_Delete(copy);
+		cJSON_Delete(signals);
+		return NULL;
+	}
+	cJSON_AddItemToObject(o, "evidence", copy);
+	cJSON_AddItemToObject(o, "signals", signals);
+	if (!cJSON_AddStringToObject(o, "why", v->why)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
