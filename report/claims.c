@@ -184,7 +184,34 @@ STATS_METRIC(m_correct_problems, (double)cs.problems_correct)
 STATS_METRIC(m_speedup_count, (double)cs.winners)
 STATS_METRIC(m_conv_winners, (double)cs.conv_winners)
 STATS_METRIC(m_win_rate, cs.win_rate)
-STATS_METRIC(m_suite_problems, (double)cs.problems)
+
+/* A suite's problems: those stored at its level (a problem set is counted
+ * before any evaluation of it is ingested), else the problems its
+ * evaluations name. */
+static void m_suite_problems(const struct ctx *x, const struct claim *c,
+			     struct claim_value *out)
+{
+	struct config_stats cs;
+	struct eval_filter f;
+	struct hr_err e;
+	size_t n = 0;
+
+	if (!resolve_filter(x, c, &f, out))
+		return;
+	hr_err_clear(&e);
+	if (f.level && !f.source &&
+	    evalset_dataset_problems(x->d->db, f.level, &n, &e)) {
+		na(out, "%s", e.msg);
+		return;
+	}
+	if (n)
+		set(out, (double)n);
+	else if (stats_for(x, c, &cs, out))
+		set(out, (double)cs.problems);
+	else if (f.level && !f.source)
+		na(out, "no problem stored at level %d ('headroom problems "
+		   "add DIR') and no evaluation of it", f.level);
+}
 
 static void m_median_winner(const struct ctx *x, const struct claim *c,
 			    struct claim_value *out)
