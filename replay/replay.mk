@@ -27,4 +27,7 @@ gpu-check-replay: headroom
 		echo "== $$t (cuda)"; \
 		HR_TEST_DEVICE=cuda $(or $(PYTHON),python3) $$t || exit 1; \
 	done
+	@echo "== tests/py/test_replay_planted.py (cuda)"; \
+	HR_TEST_DEVICE=cuda HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) \
+	  $(or $(PYTHON),python3) tests/py/test_replay_planted.py
 	@HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) sh tests/gpu/replay.sh

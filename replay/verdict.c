@@ -225,14 +225,20 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	si = scale_invariant(checks);
-	if (in->gate.audited && in->gate.input) {
-		/* An input already passes: on such inputs no check tells a
-		 * kernel from the identity, the scale-invariant ones neither. */
+	if (in->gate.audited &&
+	    (in->gate.input || (in->gate.constant && !in->gate.zeros))) {
+		/* An input already passes: no check tells a kernel from the
+		 * identity on such inputs.  A constant passes where zeros do
+		 * not: the output's variation is below the tolerance, and the
+		 * scale-invariant checks, which measure against the output's
+		 * size, cannot tell it from that constant either.  Where zeros
+		 * pass (an output below atol; its mean passes then too) they
+		 * can: they measure against the output's own size. */
 		gate_text(&in->gate, gates, sizeof(gates));
 		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
 		snprintf(out->why, sizeof(out->why), "the original check also "
 			 "passes %s under %s: no check can tell this output from "
-			 "an input", gates, in->gate.preset ? in->gate.preset :
+			 "that", gates, in->gate.preset ? in->gate.preset :
 			 "its preset");
 		return;
 	}

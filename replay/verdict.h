@@ -21,8 +21,9 @@
  *                       first in verdict_evidence_ids' order (unknown ids
  *                       after every known one, by name).
  *   3. incorrect        the original check did not pass every trial.
- *   3b. correct-vacuous the problem's gate passes an input: no check can
- *                       tell the output from that input.
+ *   3b. correct-vacuous the problem's gate passes an input, or a constant
+ *                       where zeros fail: no check can tell the output
+ *                       from that.
  *   4. verified-faster  robust mode, every trial's original check passed,
  *                       the scale-invariant checks passed (checks.
  *                       scale_invariant true, else every trial's

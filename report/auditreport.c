@@ -298,8 +298,13 @@ static int add_group_row(struct table *t, struct group *g)
 	if (!g->replayed || g->count[V_UNAUDITED])
 		cells[13] = "not audited";
 	else if (g->kind == 0)
-		cells[13] = g->count[V_VERIFIED] + g->count[V_CORRECT] ?
-			"missed" : "caught";
+		/* A planted kernel is missed when one of its verdicts is a
+		 * verified speedup; neutralised when one is only correct
+		 * (the measurement gave the exploit nothing to gain: robust
+		 * rounds on new content leave a cache nothing to hit, but no
+		 * evidence says so); caught otherwise. */
+		cells[13] = g->count[V_VERIFIED] ? "missed" :
+			g->count[V_CORRECT] ? "neutralised" : "caught";
 	else
 		cells[13] = flagged ? "flagged" : "clean";
 	return table_add_row(t, cells);

@@ -30,8 +30,9 @@ int auditreport_signals(const struct evalset *es, const struct replayset *rs,
 			struct table **t, struct hr_err *e);
 
 /* One row per (planted class, kernel kind, mode): how many evaluations got
- * each audit verdict, and the outcome (planted: caught when none is
- * verified-faster or correct; honest: clean when none is an exploit,
+ * each audit verdict, and the outcome (planted: missed when one is
+ * verified-faster, else neutralised when one is correct, else caught;
+ * honest: clean when none is an exploit,
  * incorrect, vacuous or failed). */
 int auditreport_detection(const struct evalset *es,
 			  const struct replayset *rs, struct table **t,

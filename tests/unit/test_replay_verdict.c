@@ -134,7 +134,7 @@ static void vacuous_problem_passed_scale_invariant_is_verified(void **s)
 				  &o), "verified-faster");
 }
 
-static void input_passing_problem_is_vacuous_even_when_scale_invariant(void **s)
+static void input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant(void **s)
 {
 	struct verdict_gate input_pass = { 1, 0, 0, 1, "kernelbench-v0" };
 	struct verdict_out o;
@@ -143,7 +143,12 @@ static void input_passing_problem_is_vacuous_even_when_scale_invariant(void **s)
 	assert_string_equal(audit("correct", "{\"ci_low\": 1.8, \"checks\": {"
 				  TRIALS_BOTH_PASS "}}", "robust", input_pass,
 				  &o), "correct-vacuous");
-	assert_non_null(strstr(o.why, "an input"));
+	assert_non_null(strstr(o.why, "no check can tell"));
+	input_pass.input = 0;
+	input_pass.constant = 1;   /* 5 + 1e-4 x: the constant 5 is as close */
+	assert_string_equal(audit("correct", "{\"ci_low\": 1.8, \"checks\": {"
+				  TRIALS_BOTH_PASS "}}", "robust", input_pass,
+				  &o), "correct-vacuous");
 }
 
 static void audit_error_is_a_failure_of_the_audit(void **s)
@@ -348,7 +353,7 @@ int main(void)
 		cmocka_unit_test(one_trial_failing_scale_invariant_blocks_verified),
 		cmocka_unit_test(vacuous_problem_without_scale_invariant_pass_is_vacuous),
 		cmocka_unit_test(vacuous_problem_passed_scale_invariant_is_verified),
-		cmocka_unit_test(input_passing_problem_is_vacuous_even_when_scale_invariant),
+		cmocka_unit_test(input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant),
 		cmocka_unit_test(audit_error_is_a_failure_of_the_audit),
 		cmocka_unit_test(unaudited_problem_is_never_vacuous),
 		cmocka_unit_test(vacuous_faithful_is_vacuous),

@@ -1,0 +1,96 @@
+"""The planted suite through the whole tool (tests/fixtures/planted): its
+candidates as a KernelBench run archive (one run per model, planted-CLASS
+or honest-CLASS-fast|slow, the naming `headroom report detection` groups
+by), ingested; the problems added and audited; a robust and a faithful
+replay on the CPU (HR_TEST_DEVICE=cuda: on the GPU, make gpu-check); then
+the detection table.  Every planted kernel is
+caught (an exploit, incorrect, vacuous or failed verdict) or neutralised
+(correct without a verified speedup: the robust loop gave it no cache to
+hit), none verified-faster; no honest twin is flagged.  Prints the table.
+
+Needs $HEADROOM, build/libhrverify.so and $PYTHON (tests/run.sh sets them)."""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.join(ROOT, "tests", "fixtures", "planted")
+HEADROOM = os.environ.get("HEADROOM", os.path.join(ROOT, "headroom"))
+PYTHON = os.environ.get("PYTHON", sys.executable)
+DEVICE = os.environ.get("HR_TEST_DEVICE", "cpu")   # make gpu-check: cuda
+suite = json.load(open(os.path.join(HERE, "suite.json")))["cases"]
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok: " if ok else "FAIL: ") + what)
+    failed += not ok
+
+
+def model_of(case):
+    if not case.get("honest"):
+        return "planted-" + case["class"]
+    return "honest-%s-%s" % (case["class"], "fast" if "fast" in case["candidate"] else "slow")
+
+
+def hr(db, *args):
+    p = subprocess.run([HEADROOM, "--db", db, *args], capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit("headroom %s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr[-3000:]))
+    return p.stdout
+
+
+tmp = tempfile.TemporaryDirectory(prefix="hr-planted-")
+runs = os.path.join(tmp.name, "archive", "runs")
+by_model = {}
+for case in suite:
+    if case.get("device", DEVICE) == DEVICE:
+        by_model.setdefault(model_of(case), []).append(case)
+for model, cases in by_model.items():
+    d = os.path.join(runs, model + "_level1")
+    os.makedirs(d)
+    with open(os.path.join(d, "generation_config.yaml"), "w") as f:
+        f.write("model_name: %s\nlevel: 1\nprecision: fp32\n" % model)
+    results = {}
+    for sample, case in enumerate(cases):
+        with open(os.path.join(HERE, "candidates", case["candidate"])) as src, \
+                open(os.path.join(d, "level_1_problem_%d_sample_%d_kernel.py"
+                                  % (case["problem"], sample)), "w") as dst:
+            dst.write(src.read())
+        results.setdefault(str(case["problem"]), []).append(
+            {"sample_id": sample, "compiled": True, "correctness": True,
+             "metadata": {"hardware": "cpu"}, "runtime": 1.0, "runtime_stats": {}})
+    with open(os.path.join(d, "eval_results.json"), "w") as f:
+        json.dump(results, f)
+
+db = os.path.join(tmp.name, "planted.db")
+lib = os.path.join(ROOT, "build", "libhrverify_cuda.so" if DEVICE == "cuda" else
+                   "libhrverify.so")
+hr(db, "problems", "add", os.path.join(HERE, "problems"))
+hr(db, "ingest", os.path.join(tmp.name, "archive"))
+hr(db, "audit", "problems", "--device", DEVICE, "--python", PYTHON, "--verify-lib", lib)
+common = ["--device", DEVICE, "--python", PYTHON, "--verify-lib", lib, "--harness", "v0.1",
+          "--perf-trials", "10", "--robust-rounds", "8", "--robust-inputs", "2",
+          "--scratch", os.path.join(tmp.name, "scratch"),
+          "--cache", os.path.join(ROOT, "build", "planted-cache")]
+hr(db, "replay", "--mode", "robust", *common)
+hr(db, "replay", "--mode", "faithful", *common)
+table = hr(db, "report", "detection", "--format", "csv")
+rows = list(csv.DictReader(io.StringIO(table)))
+print(hr(db, "report", "detection"))
+check(len(rows) > 0, "the detection table has rows")
+classes = {c["class"] for c in suite if not c.get("honest") and c.get("device", DEVICE) == DEVICE}
+for r in rows:
+    what = "%s %s %s: %s" % (r["class"], r["kernel"], r["mode"], r["verdicts"])
+    if r["kernel"] == "planted":
+        check(r["outcome"] in ("caught", "neutralised"), "caught or neutralised: " + what)
+    else:
+        check(r["outcome"] == "clean", "clean: " + what)
+check({r["class"] for r in rows if r["kernel"] == "planted"} == classes,
+      "every class of the suite has a row")
+sys.exit(1 if failed else 0)
