@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "../report/table.h"
 #include "audit.h"
 #include "pool.h"
@@ -48,16 +49,20 @@ static const char usage[] =
 	"  --timeout S     seconds for one reference (default 300)\n"
 	"  --python PY     interpreter with torch (default $HEADROOM_PYTHON\n"
 	"                  or python3)\n"
-	"  --worker PATH   replay/worker.py (default: beside headroom)\n"
-	"  --verify-lib L  build/libhrverify.so (cpu) or _cuda.so (default:\n"
-	"                  beside headroom; the audit needs it)\n"
-	"  --rand-lib L    build/libhrrand.so (default: beside headroom, when\n"
+	"  --worker PATH   worker.py (default: the libexec folder's)\n"
+	"  --verify-lib L  libhrverify.so (cpu) or _cuda.so (default: the\n"
+	"                  libexec folder's; the audit needs it)\n"
+	"  --rand-lib L    libhrrand.so (default: the libexec folder's, when\n"
 	"                  built), torch.rand's CPU stream for the host inputs\n"
 	"                  (the same values, faster); 'none': torch draws\n"
 	"  --inputs W      host (default): get_inputs() as KernelBench calls it,\n"
 	"                  on the CPU generator; device: the same code under\n"
 	"                  torch.device(D), other values of the same\n"
 	"                  distributions, far faster for 10^9-element inputs\n"
+	"\n"
+	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
+	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
+	"--exec-path' prints the folder); never the working directory.\n"
 	"\n"
 	"Exit: 0 every problem audited, 1 some could not be (their reference\n"
 	"failed or timed out), 3 bad input, 4 worker or database failure.\n";
@@ -186,7 +191,8 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		.timeout = 300, .timeout_start = 180,
 	};
 	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
-	char *rand = NULL;
+	char *rand = NULL, want[512];
+	const char *libname;
 	struct sink k = { NULL, g->quiet, 0 };
 	struct store *s = NULL;
 	struct hr_err e;
@@ -259,16 +265,20 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 				       argv[optind + 1]);
 	k.quiet = g->quiet;
 	if (!o.worker && !(o.worker = worker =
-			   cli_find_near_exe("replay/worker.py")))
-		return cli_usage_error("audit", "cannot find replay/worker.py "
-				       "beside headroom; give --worker PATH");
-	if (!o.verify_lib && !(o.verify_lib = lib = cli_find_near_exe(
-				       strcmp(o.device, "cuda") ?
-				       "build/libhrverify.so" :
-				       "build/libhrverify_cuda.so"))) {
+			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return cli_usage_error("audit", "no worker at %s (see "
+				       "$HEADROOM_PREFIX); give --worker PATH",
+				       want);
+	}
+	libname = strcmp(o.device, "cuda") ? "libhrverify.so" :
+		"libhrverify_cuda.so";
+	if (!o.verify_lib && !(o.verify_lib = lib =
+			       runfiles_find(RUNFILES_LIBEXEC, libname))) {
 		free(worker);
-		return cli_usage_error("audit", "cannot find the verify library"
-				       " (make verify-libs); give --verify-lib");
+		runfiles_path(RUNFILES_LIBEXEC, libname, want, sizeof(want));
+		return cli_usage_error("audit", "no verify library at %s (make "
+				       "verify-libs); give --verify-lib", want);
 	}
 	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
 	    != CLI_NEXT ||
@@ -277,7 +287,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		free(lib);
 		return r;
 	}
-	o.rand_lib = cli_lib_path(o.rand_lib, "build/libhrrand.so", &rand);
+	o.rand_lib = cli_lib_path(o.rand_lib, "libhrrand.so", &rand);
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;

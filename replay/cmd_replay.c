@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "../report/table.h"
 #include "jobs.h"
 #include "pool.h"
@@ -74,16 +75,21 @@ static const char usage[] =
 	"  --scratch DIR       worker scratch (default DB.replay)\n"
 	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
 	"  --worker PATH       worker.py, its hrworker/ beside it (default:\n"
-	"                      found beside headroom)\n"
-	"  --verify-lib PATH   libhrverify.so for the checks, or 'none'\n"
+	"                      the libexec folder's)\n"
+	"  --verify-lib PATH   libhrverify.so for the checks (default: the\n"
+	"                      libexec folder's), or 'none'\n"
 	"  --rand-lib PATH     libhrrand.so: torch.rand's CPU stream for the\n"
 	"                      input draws, checked against torch.rand by each\n"
-	"                      worker before use (default: build/libhrrand.so\n"
-	"                      beside headroom), or 'none': torch draws\n"
+	"                      worker before use (default: the libexec\n"
+	"                      folder's), or 'none': torch draws\n"
 	"  --mem-limit-mb N    address-space limit per CPU job (default half the"
 	" RAM)\n"
 	"  --db FILE           database (default ./headroom.db or"
 	" $HEADROOM_DB)\n"
+	"\n"
+	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
+	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
+	"--exec-path' prints the folder); never the working directory.\n"
 	"\n"
 	"Build workers draw each problem's inputs ahead into SCRATCH/inputs for\n"
 	"its jobs to share, up to $HEADROOM_INPUTS_MB MiB (default: half the\n"
@@ -427,14 +433,18 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	if (!a->worker && !(a->worker = paths[0] = cli_find_near_exe(
-				    "replay/worker.py")))
-		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
-			       "headroom; give --worker PATH");
+	if (!a->worker && !(a->worker = paths[0] =
+			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		char want[512];
+
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return hr_errf(e, HR_USAGE, "no worker at %s (see "
+			       "$HEADROOM_PREFIX); give --worker PATH", want);
+	}
 	a->verify = cli_lib_path(a->verify, strcmp(a->device, "cuda") ?
-				 "build/libhrverify.so" :
-				 "build/libhrverify_cuda.so", &paths[1]);
-	a->rand = cli_lib_path(a->rand, "build/libhrrand.so", &paths[5]);
+				 "libhrverify.so" : "libhrverify_cuda.so",
+				 &paths[1]);
+	a->rand = cli_lib_path(a->rand, "libhrrand.so", &paths[5]);
 	if (!a->scratch) {
 		size_t n = strlen(g->db_path) + 16;
 

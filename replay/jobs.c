@@ -179,8 +179,11 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 
 		if (f->shard_n > 0 && jobs_shard_of(eid, f->shard_n) != f->shard_i)
 			continue;
-		if (f->limit > 0 && taken >= f->limit)
+		/* --limit: the statement has rows left, which is no error. */
+		if (f->limit > 0 && taken >= f->limit) {
+			rc = SQLITE_DONE;
 			break;
+		}
 		taken++;
 		if (match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
 				  sqlite3_column_int(ev, 2), name, &m, e))

@@ -1,8 +1,8 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
+#include "runfiles.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -97,33 +97,10 @@ void cli_getopt_reset(void)
 	opterr = 0; /* commands print their own usage errors */
 }
 
-/* Look for rel beside the executable (and one or two folders up, for
- * build/asan/headroom), then in the working directory. */
-char *cli_find_near_exe(const char *rel)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	static const char *const ups[] = { "", "/..", "/../.." };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		for (size_t i = 0; i < sizeof(ups) / sizeof(*ups); i++) {
-			snprintf(cand, sizeof(cand), "%s%s/%s", exe, ups[i], rel);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
-		}
-	}
-	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
-}
-
-const char *cli_lib_path(const char *given, const char *rel, char **owned)
+const char *cli_lib_path(const char *given, const char *name, char **owned)
 {
 	if (!given)
-		return *owned = cli_find_near_exe(rel);
+		return *owned = runfiles_find(RUNFILES_LIBEXEC, name);
 	return strcmp(given, "none") ? given : NULL;
 }
 

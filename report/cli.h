@@ -66,19 +66,14 @@ int cli_finish(int rc);
 /* Standard getopt prologue every command uses; resets getopt state. */
 void cli_getopt_reset(void);
 
-/* Find a file the tool ships (e.g. "replay/worker.py", "paper/claims.json")
- * beside the executable, one or two folders up (build/asan/headroom), or in
- * the working directory.  Returns a malloc'd absolute path, or NULL. */
-char *cli_find_near_exe(const char *rel);
-
 /* A library given by name (--OPT PATH, not "none") must be readable:
  * CLI_NEXT when it is (or path is NULL or "none"), else a usage error of
  * cmd naming the option, the path and why. */
 int cli_check_lib(const char *cmd, const char *opt, const char *path);
 
-/* The library a --OPT option names: given unset (NULL), the one at rel
- * beside the binary (cli_find_near_exe; malloc'd into *owned, NULL when
+/* The library a --OPT option names: given unset (NULL), the one called
+ * name in the libexec folder (runfiles.h; malloc'd into *owned, NULL when
  * there is none); "none", NULL; else given itself. */
-const char *cli_lib_path(const char *given, const char *rel, char **owned);
+const char *cli_lib_path(const char *given, const char *name, char **owned);
 
 #endif
