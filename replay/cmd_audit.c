@@ -24,7 +24,9 @@
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
-	"                               [--level N] [--set NAME] [--timeout S]\n"
+	"                               [--set NAME] [--timeout S]\n"
+	"                               [--level N] [--model M] [--source NAME]\n"
+	"                               [--problem P] [--eval ID[,ID...]]\n"
 	"                               [--python PY] [--worker PATH]\n"
 	"                               [--verify-lib PATH] [--rand-lib PATH]\n"
 	"                               [--inputs host|device]\n"
@@ -44,7 +46,6 @@ static const char usage[] =
 	"\n"
 	"  --device D      cpu or cuda (default: cuda when a GPU is present)\n"
 	"  --gpu I         GPU index for the worker (default 0)\n"
-	"  --level N       only level N\n"
 	"  --set NAME      only the problem set NAME ('headroom problems ls')\n"
 	"  --timeout S     seconds for one reference (default 300)\n"
 	"  --python PY     interpreter with torch (default $HEADROOM_PYTHON\n"
@@ -59,6 +60,12 @@ static const char usage[] =
 	"                  on the CPU generator; device: the same code under\n"
 	"                  torch.device(D), other values of the same\n"
 	"                  distributions, far faster for 10^9-element inputs\n"
+	"\n"
+	"Which problems: --level N and --problem P (its id or name) choose\n"
+	"them directly; --model M, --source NAME and --eval ID[,ID...] choose\n"
+	"evaluations as 'headroom ls' does, and the audit takes the problems\n"
+	"they name (same level and problem id):\n"
+	EVALSEL_USAGE
 	"\n"
 	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
 	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
@@ -168,13 +175,14 @@ static int make_dirs(const char *db, char scratch[PATH_MAX],
 	return HR_OK;
 }
 
-int cmd_audit(int argc, char **argv, struct hr_global *g)
+/* cmd_audit's body; the selection's strings are the caller's to free. */
+static int audit(int argc, char **argv, struct hr_global *g,
+		 struct evalsel *sel)
 {
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "device", required_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, 'G' },
-		{ "level", required_argument, NULL, 'l' },
 		{ "set", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "python", required_argument, NULL, 'P' },
@@ -182,6 +190,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		{ "verify-lib", required_argument, NULL, 'V' },
 		{ "rand-lib", required_argument, NULL, 'R' },
 		{ "inputs", required_argument, NULL, 'I' },
+		EVALSEL_OPTIONS,
 		{ 0 }
 	};
 	const char *env = getenv("HEADROOM_PYTHON");
@@ -196,7 +205,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 	struct sink k = { NULL, g->quiet, 0 };
 	struct store *s = NULL;
 	struct hr_err e;
-	double lv;
+	char why[160];
 	int c, r, failed = 0;
 
 	hr_err_clear(&e);
@@ -207,6 +216,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 			continue;
 		if (r != CLI_OTHER)
 			return r;
+		if ((r = evalsel_option(sel, c, optarg, why, sizeof(why))) > 0)
+			continue;
+		if (r < 0)
+			return cli_usage_error("audit", "%s", why);
 		switch (c) {
 		case 'd':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
@@ -217,13 +230,6 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 			break;
 		case 'G':
 			o.gpu = optarg;
-			break;
-		case 'l':
-			if (parse_num(optarg, 1, &lv) || lv != (int)lv)
-				return cli_usage_error("audit", "--level wants "
-						       "a positive integer, "
-						       "not '%s'", optarg);
-			o.level = (int)lv;
 			break;
 		case 's':
 			o.set = optarg;
@@ -264,6 +270,7 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		return cli_usage_error("audit", "unexpected argument '%s'",
 				       argv[optind + 1]);
 	k.quiet = g->quiet;
+	o.sel = sel;
 	if (!o.worker && !(o.worker = worker =
 			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
 		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
@@ -301,9 +308,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 	if (k.oom)
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 	if (!e.code && !table_rows(k.t))
-		hr_errf(&e, HR_INPUT, "%s: no problems stored%s (run 'headroom "
-			"problems add DIR')", g->db_path,
-			o.set || o.level ? " that match" : "");
+		hr_errf(&e, HR_INPUT, o.set || evalsel_given(sel) ?
+			"%s: no stored problem matches the selection" :
+			"%s: no problems stored (run 'headroom problems add "
+			"DIR')", g->db_path);
 	if (!e.code)
 		table_write(k.t, g->format, stdout);
 out:
@@ -315,4 +323,13 @@ out:
 	if (e.code)
 		return cli_report("audit", &e);
 	return failed ? HR_FAIL : HR_OK;
+}
+
+int cmd_audit(int argc, char **argv, struct hr_global *g)
+{
+	struct evalsel sel = { 0 };
+	int r = audit(argc, argv, g, &sel);
+
+	evalsel_release(&sel);
+	return r;
 }

@@ -39,8 +39,12 @@ static const char usage[] =
 	" [--timeout-run S]\n"
 	"                       [--python PY] [--problems-set NAME]"
 	" [options]\n"
+	"                       [--level N] [--model M] [--source NAME]"
+	" [--problem P]\n"
+	"                       [--eval ID[,ID...]]\n"
 	"\n"
-	"Re-run every stored evaluation's kernel against its problem: build\n"
+	"Re-run the selected stored evaluations' kernels (all, unless the\n"
+	"options below choose) against their problems: build\n"
 	"(a pool of build workers, one extension cache), check correctness and\n"
 	"time it against the eager reference, one worker per GPU.  Results go\n"
 	"to the tables replay_run and replay_job (see docs/replay.md); the\n"
@@ -58,7 +62,7 @@ static const char usage[] =
 	"  --resume            finish the newest unfinished run instead\n"
 	"  --shard I/N         only evaluations whose id hashes to shard I of N"
 	" (0-based)\n"
-	"  --limit N           at most N evaluations\n"
+	"  --limit N           at most N evaluations (the first by id)\n"
 	"  --timeout-build S   seconds for a build phase (default 600)\n"
 	"  --timeout-run S     seconds for any other phase (default 300)\n"
 	"  --python PY         interpreter with torch (default $HEADROOM_PYTHON"
@@ -87,6 +91,9 @@ static const char usage[] =
 	"  --db FILE           database (default ./headroom.db or"
 	" $HEADROOM_DB)\n"
 	"\n"
+	"Which evaluations (a new run; --resume keeps its run's):\n"
+	EVALSEL_USAGE
+	"\n"
 	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
 	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
 	"--exec-path' prints the folder); never the working directory.\n"
@@ -114,6 +121,7 @@ enum {
 };
 
 struct args {
+	struct evalsel sel;    /* --level --model --source --problem --eval */
 	const char *device, *gpus, *mode, *python, *set, *harness;
 	const char *scratch, *cache, *worker, *verify, *rand;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
@@ -161,6 +169,21 @@ static char *settings_json(const struct args *a)
 		cJSON_AddNullToObject(s, "harness");
 	cJSON_AddStringToObject(s, "baseline", "eager");
 	cJSON_AddBoolToObject(s, "compile_baseline", a->compile_baseline);
+	if (evalsel_given(&a->sel)) {
+		cJSON *w = cJSON_AddObjectToObject(s, "selection");
+
+		if (a->sel.level)
+			cJSON_AddNumberToObject(w, "level", a->sel.level);
+		if (a->sel.model)
+			cJSON_AddStringToObject(w, "model", a->sel.model);
+		if (a->sel.source)
+			cJSON_AddStringToObject(w, "source", a->sel.source);
+		if (a->sel.problem)
+			cJSON_AddStringToObject(w, "problem", a->sel.problem);
+		if (a->sel.ids_json)
+			cJSON_AddItemToObject(w, "eval",
+					      cJSON_Parse(a->sel.ids_json));
+	}
 	cJSON_AddNumberToObject(s, "robust_inputs", a->rinputs);
 	cJSON_AddNumberToObject(s, "robust_rounds", a->rrounds);
 	cJSON_AddNumberToObject(s, "bootstrap", 1000);
@@ -288,8 +311,10 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "rand-lib", required_argument, NULL, OPT_RAND },
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
+		EVALSEL_OPTIONS,
 		{ 0 }
 	};
+	char why[160];
 	int c, r, bad, li = 0;
 
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
@@ -299,6 +324,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (r != CLI_OTHER)
 			return r;
 		bad = 0;
+		r = evalsel_option(&a->sel, c, optarg, why, sizeof(why));
+		if (r > 0)
+			continue;
+		if (r < 0)
+			return cli_usage_error("replay", "%s", why);
 		switch (c) {
 		case OPT_GPUS: a->gpus = optarg; break;
 		case OPT_DEVICE:
@@ -347,6 +377,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	if (a->resume && (evalsel_given(&a->sel) || a->limit || a->shard_n))
+		return cli_usage_error("replay", "--resume finishes a run as it "
+				       "was selected: no --level, --model, "
+				       "--source, --problem, --eval, --limit or "
+				       "--shard with it");
 	/* A library asked for by name and missing is an error, not a
 	 * quiet fallback (to torch.allclose, or to torch's draws). */
 	if ((r = cli_check_lib("replay", "verify-lib", a->verify)) != CLI_NEXT ||
@@ -406,7 +441,8 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 		 int64_t *run_id, char **settings, char **paths, struct hr_err *e)
 {
 	char shard[32];
-	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set };
+	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set,
+				 &a->sel };
 	cJSON *adopted;
 
 	if (a->resume) {
@@ -471,8 +507,10 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 
 	hr_err_clear(&e);
 	defaults(&a);
-	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT)
+	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT) {
+		evalsel_release(&a.sel);
 		return r;
+	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e))
 		return cli_report("replay", &e);
 	if (setup(s, g, &a, &run_id, &settings, paths, &e))
@@ -540,6 +578,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:
+	evalsel_release(&a.sel);
 	free(settings);
 	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
 		free(paths[i]);

@@ -128,8 +128,9 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" VALUES (lower(hex(randomblob(16))), 'running', ?1, ?2, ?3, ?4,"
 		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
 	static const char eval_sql[] =
-		"SELECT id, level, problem_id, problem_name, kernel_id"
-		" FROM evaluation ORDER BY id";
+		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id"
+		" FROM evaluation e JOIN source s ON s.id = e.source_id"
+		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
 	static const char by_id_sql[] =
 		"SELECT p.id, p.name FROM problem p"
 		" JOIN problem_set ps ON ps.id = p.set_id"
@@ -166,6 +167,10 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		goto fail;
 	}
 	*run_id = sqlite3_last_insert_rowid(store_db(s));
+	if (f->sel && evalsel_bind(f->sel, ev) != SQLITE_OK) {
+		db_err(s, e, "select evaluations");
+		goto fail;
+	}
 	if (f->problems_set) {
 		sqlite3_bind_text(by_id, 3, f->problems_set, -1, SQLITE_STATIC);
 		sqlite3_bind_text(by_name, 2, f->problems_set, -1, SQLITE_STATIC);

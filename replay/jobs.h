@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../dataset/select.h"
 #include "../dataset/store.h"
 
 /* What selects the evaluations of a new run. */
@@ -24,6 +25,7 @@ struct jobs_filter {
 	int shard_i, shard_n;      /* shard_n 0: all; else hash(id) % n == i */
 	int limit;                 /* 0: no limit (after sharding) */
 	const char *problems_set;  /* match problems of this set only; NULL all */
+	const struct evalsel *sel; /* which evaluations (select.h); NULL all */
 };
 
 /* The shard of an evaluation id (a fixed 64-bit mix, stable across hosts). */
