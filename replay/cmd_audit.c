@@ -21,6 +21,7 @@
 #include "../report/table.h"
 #include "audit.h"
 #include "pool.h"
+#include "pyenv.h"
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
@@ -48,8 +49,10 @@ static const char usage[] =
 	"  --gpu I         GPU index for the worker (default 0)\n"
 	"  --set NAME      only the problem set NAME ('headroom problems ls')\n"
 	"  --timeout S     seconds for one reference (default 300)\n"
-	"  --python PY     interpreter with torch (default $HEADROOM_PYTHON\n"
-	"                  or python3)\n"
+	"  --python PY     interpreter with torch and numpy (default:\n"
+	"                  $HEADROOM_PYTHON, else the first of python3 and\n"
+	"                  the venv .ci/pyenv.sh makes, $HEADROOM_VENV or\n"
+	"                  ~/.cache/headroom/" PYENV_VENV_NAME ", that has them)\n"
 	"  --worker PATH   worker.py (default: the libexec folder's)\n"
 	"  --verify-lib L  libhrverify.so (cpu) or _cuda.so (default: the\n"
 	"                  libexec folder's; the audit needs it)\n"
@@ -193,14 +196,13 @@ static int audit(int argc, char **argv, struct hr_global *g,
 		EVALSEL_OPTIONS,
 		{ 0 }
 	};
-	const char *env = getenv("HEADROOM_PYTHON");
 	struct audit_opts o = {
 		.device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu",
-		.gpu = "0", .python = env && *env ? env : "python3",
+		.gpu = "0",
 		.timeout = 300, .timeout_start = 180,
 	};
 	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
-	char *rand = NULL, want[512];
+	char *rand = NULL, *python = NULL, want[512];
 	const char *libname;
 	struct sink k = { NULL, g->quiet, 0 };
 	struct store *s = NULL;
@@ -300,6 +302,9 @@ static int audit(int argc, char **argv, struct hr_global *g,
 		goto out;
 	o.scratch = scratch;
 	o.cache = cache;
+	if (pyenv_find(o.python, &python, &e))
+		goto out;
+	o.python = python;
 	if (!(k.t = table_new(cols, NCOLS))) {
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 		goto out;
@@ -320,6 +325,7 @@ out:
 	free(worker);
 	free(lib);
 	free(rand);
+	free(python);
 	if (e.code)
 		return cli_report("audit", &e);
 	return failed ? HR_FAIL : HR_OK;

@@ -21,6 +21,7 @@
 #include "../report/table.h"
 #include "jobs.h"
 #include "pool.h"
+#include "pyenv.h"
 #include "replay.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -65,8 +66,11 @@ static const char usage[] =
 	"  --limit N           at most N evaluations (the first by id)\n"
 	"  --timeout-build S   seconds for a build phase (default 600)\n"
 	"  --timeout-run S     seconds for any other phase (default 300)\n"
-	"  --python PY         interpreter with torch (default $HEADROOM_PYTHON"
-	" or python3)\n"
+	"  --python PY         interpreter with torch and numpy (default:\n"
+	"                      $HEADROOM_PYTHON, else the first of python3\n"
+	"                      and the venv .ci/pyenv.sh makes, $HEADROOM_VENV\n"
+	"                      or ~/.cache/headroom/" PYENV_VENV_NAME ", that\n"
+	"                      has them)\n"
 	"  --problems-set NAME match problems of this problem set only\n"
 	"  --harness H         v0, v0.1 or current for every job (default: each"
 	" evaluation's)\n"
@@ -414,14 +418,12 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 
 static void defaults(struct args *a)
 {
-	const char *env = getenv("HEADROOM_PYTHON");
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
 	memset(a, 0, sizeof(*a));
 	a->device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
 	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
 	a->mode = "faithful";
-	a->python = env && *env ? env : "python3";
 	a->jobs = replay_default_build_workers(replay_online_cpus());
 	a->ctrials = 5;
 	a->ptrials = 100;
@@ -500,9 +502,9 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	struct replay_stats st;
 	struct sigaction sa, old_int, old_term, old_pipe;
 	struct bar bar = { 0 };
-	char *settings = NULL, *paths[6] = { 0 }, cache[PATH_MAX + 16];
+	char *settings = NULL, *paths[7] = { 0 }, cache[PATH_MAX + 16];
 	int64_t run_id = 0;
-	int r;
+	int r, total = 0, done = 0;
 	time_t t0 = time(NULL);
 
 	hr_err_clear(&e);
@@ -513,8 +515,21 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e))
 		return cli_report("replay", &e);
-	if (setup(s, g, &a, &run_id, &settings, paths, &e))
+	if (setup(s, g, &a, &run_id, &settings, paths, &e) ||
+	    jobs_count(s, run_id, &total, &done, &e))
 		goto out;
+	/* The interpreter only matters when a job is left to run; without
+	 * one the run stays unfinished for --resume, nothing ran. */
+	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
+		struct hr_err ignored;
+
+		hr_err_clear(&ignored);
+		jobs_end_run(s, run_id, "interrupted", &ignored);
+		hr_err_prefix(&e, "run %lld not started (resume it with "
+			      "--resume)", (long long)run_id);
+		goto out;
+	}
+	a.python = paths[6] ? paths[6] : "python3";
 	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
 	bar.tty = isatty(2) && !g->quiet;
 	bar.verbose = g->verbose;
