@@ -207,6 +207,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		}
 	}
+	if ((r = cli_check_format(g, "ingest", 0)) != CLI_NEXT)
+		return r;
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no input given");
 	if (map_path && !strchr(map_path, '/') &&

@@ -302,9 +302,9 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	if (*end || id < 1 || end == argv[optind])
 		return cli_usage_error("show", "ID must be a positive integer, "
 				       "not '%s'", argv[optind]);
-	if (g->format != HR_FMT_MD && g->format != HR_FMT_JSON)
-		return cli_usage_error("show", "--format md or json, not %s",
-				       cli_format_name(g->format));
+	if ((r = cli_check_format(g, "show", CLI_FMT(HR_FMT_MD) |
+				  CLI_FMT(HR_FMT_JSON))) != CLI_NEXT)
+		return r;
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		return cli_report("show", &e);
 	o.fmt = g->format;

@@ -67,6 +67,8 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 		else if (c == 'd')
 			data_only = 1;
 	}
+	if ((r = cli_check_format(g, "figures", 0)) != CLI_NEXT)
+		return r;
 	if (optind < argc)
 		return cli_usage_error("figures", "unexpected argument '%s'",
 				       argv[optind]);

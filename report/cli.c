@@ -34,6 +34,27 @@ const char *cli_format_name(enum hr_format f)
 	return format_names[f];
 }
 
+int cli_check_format(const struct hr_global *g, const char *cmd,
+		     unsigned can)
+{
+	char list[32] = "";
+	size_t used = 0;
+
+	if (can & CLI_FMT(g->format) || (!can && !g->format_given))
+		return CLI_NEXT;
+	if (!can)
+		return cli_usage_error(cmd, "prints no table: --format %s does "
+				       "not apply", cli_format_name(g->format));
+	for (unsigned i = 0; i < sizeof(format_names) / sizeof(*format_names);
+	     i++)
+		if (can & CLI_FMT(i))
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s%s", used ? " or " : "",
+						 format_names[i]);
+	return cli_usage_error(cmd, "--format %s: %s prints %s",
+			       cli_format_name(g->format), cmd, list);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -66,6 +87,7 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 		if (cli_parse_format(arg, &g->format))
 			return cli_usage_error(cmd, "unknown format '%s' (md, "
 					       "csv, json, tex)", arg);
+		g->format_given = 1;
 		return CLI_NEXT;
 	case '?':
 		return cli_usage_error(cmd, "unknown option or missing value");

@@ -19,6 +19,7 @@ struct hr_global {
 	enum hr_format format;  /* --format; md unless given */
 	int quiet;              /* -q: no progress or summaries */
 	int verbose;            /* -v: more detail on stderr */
+	int format_given;       /* --format was given (not the default) */
 };
 
 /* Long-only option codes shared by all commands. */
@@ -50,6 +51,18 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 		      int c, const char *arg);
 
 int cli_parse_format(const char *s, enum hr_format *f);
+
+/* The formats a command prints, for cli_check_format. */
+#define CLI_FMT(f) (1u << (f))
+#define CLI_FMT_TABLES (CLI_FMT(HR_FMT_MD) | CLI_FMT(HR_FMT_CSV) | \
+			CLI_FMT(HR_FMT_JSON) | CLI_FMT(HR_FMT_TEX))
+
+/* One rule for every command: --format F that the command cannot print
+ * (can: a CLI_FMT mask; 0 for a command that prints no table, where any
+ * --format given is refused) is a usage error naming the formats it
+ * prints.  Returns CLI_NEXT when the format is fine. */
+int cli_check_format(const struct hr_global *g, const char *cmd,
+		     unsigned can);
 const char *cli_format_name(enum hr_format f);
 
 /* Print "headroom CMD: " + message + usage hint on stderr; return HR_USAGE. */

@@ -101,10 +101,12 @@ int main(int argc, char **argv)
 			if (cli_parse_format(argv[++i], &g.format))
 				return cli_usage_error("", "unknown format '%s'",
 						       argv[i]);
+			g.format_given = 1;
 		} else if (!strncmp(a, "--format=", 9)) {
 			if (cli_parse_format(a + 9, &g.format))
 				return cli_usage_error("", "unknown format '%s'",
 						       a + 9);
+			g.format_given = 1;
 		} else {
 			fprintf(stderr, "headroom: unknown option '%s'\n", a);
 			usage(stderr);
