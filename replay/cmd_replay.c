@@ -95,7 +95,8 @@ static const char usage[] =
 	"  --db FILE           database (default ./headroom.db or"
 	" $HEADROOM_DB)\n"
 	"\n"
-	"Which evaluations (a new run; --resume keeps its run's):\n"
+	"Which evaluations (a new run; --resume keeps its run's; a selection\n"
+	"that matches none is an input error, exit 3):\n"
 	EVALSEL_USAGE
 	"\n"
 	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
@@ -518,6 +519,16 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	if (setup(s, g, &a, &run_id, &settings, paths, &e) ||
 	    jobs_count(s, run_id, &total, &done, &e))
 		goto out;
+	if (total == 0 && evalsel_given(&a.sel)) {
+		struct hr_err ignored;
+
+		hr_err_clear(&ignored);
+		jobs_end_run(s, run_id, "finished", &ignored);
+		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "
+			"selection ('headroom ls' with the same options lists "
+			"them)", g->db_path);
+		goto out;
+	}
 	/* The interpreter only matters when a job is left to run; without
 	 * one the run stays unfinished for --resume, nothing ran. */
 	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
