@@ -58,6 +58,7 @@ static const char query[] =
 	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
 	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
 	" WHERE " EVALSEL_WHERE
+	/* 16: config, so that the rows of one run stay together */
 	" ORDER BY s.name, e.model, 16, e.level, e.problem_id, e.sample_id, e.id";
 
 static int fill(struct store *s, struct table *t,
