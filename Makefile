@@ -29,10 +29,11 @@ ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 STAGES   = dataset verify replay report figures
 SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES))))
 LIBSRCS  = $(filter-out report/main.c,$(SRCS))
-OBJS     = $(SRCS:%.c=build/%.o) build/version.o
-LIBOBJS  = $(LIBSRCS:%.c=build/%.o) build/version.o
-AOBJS    = $(SRCS:%.c=build/asan/%.o) build/asan/version.o
-ALIBOBJS = $(LIBSRCS:%.c=build/asan/%.o) build/asan/version.o
+OBJS     = $(SRCS:%.c=build/%.o) build/version.o build/prefix.o
+LIBOBJS  = $(LIBSRCS:%.c=build/%.o) build/version.o build/prefix.o
+AOBJS    = $(SRCS:%.c=build/asan/%.o) build/asan/version.o build/asan/prefix.o
+ALIBOBJS = $(LIBSRCS:%.c=build/asan/%.o) build/asan/version.o \
+           build/asan/prefix.o
 UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
 
@@ -44,14 +45,36 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 VERSION := $(shell v=$$(git describe --always --dirty 2>/dev/null) || v=unknown; \
 	case $$v in (*-dirty) v="$$v+tree.$$(sh tests/gpu/tree-hash.sh)" ;; esac; echo "$$v")
 
-.PHONY: all run check test bench deps deps-check deps-figures clean help \
-        gpu-check figures paper FORCE
+# Runtime files (report/runfiles.h): PREFIX/libexec/headroom (the worker,
+# its libraries) and PREFIX/share/headroom (ledger, maps, gnuplot scripts,
+# the static rules).
+# ./headroom and build/asan/headroom have PREFIX = this tree's build/,
+# whose two folders link to the sources (build/.runtime-links); `make
+# install` links a copy for $(PREFIX) and copies the files there.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+TREE_PREFIX := $(CURDIR)/build
+LIBEXEC_LINKS = worker.py:../../../replay/worker.py \
+                hrworker:../../../replay/hrworker \
+                libhrverify.so:../../libhrverify.so \
+                libhrverify_cuda.so:../../libhrverify_cuda.so \
+                libhrrand.so:../../libhrrand.so
+SHARE_LINKS   = claims.json:../../../paper/claims.json \
+                roles.json:../../../paper/roles.json \
+                maps:../../../dataset/maps figures:../../../figures \
+                static-rules.conf:../../../replay/static-rules.conf
+
+.PHONY: all run check test bench deps deps-check deps-figures deps-run \
+        clean help gpu-check figures paper install uninstall FORCE
 all: headroom
 
 help:
 	@echo "make run        ingest the sample archive into ./headroom.db, list it,"
 	@echo "                write its tables (out/report) and figures (out/figures)"
 	@echo "make check      build with sanitizers and run every test (CI calls this)"
+	@echo "make install    PREFIX=/usr/local DESTDIR=: bin/headroom,"
+	@echo "                libexec/headroom/ (worker, libraries), share/headroom/"
 	@echo "make bench      benchmarks (figures go to docs/benchmarks.md by hand)"
 	@echo "make gpu-check  GPU tests (on a CUDA machine only)"
 	@echo "make figures    regenerate figures from ./headroom.db"
@@ -63,6 +86,8 @@ deps-check:
 	@sh .ci/deps.sh build check
 deps-figures:
 	@sh .ci/deps.sh build figures
+deps-run:
+	@sh .ci/deps.sh build figures
 
 # version.c is rewritten only when the version string changes.
 build/version.c: FORCE
@@ -70,6 +95,38 @@ build/version.c: FORCE
 	@printf '#include "../dataset/version.h"\nconst char *hr_version(void) { return "%s"; }\n' \
 	  '$(VERSION)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# The compiled-in prefix of runfiles.h, rewritten like version.c; a path
+# that a C string or the shell cannot hold is refused.
+define prefix_c
+	@mkdir -p $(dir $(1))
+	@case '$(2)' in (*[\"\\\']*|'') echo "prefix '$(2)': no quotes or backslashes" >&2; exit 2 ;; esac
+	@printf '#include "%s/report/runfiles.h"\nconst char *runfiles_builtin_prefix(void) { return "%s"; }\n' \
+	  '$(CURDIR)' '$(2)' > $(1).tmp
+	@cmp -s $(1).tmp $(1) && rm -f $(1).tmp || mv $(1).tmp $(1)
+endef
+build/prefix.c: FORCE
+	$(call prefix_c,$@,$(TREE_PREFIX))
+build/install/prefix.c: FORCE
+	$(call prefix_c,$@,$(PREFIX))
+build/prefix.o: build/prefix.c
+	$(CC) $(CFLAGS) -c $< -o $@
+build/asan/prefix.o: build/prefix.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASANFLAGS) -c $< -o $@
+build/install/prefix.o: build/install/prefix.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The tree's runtime folders: relative links into the sources, so that an
+# edited worker.py runs as it is.  A library not built yet is a dangling
+# link, found by nobody (as a missing file).
+build/.runtime-links: Makefile
+	@mkdir -p build/libexec/headroom build/share/headroom
+	@for l in $(LIBEXEC_LINKS); do \
+	  ln -sfn "$${l#*:}" "build/libexec/headroom/$${l%%:*}" || exit 1; done
+	@for l in $(SHARE_LINKS); do \
+	  ln -sfn "$${l#*:}" "build/share/headroom/$${l%%:*}" || exit 1; done
+	@touch $@
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -83,10 +140,12 @@ build/asan/version.o: build/version.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASANFLAGS) -c $< -o $@
 
-headroom: $(OBJS)
+headroom: $(OBJS) | build/.runtime-links
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LDLIBS)
-build/asan/headroom: $(AOBJS)
+build/asan/headroom: $(AOBJS) | build/.runtime-links
 	$(CC) $(CFLAGS) $(ASANFLAGS) -o $@ $(AOBJS) $(LDLIBS)
+build/install/headroom: $(filter-out build/prefix.o,$(OBJS)) build/install/prefix.o
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 build/asan/tests/%: tests/unit/%.c $(ALIBOBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASANFLAGS) -Wno-unused-parameter -o $@ $< \
@@ -98,9 +157,10 @@ SAMPLE_DUMP = dataset/samples/archive/leaderboard/records.jsonl
 SAMPLE_MAP = dataset/maps/sample-leaderboard.json
 DB ?= headroom.db
 
-# The newcomer's command: install what is missing, build, ingest the
-# embedded sample, show what was stored.
-run: deps
+# The newcomer's command: install what is missing (gnuplot too: the
+# figures are outputs), build, ingest the embedded sample, show what was
+# stored, write the tables and figures.
+run: deps-run
 	@$(MAKE) --no-print-directory headroom verify-libs replay-libs
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
@@ -117,6 +177,31 @@ test: check
 bench: headroom
 	@sh tests/bench/run.sh
 	@$(MAKE) --no-print-directory bench-verify
+
+# Installed layout: see runfiles.h.  The CUDA verify library goes along
+# when it was built (make verify-cuda).
+BINDIR     = $(DESTDIR)$(PREFIX)/bin
+LIBEXECDIR = $(DESTDIR)$(PREFIX)/libexec/headroom
+SHAREDIR   = $(DESTDIR)$(PREFIX)/share/headroom
+MAN1DIR    = $(DESTDIR)$(PREFIX)/share/man/man1
+install: build/install/headroom verify-libs replay-libs
+	$(INSTALL) -d $(BINDIR) $(LIBEXECDIR)/hrworker $(SHAREDIR)/maps \
+	  $(SHAREDIR)/figures $(MAN1DIR)
+	$(INSTALL) -m 755 build/install/headroom $(BINDIR)/headroom
+	$(INSTALL) -m 644 replay/worker.py $(LIBEXECDIR)/worker.py
+	$(INSTALL) -m 644 replay/hrworker/*.py $(LIBEXECDIR)/hrworker/
+	$(INSTALL) -m 755 build/libhrverify.so build/libhrrand.so $(LIBEXECDIR)/
+	@if [ -e build/libhrverify_cuda.so ]; then \
+	  echo "$(INSTALL) -m 755 build/libhrverify_cuda.so $(LIBEXECDIR)/"; \
+	  $(INSTALL) -m 755 build/libhrverify_cuda.so $(LIBEXECDIR)/; fi
+	$(INSTALL) -m 644 paper/claims.json paper/roles.json replay/static-rules.conf \
+	  $(SHAREDIR)/
+	$(INSTALL) -m 644 dataset/maps/*.json dataset/maps/README.md $(SHAREDIR)/maps/
+	$(INSTALL) -m 644 figures/*.gp $(SHAREDIR)/figures/
+	$(INSTALL) -m 644 docs/headroom.1 $(MAN1DIR)/headroom.1
+uninstall:
+	rm -f $(BINDIR)/headroom $(MAN1DIR)/headroom.1
+	rm -rf $(LIBEXECDIR) $(SHAREDIR)
 
 clean:
 	rm -rf build headroom

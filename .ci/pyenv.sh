@@ -5,7 +5,9 @@
 #   2. python3 when it has them;
 #   3. else a virtual environment outside the clone, created on first use
 #      (about 5 GB: the PyPI wheel of torch brings its CUDA libraries).
-# Everything but the final path goes to stderr.
+# Everything but the final path goes to stderr.  headroom itself looks for
+# the same interpreters when no --python is given (replay/pyenv.h: keep
+# the venv's name and the pins in step).
 set -eu
 want='import torch, numpy, sys; sys.exit(not torch.__version__.startswith("2.11."))'
 for py in ${PYTHON:-} python3; do

@@ -52,6 +52,8 @@ int cmd_export(int argc, char **argv, struct hr_global *g)
 		else if (c == OPT_FORCE)
 			force = 1;
 	}
+	if ((r = cli_check_format(g, "export", 0)) != CLI_NEXT)
+		return r;
 	if (optind + 1 != argc)
 		return cli_usage_error("export", optind < argc ?
 				       "one output file, please" :

@@ -8,13 +8,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "cmd_ingest.h"
 
 static const char usage[] =
-	"usage: headroom ingest PATH... [--map MAP.json] [--source NAME]\n"
+	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"
 	"                       [--max-entry-mb N] [--max-total-mb N]\n"
 	"\n"
 	"Store KernelBench-style evaluations: each PATH is a directory, a\n"
@@ -22,12 +24,15 @@ static const char usage[] =
 	"KernelBench run directories (eval_results.json, level_L_problem_P_\n"
 	"sample_S_kernel.py, generation_config.yaml) and baseline timing\n"
 	"files (baseline_time_*.json) are found at any depth; --map reads a\n"
-	"leaderboard dump through a mapping file.  An input whose content\n"
-	"was already ingested adds nothing.  Nothing is extracted to disk;\n"
-	"links, '..', absolute names, devices and oversized entries are\n"
-	"refused.\n"
+	"leaderboard dump through a mapping file (without one, the dumps in\n"
+	"a directory or archive are skipped, each named).  An input whose\n"
+	"content was already ingested adds nothing.  Nothing is extracted\n"
+	"to disk; links, '..', absolute names, devices and oversized\n"
+	"entries are refused.\n"
 	"\n"
-	"  --map FILE        leaderboard mapping (JSON)\n"
+	"  --map MAP         leaderboard mapping: a JSON file, or the name of\n"
+	"                    one headroom ships (e.g. common-schema: the\n"
+	"                    maps/ folder of PREFIX/share/headroom)\n"
 	"  --source NAME     source name (default: the input's base name)\n"
 	"  --max-entry-mb N  largest entry, uncompressed (default 64)\n"
 	"  --max-total-mb N  whole input, uncompressed (default 2048)\n"
@@ -77,6 +82,47 @@ static void ingest_print_result(const char *path, const struct ingest_result *r)
 	       r->n_speedups, r->n_baselines);
 }
 
+/* JSON Lines, or a JSON array: a leaderboard dump, which only --map reads.
+ * Returns what it is, or NULL (not one; KernelBench's files are objects). */
+static const char *dump_kind(const struct afile *f)
+{
+	size_t n = strlen(f->path), i = 0;
+	int jsonl = n > 6 && !strcmp(f->path + n - 6, ".jsonl");
+
+	if (!jsonl && !(n > 5 && !strcmp(f->path + n - 5, ".json")))
+		return NULL;
+	while (i < f->len && strchr(" \t\r\n", f->data[i]))
+		i++;
+	if (i < f->len && f->data[i] == '[')
+		return "a JSON array";
+	return jsonl && i < f->len && f->data[i] == '{' ? "JSON Lines" : NULL;
+}
+
+/* A KernelBench-run ingest reads no leaderboard dump: say which it left. */
+static void print_skipped(const char *path, const struct afileset *fs)
+{
+	struct stat st;
+	int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < fs->n; i++) {
+		const char *what = dump_kind(&fs->files[i]);
+
+		if (!what)
+			continue;
+		printf("%s: skipped %s: %s (a leaderboard dump?), which only a "
+		       "mapping reads: headroom ingest ", path,
+		       fs->files[i].path, what);
+		if (dir)
+			printf("%.*s/%s", (int)n, path, fs->files[i].path);
+		else
+			fputs("FILE", stdout);
+		fputs(" --map MAP\n", stdout);
+	}
+}
+
 int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		   const char *path, const struct ingest_opts *o,
 		   struct hr_err *e)
@@ -95,8 +141,11 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
 	if (rc == HR_OK && !res.existed)
 		c->stored++;
-	if (rc == HR_OK && !g->quiet)
+	if (rc == HR_OK && !g->quiet) {
 		ingest_print_result(path, &res);
+		if (!strcmp(res.kind, "kernelbench-run"))
+			print_skipped(path, &fs);
+	}
 	afileset_free(&fs);
 	return rc;
 }
@@ -128,6 +177,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	struct ingest_opts o = { .kind = INGEST_AUTO };
 	struct lb_map *map = NULL;
 	const char *map_path = NULL;
+	char *found = NULL, shipped[512];
 	struct ingest_cli cli = { 0 };
 	struct hr_err e;
 	int c, r, rc = HR_OK;
@@ -157,14 +207,33 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		}
 	}
+	if ((r = cli_check_format(g, "ingest", 0)) != CLI_NEXT)
+		return r;
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no input given");
-	if (map_path && lb_map_load(map_path, &map, &e))
+	if (map_path && !strchr(map_path, '/') &&
+	    !strstr(map_path, ".json")) {
+		/* A bare name: one of the maps headroom ships. */
+		snprintf(shipped, sizeof(shipped), "maps/%s.json", map_path);
+		if (!(found = runfiles_find(RUNFILES_SHARE, shipped))) {
+			runfiles_path(RUNFILES_SHARE, "maps", shipped,
+				      sizeof(shipped));
+			return cli_usage_error("ingest", "--map %s: no map of "
+					       "that name in %s; give a "
+					       "file's path", map_path,
+					       shipped);
+		}
+		map_path = found;
+	}
+	if (map_path && lb_map_load(map_path, &map, &e)) {
+		free(found);
 		return cli_report("ingest", &e);
+	}
 	o.map = map;
 	for (int i = optind; i < argc && rc == HR_OK; i++)
 		rc = ingest_cli_one(g, &cli, argv[i], &o, &e);
 	ingest_cli_close(g, &cli);
 	lb_map_free(map);
+	free(found);
 	return rc ? cli_report("ingest", &e) : HR_OK;
 }

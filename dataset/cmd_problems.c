@@ -55,6 +55,8 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 		if (r)
 			return r;
 	}
+	if ((r = cli_check_format(g, "problems add", 0)) != CLI_NEXT)
+		return r;
 	if (optind + 1 != argc)
 		return cli_usage_error("problems", "add wants one DIR or "
 				       "ARCHIVE");

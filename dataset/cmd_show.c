@@ -12,6 +12,7 @@
 
 #include "../report/commands.h"
 #include "../report/table.h"
+#include "harness.h"
 #include "store.h"
 
 static const char usage[] =
@@ -23,8 +24,10 @@ static const char usage[] =
 	"its speedups with their baselines, every replay of it (headroom\n"
 	"replay: verdict, timings, checks, errors, with its run's device and\n"
 	"versions; its audit verdict and each finding, the evidence of the\n"
-	"dynamic checks apart from the signals of the static rules), and the\n"
-	"kernel's SHA-256 and code.\n"
+	"dynamic checks apart from the signals of the static rules; a\n"
+	"tolerance line: the atol = rtol the worker used and why, the run's\n"
+	"--harness, the KernelBench version the archive names, or current's\n"
+	"assumed when it names none), and the kernel's SHA-256 and code.\n"
 	"\n"
 	"  --no-code     leave the kernel code out\n"
 	"  --format F    md (default) or json\n";
@@ -274,10 +277,57 @@ static void print_findings(const char *json)
  * first, each with its run's provenance (replay_run, replay_job). */
 static const char replay_sql[] =
 	"SELECT r.mode, r.device, r.gpu_name, r.driver, r.cuda, r.torch,"
-	" r.tool_version AS replay_tool_version, j.*"
+	" r.tool_version AS replay_tool_version, j.*,"
+	/* The tolerance the worker used (checks.semantics) and what chose
+	 * it: the run's --harness, else the evaluation's tag. */
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.tolerance') END,"
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.harness') END,"
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.precision') END,"
+	" CASE WHEN json_valid(r.settings_json) THEN"
+	"   json_extract(r.settings_json, '$.harness') END,"
+	" e.harness"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
+	" JOIN evaluation e ON e.id = j.evaluation_id"
 	" WHERE j.evaluation_id = ?1"
 	" ORDER BY j.finished_at IS NULL, j.finished_at DESC, j.id DESC";
+/* The columns after j.*, from the last: */
+enum { TOL_TAG = 1, TOL_RUN, TOL_PRECISION, TOL_HARNESS, TOL_VALUE, TOL_N = 5 };
+
+/* "0.0001 (KernelBench current, fp32): assumed, ..." into buf; "" when
+ * the job recorded no tolerance (it did not get to the check). */
+static void tolerance_line(sqlite3_stmt *st, char *buf, size_t n)
+{
+	int last = sqlite3_column_count(st) - 1;
+	const char *tag = (const char *)sqlite3_column_text(st, last + 1 -
+							     TOL_TAG);
+	const char *run = (const char *)sqlite3_column_text(st, last + 1 -
+							     TOL_RUN);
+	const char *h = (const char *)sqlite3_column_text(st, last + 1 -
+							   TOL_HARNESS);
+	const char *p = (const char *)sqlite3_column_text(st, last + 1 -
+							   TOL_PRECISION);
+	const char *v = (const char *)sqlite3_column_text(st, last + 1 -
+							   TOL_VALUE);
+	char why[256];
+
+	buf[0] = '\0';
+	if (!v || !h)
+		return;
+	if (run)
+		snprintf(why, sizeof(why), "the run's --harness %s", run);
+	else if (harness_version(tag))
+		snprintf(why, sizeof(why), "the archive's harness tag (%s) "
+			 "names KernelBench %s", tag, harness_version(tag));
+	else
+		snprintf(why, sizeof(why), "assumed: the archive's results "
+			 "(%s) name no KernelBench version, so current's",
+			 tag ? tag : "no harness tag");
+	snprintf(buf, n, "atol = rtol = %s (KernelBench %s, %s): %s", v, h,
+		 p ? p : "fp32", why);
+}
 
 static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			struct hr_err *e)
@@ -301,8 +351,9 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			       (long long)sqlite3_column_int64(st, 7),
 			       (long long)sqlite3_column_int64(st, 8));
 		const char *findings = NULL;
+		char tol[512];
 
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
+		for (int c = 0; c < sqlite3_column_count(st) - TOL_N; c++) {
 			const char *name = sqlite3_column_name(st, c);
 			const char *v = (const char *)sqlite3_column_text(st, c);
 
@@ -315,6 +366,11 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 				printf("%s:%s%s\n", name, v ? " " : "",
 				       v ? v : "");
 		}
+		tolerance_line(st, tol, sizeof(tol));
+		if (row && *tol)
+			cJSON_AddStringToObject(row, "tolerance", tol);
+		else if (*tol)
+			printf("tolerance: %s\n", tol);
 		if (!row)
 			print_findings(findings);
 		if (row)
@@ -359,9 +415,9 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	if (*end || id < 1 || end == argv[optind])
 		return cli_usage_error("show", "ID must be a positive integer, "
 				       "not '%s'", argv[optind]);
-	if (g->format != HR_FMT_MD && g->format != HR_FMT_JSON)
-		return cli_usage_error("show", "--format md or json, not %s",
-				       cli_format_name(g->format));
+	if ((r = cli_check_format(g, "show", CLI_FMT(HR_FMT_MD) |
+				  CLI_FMT(HR_FMT_JSON))) != CLI_NEXT)
+		return r;
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		return cli_report("show", &e);
 	o.fmt = g->format;

@@ -4,12 +4,12 @@
  */
 #include <limits.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../dataset/store.h"
 #include "../report/commands.h"
 #include "../report/outdir.h"
 #include "../report/provenance.h"
+#include "../report/runfiles.h"
 #include "figures.h"
 
 static const char usage[] =
@@ -24,35 +24,11 @@ static const char usage[] =
 	"says so when its data is not in the store).\n"
 	"\n"
 	"  --out DIR      output folder (default out/figures; created)\n"
-	"  --scripts DIR  where the .gp scripts are (default: the figures/\n"
-	"                 folder of the source tree this headroom was built in)\n"
+	"  --scripts DIR  where the .gp scripts are (default:\n"
+	"                 PREFIX/share/headroom/figures, PREFIX being\n"
+	"                 $HEADROOM_PREFIX or the one headroom was built for)\n"
 	"  --data-only    write the data files, do not run gnuplot\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n";
-
-/* figures/ of the tree this binary was built in: ./headroom or
- * build/asan/headroom. */
-static void default_scripts(char *buf, size_t n)
-{
-	static const char *const up[] = { "/figures", "/../../figures" };
-	char exe[PATH_MAX], try[PATH_MAX + 32];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	snprintf(buf, n, "figures");
-	if (len <= 0)
-		return;
-	exe[len] = '\0';
-	if (!(slash = strrchr(exe, '/')))
-		return;
-	*slash = '\0';
-	for (int i = 0; i < 2; i++) {
-		snprintf(try, sizeof(try), "%s%s/style.gp", exe, up[i]);
-		if (!access(try, R_OK)) {
-			snprintf(buf, n, "%.*s%s", (int)(n - 20), exe, up[i]);
-			return;
-		}
-	}
-}
 
 int cmd_figures(int argc, char **argv, struct hr_global *g)
 {
@@ -91,11 +67,14 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 		else if (c == 'd')
 			data_only = 1;
 	}
+	if ((r = cli_check_format(g, "figures", 0)) != CLI_NEXT)
+		return r;
 	if (optind < argc)
 		return cli_usage_error("figures", "unexpected argument '%s'",
 				       argv[optind]);
 	if (!scripts) {
-		default_scripts(defscripts, sizeof(defscripts));
+		runfiles_path(RUNFILES_SHARE, "figures", defscripts,
+			      sizeof(defscripts));
 		scripts = defscripts;
 	}
 	if (store_open(&s, g->db_path, STORE_READ, &e))

@@ -40,14 +40,14 @@ static void free_problems(struct problem *p, int n)
 	free(p);
 }
 
-/* Distinct problems (by content) of the chosen set and level. */
+/* Distinct problems (by content) of the chosen set and selection. */
 static int load_problems(struct store *s, const struct audit_opts *o,
 			 struct problem **out, int *n, struct hr_err *e)
 {
 	static const char sql[] =
 		"SELECT p.sha256, p.level, p.problem_id, p.name, p.file_name,"
 		" p.code FROM problem p JOIN problem_set ps ON ps.id = p.set_id"
-		" WHERE (?1 = 0 OR p.level = ?1) AND (?2 IS NULL OR ps.name = ?2)"
+		" WHERE (:set IS NULL OR ps.name = :set) AND " EVALSEL_PROBLEM_WHERE
 		" GROUP BY p.sha256 ORDER BY p.level, p.problem_id, p.name";
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
@@ -58,9 +58,13 @@ static int load_problems(struct store *s, const struct audit_opts *o,
 	*n = 0;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int(st, 1, o->level);
 	if (o->set)
-		sqlite3_bind_text(st, 2, o->set, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":set"),
+				  o->set, -1, SQLITE_STATIC);
+	if (o->sel && evalsel_bind(o->sel, st) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
 			struct problem *p;

@@ -10,6 +10,7 @@
 #ifndef HR_REPLAY_AUDIT_H
 #define HR_REPLAY_AUDIT_H
 
+#include "../dataset/select.h"
 #include "../dataset/store.h"
 
 struct audit_opts {
@@ -19,7 +20,7 @@ struct audit_opts {
 	const char *rand_lib;      /* NULL: torch draws the host inputs */
 	const char *scratch, *cache;
 	const char *set;           /* only this problem set (NULL: all) */
-	int level;                 /* only this level (0: all) */
+	const struct evalsel *sel; /* which problems (select.h); NULL: all */
 	double timeout;            /* seconds for one reference */
 	double timeout_start;      /* seconds for the worker to import torch */
 	int mem_limit_mb;

@@ -17,13 +17,17 @@
 #include <cjson/cJSON.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "../report/table.h"
 #include "audit.h"
 #include "pool.h"
+#include "pyenv.h"
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
-	"                               [--level N] [--set NAME] [--timeout S]\n"
+	"                               [--set NAME] [--timeout S]\n"
+	"                               [--level N] [--model M] [--source NAME]\n"
+	"                               [--problem P] [--eval ID[,ID...]]\n"
 	"                               [--python PY] [--worker PATH]\n"
 	"                               [--verify-lib PATH] [--rand-lib PATH]\n"
 	"                               [--inputs host|device]\n"
@@ -43,21 +47,32 @@ static const char usage[] =
 	"\n"
 	"  --device D      cpu or cuda (default: cuda when a GPU is present)\n"
 	"  --gpu I         GPU index for the worker (default 0)\n"
-	"  --level N       only level N\n"
 	"  --set NAME      only the problem set NAME ('headroom problems ls')\n"
 	"  --timeout S     seconds for one reference (default 300)\n"
-	"  --python PY     interpreter with torch (default $HEADROOM_PYTHON\n"
-	"                  or python3)\n"
-	"  --worker PATH   replay/worker.py (default: beside headroom)\n"
-	"  --verify-lib L  build/libhrverify.so (cpu) or _cuda.so (default:\n"
-	"                  beside headroom; the audit needs it)\n"
-	"  --rand-lib L    build/libhrrand.so (default: beside headroom, when\n"
+	"  --python PY     interpreter with torch and numpy (default:\n"
+	"                  $HEADROOM_PYTHON, else the first of python3 and\n"
+	"                  the venv .ci/pyenv.sh makes, $HEADROOM_VENV or\n"
+	"                  ~/.cache/headroom/" PYENV_VENV_NAME ", that has them)\n"
+	"  --worker PATH   worker.py (default: the libexec folder's)\n"
+	"  --verify-lib L  libhrverify.so (cpu) or _cuda.so (default: the\n"
+	"                  libexec folder's; the audit needs it)\n"
+	"  --rand-lib L    libhrrand.so (default: the libexec folder's, when\n"
 	"                  built), torch.rand's CPU stream for the host inputs\n"
 	"                  (the same values, faster); 'none': torch draws\n"
 	"  --inputs W      host (default): get_inputs() as KernelBench calls it,\n"
 	"                  on the CPU generator; device: the same code under\n"
 	"                  torch.device(D), other values of the same\n"
 	"                  distributions, far faster for 10^9-element inputs\n"
+	"\n"
+	"Which problems: --level N and --problem P (its id or name) choose\n"
+	"them directly; --model M, --source NAME and --eval ID[,ID...] choose\n"
+	"evaluations as 'headroom ls' does, and the audit takes the problems\n"
+	"they name (same level and problem id):\n"
+	EVALSEL_USAGE
+	"\n"
+	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
+	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
+	"--exec-path' prints the folder); never the working directory.\n"
 	"\n"
 	"Exit: 0 every problem audited, 1 some could not be (their reference\n"
 	"failed or timed out), 3 bad input, 4 worker or database failure.\n";
@@ -163,13 +178,14 @@ static int make_dirs(const char *db, char scratch[PATH_MAX],
 	return HR_OK;
 }
 
-int cmd_audit(int argc, char **argv, struct hr_global *g)
+/* cmd_audit's body; the selection's strings are the caller's to free. */
+static int audit(int argc, char **argv, struct hr_global *g,
+		 struct evalsel *sel)
 {
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "device", required_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, 'G' },
-		{ "level", required_argument, NULL, 'l' },
 		{ "set", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "python", required_argument, NULL, 'P' },
@@ -177,20 +193,21 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		{ "verify-lib", required_argument, NULL, 'V' },
 		{ "rand-lib", required_argument, NULL, 'R' },
 		{ "inputs", required_argument, NULL, 'I' },
+		EVALSEL_OPTIONS,
 		{ 0 }
 	};
-	const char *env = getenv("HEADROOM_PYTHON");
 	struct audit_opts o = {
 		.device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu",
-		.gpu = "0", .python = env && *env ? env : "python3",
+		.gpu = "0",
 		.timeout = 300, .timeout_start = 180,
 	};
 	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
-	char *rand = NULL;
+	char *rand = NULL, *python = NULL, want[512];
+	const char *libname;
 	struct sink k = { NULL, g->quiet, 0 };
 	struct store *s = NULL;
 	struct hr_err e;
-	double lv;
+	char why[160];
 	int c, r, failed = 0;
 
 	hr_err_clear(&e);
@@ -201,6 +218,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 			continue;
 		if (r != CLI_OTHER)
 			return r;
+		if ((r = evalsel_option(sel, c, optarg, why, sizeof(why))) > 0)
+			continue;
+		if (r < 0)
+			return cli_usage_error("audit", "%s", why);
 		switch (c) {
 		case 'd':
 			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
@@ -211,13 +232,6 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 			break;
 		case 'G':
 			o.gpu = optarg;
-			break;
-		case 'l':
-			if (parse_num(optarg, 1, &lv) || lv != (int)lv)
-				return cli_usage_error("audit", "--level wants "
-						       "a positive integer, "
-						       "not '%s'", optarg);
-			o.level = (int)lv;
 			break;
 		case 's':
 			o.set = optarg;
@@ -258,17 +272,22 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		return cli_usage_error("audit", "unexpected argument '%s'",
 				       argv[optind + 1]);
 	k.quiet = g->quiet;
+	o.sel = sel;
 	if (!o.worker && !(o.worker = worker =
-			   cli_find_near_exe("replay/worker.py")))
-		return cli_usage_error("audit", "cannot find replay/worker.py "
-				       "beside headroom; give --worker PATH");
-	if (!o.verify_lib && !(o.verify_lib = lib = cli_find_near_exe(
-				       strcmp(o.device, "cuda") ?
-				       "build/libhrverify.so" :
-				       "build/libhrverify_cuda.so"))) {
+			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return cli_usage_error("audit", "no worker at %s (see "
+				       "$HEADROOM_PREFIX); give --worker PATH",
+				       want);
+	}
+	libname = strcmp(o.device, "cuda") ? "libhrverify.so" :
+		"libhrverify_cuda.so";
+	if (!o.verify_lib && !(o.verify_lib = lib =
+			       runfiles_find(RUNFILES_LIBEXEC, libname))) {
 		free(worker);
-		return cli_usage_error("audit", "cannot find the verify library"
-				       " (make verify-libs); give --verify-lib");
+		runfiles_path(RUNFILES_LIBEXEC, libname, want, sizeof(want));
+		return cli_usage_error("audit", "no verify library at %s (make "
+				       "verify-libs); give --verify-lib", want);
 	}
 	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
 	    != CLI_NEXT ||
@@ -277,12 +296,15 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 		free(lib);
 		return r;
 	}
-	o.rand_lib = cli_lib_path(o.rand_lib, "build/libhrrand.so", &rand);
+	o.rand_lib = cli_lib_path(o.rand_lib, "libhrrand.so", &rand);
 	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
 	    make_dirs(g->db_path, scratch, cache, &e))
 		goto out;
 	o.scratch = scratch;
 	o.cache = cache;
+	if (pyenv_find(o.python, &python, &e))
+		goto out;
+	o.python = python;
 	if (!(k.t = table_new(cols, NCOLS))) {
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 		goto out;
@@ -291,9 +313,10 @@ int cmd_audit(int argc, char **argv, struct hr_global *g)
 	if (k.oom)
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 	if (!e.code && !table_rows(k.t))
-		hr_errf(&e, HR_INPUT, "%s: no problems stored%s (run 'headroom "
-			"problems add DIR')", g->db_path,
-			o.set || o.level ? " that match" : "");
+		hr_errf(&e, HR_INPUT, o.set || evalsel_given(sel) ?
+			"%s: no stored problem matches the selection" :
+			"%s: no problems stored (run 'headroom problems add "
+			"DIR')", g->db_path);
 	if (!e.code)
 		table_write(k.t, g->format, stdout);
 out:
@@ -302,7 +325,17 @@ out:
 	free(worker);
 	free(lib);
 	free(rand);
+	free(python);
 	if (e.code)
 		return cli_report("audit", &e);
 	return failed ? HR_FAIL : HR_OK;
+}
+
+int cmd_audit(int argc, char **argv, struct hr_global *g)
+{
+	struct evalsel sel = { 0 };
+	int r = audit(argc, argv, g, &sel);
+
+	evalsel_release(&sel);
+	return r;
 }

@@ -17,9 +17,11 @@
 #include <cjson/cJSON.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "../report/table.h"
 #include "jobs.h"
 #include "pool.h"
+#include "pyenv.h"
 #include "replay.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -38,8 +40,12 @@ static const char usage[] =
 	" [--timeout-run S]\n"
 	"                       [--python PY] [--problems-set NAME]"
 	" [options]\n"
+	"                       [--level N] [--model M] [--source NAME]"
+	" [--problem P]\n"
+	"                       [--eval ID[,ID...]]\n"
 	"\n"
-	"Re-run every stored evaluation's kernel against its problem: build\n"
+	"Re-run the selected stored evaluations' kernels (all, unless the\n"
+	"options below choose) against their problems: build\n"
 	"(a pool of build workers, one extension cache), check correctness and\n"
 	"time it against the eager reference, one worker per GPU.  Results go\n"
 	"to the tables replay_run and replay_job (see docs/replay.md); the\n"
@@ -57,11 +63,14 @@ static const char usage[] =
 	"  --resume            finish the newest unfinished run instead\n"
 	"  --shard I/N         only evaluations whose id hashes to shard I of N"
 	" (0-based)\n"
-	"  --limit N           at most N evaluations\n"
+	"  --limit N           at most N evaluations (the first by id)\n"
 	"  --timeout-build S   seconds for a build phase (default 600)\n"
 	"  --timeout-run S     seconds for any other phase (default 300)\n"
-	"  --python PY         interpreter with torch (default $HEADROOM_PYTHON"
-	" or python3)\n"
+	"  --python PY         interpreter with torch and numpy (default:\n"
+	"                      $HEADROOM_PYTHON, else the first of python3\n"
+	"                      and the venv .ci/pyenv.sh makes, $HEADROOM_VENV\n"
+	"                      or ~/.cache/headroom/" PYENV_VENV_NAME ", that\n"
+	"                      has them)\n"
 	"  --problems-set NAME match problems of this problem set only\n"
 	"  --harness H         v0, v0.1 or current for every job (default: each"
 	" evaluation's)\n"
@@ -74,21 +83,30 @@ static const char usage[] =
 	"  --scratch DIR       worker scratch (default DB.replay)\n"
 	"  --cache DIR         extension build cache (default SCRATCH/cache)\n"
 	"  --worker PATH       worker.py, its hrworker/ beside it (default:\n"
-	"                      found beside headroom)\n"
+	"                      the libexec folder's)\n"
 	"  --rules FILE        static rules matched against each kernel's\n"
 	"                      source, stored as signals beside its audit\n"
-	"                      verdict (default: replay/static-rules.conf\n"
-	"                      beside headroom), or 'none'; a malformed file\n"
+	"                      verdict (default: the share folder's\n"
+	"                      static-rules.conf), or 'none'; a malformed file\n"
 	"                      exits 3 naming its line and field\n"
-	"  --verify-lib PATH   libhrverify.so for the checks, or 'none'\n"
+	"  --verify-lib PATH   libhrverify.so for the checks (default: the\n"
+	"                      libexec folder's), or 'none'\n"
 	"  --rand-lib PATH     libhrrand.so: torch.rand's CPU stream for the\n"
 	"                      input draws, checked against torch.rand by each\n"
-	"                      worker before use (default: build/libhrrand.so\n"
-	"                      beside headroom), or 'none': torch draws\n"
+	"                      worker before use (default: the libexec\n"
+	"                      folder's), or 'none': torch draws\n"
 	"  --mem-limit-mb N    address-space limit per CPU job (default half the"
 	" RAM)\n"
 	"  --db FILE           database (default ./headroom.db or"
 	" $HEADROOM_DB)\n"
+	"\n"
+	"Which evaluations (a new run; --resume keeps its run's; a selection\n"
+	"that matches none is an input error, exit 3):\n"
+	EVALSEL_USAGE
+	"\n"
+	"The libexec folder is PREFIX/libexec/headroom, PREFIX being\n"
+	"$HEADROOM_PREFIX or the one headroom was built for ('headroom\n"
+	"--exec-path' prints the folder); never the working directory.\n"
 	"\n"
 	"Build workers draw each problem's inputs ahead into SCRATCH/inputs for\n"
 	"its jobs to share, up to $HEADROOM_INPUTS_MB MiB (default: half the\n"
@@ -113,6 +131,7 @@ enum {
 };
 
 struct args {
+	struct evalsel sel;    /* --level --model --source --problem --eval */
 	const char *device, *gpus, *mode, *python, *set, *harness;
 	const char *scratch, *cache, *worker, *verify, *rand, *rules;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
@@ -160,6 +179,21 @@ static char *settings_json(const struct args *a)
 		cJSON_AddNullToObject(s, "harness");
 	cJSON_AddStringToObject(s, "baseline", "eager");
 	cJSON_AddBoolToObject(s, "compile_baseline", a->compile_baseline);
+	if (evalsel_given(&a->sel)) {
+		cJSON *w = cJSON_AddObjectToObject(s, "selection");
+
+		if (a->sel.level)
+			cJSON_AddNumberToObject(w, "level", a->sel.level);
+		if (a->sel.model)
+			cJSON_AddStringToObject(w, "model", a->sel.model);
+		if (a->sel.source)
+			cJSON_AddStringToObject(w, "source", a->sel.source);
+		if (a->sel.problem)
+			cJSON_AddStringToObject(w, "problem", a->sel.problem);
+		if (a->sel.ids_json)
+			cJSON_AddItemToObject(w, "eval",
+					      cJSON_Parse(a->sel.ids_json));
+	}
 	cJSON_AddNumberToObject(s, "robust_inputs", a->rinputs);
 	cJSON_AddNumberToObject(s, "robust_rounds", a->rrounds);
 	cJSON_AddNumberToObject(s, "bootstrap", 1000);
@@ -288,8 +322,10 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
 		{ "rules", required_argument, NULL, OPT_RULES },
+		EVALSEL_OPTIONS,
 		{ 0 }
 	};
+	char why[160];
 	int c, r, bad, li = 0;
 
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
@@ -299,6 +335,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (r != CLI_OTHER)
 			return r;
 		bad = 0;
+		r = evalsel_option(&a->sel, c, optarg, why, sizeof(why));
+		if (r > 0)
+			continue;
+		if (r < 0)
+			return cli_usage_error("replay", "%s", why);
 		switch (c) {
 		case OPT_GPUS: a->gpus = optarg; break;
 		case OPT_DEVICE:
@@ -348,6 +389,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	if (a->resume && (evalsel_given(&a->sel) || a->limit || a->shard_n))
+		return cli_usage_error("replay", "--resume finishes a run as it "
+				       "was selected: no --level, --model, "
+				       "--source, --problem, --eval, --limit or "
+				       "--shard with it");
 	/* A library asked for by name and missing is an error, not a
 	 * quiet fallback (to torch.allclose, or to torch's draws). */
 	if ((r = cli_check_lib("replay", "verify-lib", a->verify)) != CLI_NEXT ||
@@ -378,7 +424,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	return CLI_NEXT;
 }
 
-/* --rules FILE, 'none', or the rule file shipped beside headroom. */
+/* --rules FILE, 'none', or the rule file headroom ships (its share
+ * folder, report/runfiles.h). */
 static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 {
 	char *found = NULL;
@@ -386,11 +433,15 @@ static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 
 	if (given && !strcmp(given, "none"))
 		return HR_OK;
-	if (!given && !(given = found = cli_find_near_exe(
-				"replay/static-rules.conf")))
-		return hr_errf(e, HR_USAGE, "cannot find "
-			       "replay/static-rules.conf beside headroom; give "
-			       "--rules FILE (or --rules none)");
+	if (!given && !(given = found = runfiles_find(RUNFILES_SHARE,
+						      "static-rules.conf"))) {
+		char where[PATH_MAX];
+
+		runfiles_path(RUNFILES_SHARE, "static-rules.conf", where,
+			      sizeof(where));
+		return hr_errf(e, HR_USAGE, "cannot find %s; give --rules FILE "
+			       "(or --rules none)", where);
+	}
 	rc = rules_load(rs, given, e);
 	free(found);
 	return rc;
@@ -398,14 +449,12 @@ static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 
 static void defaults(struct args *a)
 {
-	const char *env = getenv("HEADROOM_PYTHON");
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
 	memset(a, 0, sizeof(*a));
 	a->device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
 	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
 	a->mode = "faithful";
-	a->python = env && *env ? env : "python3";
 	a->jobs = replay_default_build_workers(replay_online_cpus());
 	a->ctrials = 5;
 	a->ptrials = 100;
@@ -425,7 +474,8 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 		 int64_t *run_id, char **settings, char **paths, struct hr_err *e)
 {
 	char shard[32];
-	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set };
+	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set,
+				 &a->sel };
 	cJSON *adopted;
 
 	if (a->resume) {
@@ -452,14 +502,18 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	if (!a->worker && !(a->worker = paths[0] = cli_find_near_exe(
-				    "replay/worker.py")))
-		return hr_errf(e, HR_USAGE, "cannot find replay/worker.py beside "
-			       "headroom; give --worker PATH");
+	if (!a->worker && !(a->worker = paths[0] =
+			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		char want[512];
+
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return hr_errf(e, HR_USAGE, "no worker at %s (see "
+			       "$HEADROOM_PREFIX); give --worker PATH", want);
+	}
 	a->verify = cli_lib_path(a->verify, strcmp(a->device, "cuda") ?
-				 "build/libhrverify.so" :
-				 "build/libhrverify_cuda.so", &paths[1]);
-	a->rand = cli_lib_path(a->rand, "build/libhrrand.so", &paths[5]);
+				 "libhrverify.so" : "libhrverify_cuda.so",
+				 &paths[1]);
+	a->rand = cli_lib_path(a->rand, "libhrrand.so", &paths[5]);
 	if (!a->scratch) {
 		size_t n = strlen(g->db_path) + 16;
 
@@ -480,27 +534,54 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	struct rules rules = { 0 };
 	struct sigaction sa, old_int, old_term, old_pipe;
 	struct bar bar = { 0 };
-	char *settings = NULL, *paths[6] = { 0 }, cache[PATH_MAX + 16];
+	char *settings = NULL, *paths[7] = { 0 }, cache[PATH_MAX + 16];
 	int64_t run_id = 0;
-	int r;
+	int r, total = 0, done = 0;
 	time_t t0 = time(NULL);
 
 	hr_err_clear(&e);
 	defaults(&a);
-	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT)
+	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT) {
+		evalsel_release(&a.sel);
 		return r;
+	}
 	/* The rules first: a malformed file stops the run before the store
 	 * or a worker is touched. */
 	if (load_rules(a.rules, &rules, &e)) {
 		rules_release(&rules);
+		evalsel_release(&a.sel);
 		return cli_report("replay", &e);
 	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e)) {
 		rules_release(&rules);
+		evalsel_release(&a.sel);
 		return cli_report("replay", &e);
 	}
-	if (setup(s, g, &a, &run_id, &settings, paths, &e))
+	if (setup(s, g, &a, &run_id, &settings, paths, &e) ||
+	    jobs_count(s, run_id, &total, &done, &e))
 		goto out;
+	if (total == 0 && evalsel_given(&a.sel)) {
+		struct hr_err ignored;
+
+		hr_err_clear(&ignored);
+		jobs_end_run(s, run_id, "finished", &ignored);
+		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "
+			"selection ('headroom ls' with the same options lists "
+			"them)", g->db_path);
+		goto out;
+	}
+	/* The interpreter only matters when a job is left to run; without
+	 * one the run stays unfinished for --resume, nothing ran. */
+	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
+		struct hr_err ignored;
+
+		hr_err_clear(&ignored);
+		jobs_end_run(s, run_id, "interrupted", &ignored);
+		hr_err_prefix(&e, "run %lld not started (resume it with "
+			      "--resume)", (long long)run_id);
+		goto out;
+	}
+	a.python = paths[6] ? paths[6] : "python3";
 	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
 	bar.tty = isatty(2) && !g->quiet;
 	bar.verbose = g->verbose;
@@ -566,6 +647,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:
+	evalsel_release(&a.sel);
 	free(settings);
 	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
 		free(paths[i]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/harness.h"
 #include "../dataset/version.h"
 #include "audit.h"
 #include "proto.h"
@@ -131,8 +132,9 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" VALUES (lower(hex(randomblob(16))), 'running', ?1, ?2, ?3, ?4,"
 		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
 	static const char eval_sql[] =
-		"SELECT id, level, problem_id, problem_name, kernel_id"
-		" FROM evaluation ORDER BY id";
+		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id"
+		" FROM evaluation e JOIN source s ON s.id = e.source_id"
+		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
 	static const char by_id_sql[] =
 		"SELECT p.id, p.name FROM problem p"
 		" JOIN problem_set ps ON ps.id = p.set_id"
@@ -170,6 +172,10 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		goto fail;
 	}
 	*run_id = sqlite3_last_insert_rowid(store_db(s));
+	if (f->sel && evalsel_bind(f->sel, ev) != SQLITE_OK) {
+		db_err(s, e, "select evaluations");
+		goto fail;
+	}
 	if (f->problems_set) {
 		sqlite3_bind_text(by_id, 3, f->problems_set, -1, SQLITE_STATIC);
 		sqlite3_bind_text(by_name, 2, f->problems_set, -1, SQLITE_STATIC);
@@ -183,8 +189,11 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 
 		if (f->shard_n > 0 && jobs_shard_of(eid, f->shard_n) != f->shard_i)
 			continue;
-		if (f->limit > 0 && taken >= f->limit)
+		/* --limit: the statement has rows left, which is no error. */
+		if (f->limit > 0 && taken >= f->limit) {
+			rc = SQLITE_DONE;
 			break;
+		}
 		taken++;
 		if (match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
 				  sqlite3_column_int(ev, 2), name, &m, e))
@@ -276,14 +285,11 @@ int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,
 	return e->code;
 }
 
-/* KernelBench harness version from the evaluation's harness tag. */
+/* KernelBench harness version from the evaluation's harness tag
+ * (dataset/harness.h: current when it names none). */
 static char *harness_of(const char *tag)
 {
-	if (tag && strstr(tag, "v0.1"))
-		return strdup("v0.1");
-	if (tag && strstr(tag, "v0") && !strstr(tag, "v0."))
-		return strdup("v0");
-	return strdup("current");
+	return strdup(harness_replayed(tag));
 }
 
 int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,

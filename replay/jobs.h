@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../dataset/select.h"
 #include "../dataset/store.h"
 #include "rules.h"
 
@@ -28,6 +29,7 @@ struct jobs_filter {
 	int shard_i, shard_n;      /* shard_n 0: all; else hash(id) % n == i */
 	int limit;                 /* 0: no limit (after sharding) */
 	const char *problems_set;  /* match problems of this set only; NULL all */
+	const struct evalsel *sel; /* which evaluations (select.h); NULL all */
 };
 
 /* The shard of an evaluation id (a fixed 64-bit mix, stable across hosts). */

@@ -1,8 +1,8 @@
 /* cli.c - see cli.h. */
 #include "cli.h"
+#include "runfiles.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -32,6 +32,27 @@ int cli_parse_format(const char *s, enum hr_format *f)
 const char *cli_format_name(enum hr_format f)
 {
 	return format_names[f];
+}
+
+int cli_check_format(const struct hr_global *g, const char *cmd,
+		     unsigned can)
+{
+	char list[32] = "";
+	size_t used = 0;
+
+	if (can & CLI_FMT(g->format) || (!can && !g->format_given))
+		return CLI_NEXT;
+	if (!can)
+		return cli_usage_error(cmd, "prints no table: --format %s does "
+				       "not apply", cli_format_name(g->format));
+	for (unsigned i = 0; i < sizeof(format_names) / sizeof(*format_names);
+	     i++)
+		if (can & CLI_FMT(i))
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s%s", used ? " or " : "",
+						 format_names[i]);
+	return cli_usage_error(cmd, "--format %s: %s prints %s",
+			       cli_format_name(g->format), cmd, list);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -66,6 +87,7 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 		if (cli_parse_format(arg, &g->format))
 			return cli_usage_error(cmd, "unknown format '%s' (md, "
 					       "csv, json, tex)", arg);
+		g->format_given = 1;
 		return CLI_NEXT;
 	case '?':
 		return cli_usage_error(cmd, "unknown option or missing value");
@@ -97,33 +119,10 @@ void cli_getopt_reset(void)
 	opterr = 0; /* commands print their own usage errors */
 }
 
-/* Look for rel beside the executable (and one or two folders up, for
- * build/asan/headroom), then in the working directory. */
-char *cli_find_near_exe(const char *rel)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	static const char *const ups[] = { "", "/..", "/../.." };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		for (size_t i = 0; i < sizeof(ups) / sizeof(*ups); i++) {
-			snprintf(cand, sizeof(cand), "%s%s/%s", exe, ups[i], rel);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
-		}
-	}
-	return access(rel, R_OK) == 0 ? realpath(rel, NULL) : NULL;
-}
-
-const char *cli_lib_path(const char *given, const char *rel, char **owned)
+const char *cli_lib_path(const char *given, const char *name, char **owned)
 {
 	if (!given)
-		return *owned = cli_find_near_exe(rel);
+		return *owned = runfiles_find(RUNFILES_LIBEXEC, name);
 	return strcmp(given, "none") ? given : NULL;
 }
 

@@ -19,6 +19,7 @@ struct hr_global {
 	enum hr_format format;  /* --format; md unless given */
 	int quiet;              /* -q: no progress or summaries */
 	int verbose;            /* -v: more detail on stderr */
+	int format_given;       /* --format was given (not the default) */
 };
 
 /* Long-only option codes shared by all commands. */
@@ -50,6 +51,18 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 		      int c, const char *arg);
 
 int cli_parse_format(const char *s, enum hr_format *f);
+
+/* The formats a command prints, for cli_check_format. */
+#define CLI_FMT(f) (1u << (f))
+#define CLI_FMT_TABLES (CLI_FMT(HR_FMT_MD) | CLI_FMT(HR_FMT_CSV) | \
+			CLI_FMT(HR_FMT_JSON) | CLI_FMT(HR_FMT_TEX))
+
+/* One rule for every command: --format F that the command cannot print
+ * (can: a CLI_FMT mask; 0 for a command that prints no table, where any
+ * --format given is refused) is a usage error naming the formats it
+ * prints.  Returns CLI_NEXT when the format is fine. */
+int cli_check_format(const struct hr_global *g, const char *cmd,
+		     unsigned can);
 const char *cli_format_name(enum hr_format f);
 
 /* Print "headroom CMD: " + message + usage hint on stderr; return HR_USAGE. */
@@ -66,19 +79,14 @@ int cli_finish(int rc);
 /* Standard getopt prologue every command uses; resets getopt state. */
 void cli_getopt_reset(void);
 
-/* Find a file the tool ships (e.g. "replay/worker.py", "paper/claims.json")
- * beside the executable, one or two folders up (build/asan/headroom), or in
- * the working directory.  Returns a malloc'd absolute path, or NULL. */
-char *cli_find_near_exe(const char *rel);
-
 /* A library given by name (--OPT PATH, not "none") must be readable:
  * CLI_NEXT when it is (or path is NULL or "none"), else a usage error of
  * cmd naming the option, the path and why. */
 int cli_check_lib(const char *cmd, const char *opt, const char *path);
 
-/* The library a --OPT option names: given unset (NULL), the one at rel
- * beside the binary (cli_find_near_exe; malloc'd into *owned, NULL when
+/* The library a --OPT option names: given unset (NULL), the one called
+ * name in the libexec folder (runfiles.h; malloc'd into *owned, NULL when
  * there is none); "none", NULL; else given itself. */
-const char *cli_lib_path(const char *given, const char *rel, char **owned);
+const char *cli_lib_path(const char *given, const char *name, char **owned);
 
 #endif

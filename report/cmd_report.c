@@ -17,6 +17,7 @@
 #include "findings.h"
 #include "outdir.h"
 #include "provenance.h"
+#include "runfiles.h"
 #include "table.h"
 
 static const char usage[] =
@@ -50,10 +51,11 @@ static const char usage[] =
 	"\n"
 	"  --out DIR      write REPORT.md/.csv/.json/.tex and provenance.json\n"
 	"                 into DIR instead of printing one format\n"
-	"  --claims FILE  claims ledger (default paper/claims.json beside\n"
-	"                 headroom, else in the working directory)\n"
-	"  --roles FILE   roles -> configurations (default paper/roles.json,\n"
-	"                 found the same way)\n"
+	"  --claims FILE  claims ledger (default claims.json in\n"
+	"                 PREFIX/share/headroom: $HEADROOM_PREFIX or the\n"
+	"                 prefix headroom was built for; a copy of\n"
+	"                 paper/claims.json)\n"
+	"  --roles FILE   roles -> configurations (default roles.json there)\n"
 	"  --strict       claims: exit 1 when a claim differs from the archive\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  --format F     md (default), csv, json or tex\n"
@@ -684,7 +686,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	struct store *s = NULL;
 	cJSON *prov = NULL;
 	const char *out = NULL, *which;
-	char *found[2] = { NULL, NULL };
+	char *found[2] = { NULL, NULL }, want[2][512];
 	int c, r, strict = 0, all;
 	size_t k = 0;
 
@@ -732,14 +734,20 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 				       "--out DIR");
 	if (out && outdir_create(out, &e))
 		return cli_report("report", &e);
-	/* The shipped ledger, found beside the binary like the worker, so
-	 * that the tool works from any directory. */
+	/* The shipped ledger (runfiles.h), so that the tool works from any
+	 * directory; when it is missing, its path names what is. */
 	if (!d.claims_path && !(d.claims_path = found[0] =
-				cli_find_near_exe("paper/claims.json")))
-		d.claims_path = "paper/claims.json";
+				runfiles_find(RUNFILES_SHARE, "claims.json"))) {
+		runfiles_path(RUNFILES_SHARE, "claims.json", want[0],
+			      sizeof(want[0]));
+		d.claims_path = want[0];
+	}
 	if (!d.roles_path && !(d.roles_path = found[1] =
-			       cli_find_near_exe("paper/roles.json")))
-		d.roles_path = "paper/roles.json";
+			       runfiles_find(RUNFILES_SHARE, "roles.json"))) {
+		runfiles_path(RUNFILES_SHARE, "roles.json", want[1],
+			      sizeof(want[1]));
+		d.roles_path = want[1];
+	}
 	if (store_open(&s, g->db_path, STORE_READ, &e))
 		goto done;
 	d.db = store_db(s);

@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/select.h"
 #include "metrics.h"
 
 static const char query[] =
 	"SELECT e.id, s.name, e.model,"
-	/* The run's last path component: rtrim strips the name, leaving
-	 * the directories to remove. */
-	" CASE WHEN instr(e.run, e.model) > 0"
-	"      THEN replace(e.run, rtrim(e.run, replace(e.run, '/', '')), '')"
-	"      ELSE e.model || ' [' || e.run || ']' END AS config,"
+	/* The label `ls --model` also accepts (dataset/select.h). */
+	" " EVALSEL_CONFIG_SQL " AS config,"
 	" COALESCE(e.problem_name, (SELECT p.name FROM problem p"
 	"   WHERE p.level = e.level AND p.problem_id = e.problem_id"
 	"   ORDER BY p.id LIMIT 1)),"

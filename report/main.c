@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "runfiles.h"
 #include "../dataset/version.h"
 
 
@@ -38,12 +39,16 @@ static void usage(FILE *f)
 {
 	fputs("usage: headroom [--db FILE] [--format md|csv|json|tex] [-q] [-v]"
 	      " COMMAND [ARGS]\n"
-	      "       headroom --version | --help | help COMMAND\n\n"
+	      "       headroom --version | --exec-path | --help | help COMMAND\n\n"
 	      "Replays, re-verifies and re-times published evaluations of\n"
 	      "LLM-generated GPU kernels.\n\ncommands:\n", f);
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nThe database is --db, else $HEADROOM_DB, else ./headroom.db.\n"
+	      "The worker and its libraries are in the libexec folder that\n"
+	      "--exec-path prints, the shipped data beside it in\n"
+	      "PREFIX/share/headroom; PREFIX is $HEADROOM_PREFIX, else the one\n"
+	      "headroom was built for, never the working directory.\n"
 	      "Exit codes: 0 ok, 1 failures found, 2 usage, 3 bad input,\n"
 	      "4 system error.  'headroom COMMAND --help' for each command;\n"
 	      "man ./docs/headroom.1 for the manual.\n", f);
@@ -76,6 +81,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--version")) {
 			printf("headroom %s\n", hr_version());
 			return cli_finish(HR_OK);
+		} else if (!strcmp(a, "--exec-path")) {
+			char dir[4096];
+
+			if (runfiles_path(RUNFILES_LIBEXEC, "", dir, sizeof(dir)))
+				return cli_usage_error("", "$HEADROOM_PREFIX is "
+						       "too long");
+			printf("%s\n", dir);
+			return cli_finish(HR_OK);
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			g.quiet = 1;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
@@ -88,10 +101,12 @@ int main(int argc, char **argv)
 			if (cli_parse_format(argv[++i], &g.format))
 				return cli_usage_error("", "unknown format '%s'",
 						       argv[i]);
+			g.format_given = 1;
 		} else if (!strncmp(a, "--format=", 9)) {
 			if (cli_parse_format(a + 9, &g.format))
 				return cli_usage_error("", "unknown format '%s'",
 						       a + 9);
+			g.format_given = 1;
 		} else {
 			fprintf(stderr, "headroom: unknown option '%s'\n", a);
 			usage(stderr);

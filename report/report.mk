@@ -22,6 +22,6 @@ report-outputs: headroom
 	  ./headroom --db $(DB) figures --data-only --out $(FIGURES_OUT); \
 	  echo "note: gnuplot missing: figure data only (apt-get install gnuplot-nox, then make figures)"; \
 	fi
-	@echo "tables:  $(REPORT_OUT)/{claims,models,problems,findings,replay,profiles,provenance}.{md,csv,json,tex}"
-	@echo "figures: $(FIGURES_OUT)/{speedup_cdf,correctness,ref_magnitude,reported_vs_replayed,coverage,addressable,amdahl}.{svg,png,pdf}"
+	@sh .ci/outputs.sh "tables: " $(REPORT_OUT) md csv json tex
+	@sh .ci/outputs.sh "figures:" $(FIGURES_OUT) svg png pdf
 	@echo "claims:  ./headroom --db $(DB) report claims"

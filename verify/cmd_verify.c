@@ -298,6 +298,9 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 			return cli_usage_error("verify", "unknown option");
 		}
 	}
+	if ((r = cli_check_format(g, "verify", CLI_FMT(HR_FMT_MD) |
+				  CLI_FMT(HR_FMT_JSON))) != CLI_NEXT)
+		return r;
 	if (argc - optind != 2)
 		return cli_usage_error("verify", "needs REF.npy and CAND.npy");
 	a->ref = argv[optind];

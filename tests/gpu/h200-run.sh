@@ -254,6 +254,35 @@ stage_kb_audit() {
 	cp "$db" "$OUT/kb-audit.db"
 }
 
+# The planted suite under CUDA: through the worker, then through the whole
+# tool (ingest, audit problems, robust and faithful replays, the detection
+# table, which the second prints).
+stage_planted() {
+	local rc=0
+	HR_TEST_DEVICE=cuda timeout "${CAP_PLANTED:-240}" python3 tests/py/test_worker_planted.py \
+		>"$OUT/planted-worker.log" 2>&1 || rc=1
+	grep -v '^ok' "$OUT/planted-worker.log" | tail -60
+	HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
+		timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
+		>"$OUT/planted-replay.log" 2>&1 || rc=1
+	grep -v '^ok' "$OUT/planted-replay.log" | tail -60
+	return $rc
+}
+
+# What the audit's own calls cost: a warm faithful and a warm robust
+# replay of $CAND (after stage replay: the cache holds the builds), each
+# run's checks.audit_seconds against its phase seconds (audit_cost.py).
+stage_audit_cost() {
+	have_replay || return 3
+	rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
+	replay_pass warm-faithful "${CAP_WARM:-300}" &&
+		python3 tests/gpu/audit_cost.py "$WORK/hr.db" | tee "$OUT/audit-cost-faithful.md"
+	rm -rf "$WORK"/scratch-*
+	REPLAY_ARGS="--mode robust" replay_pass warm-robust "${CAP_WARM:-300}" &&
+		python3 tests/gpu/audit_cost.py "$WORK/hr.db" | tee "$OUT/audit-cost-robust.md"
+	cp "$WORK/hr.db" "$OUT/audit-cost.db"
+}
+
 for s in "$@"; do
 	fn=stage_$(echo "$s" | tr - _)
 	echo "== stage $s  $(date -u +%H:%M:%S)"

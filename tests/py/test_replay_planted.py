@@ -85,9 +85,17 @@ rows = list(csv.DictReader(io.StringIO(table)))
 print(hr(db, "report", "detection"))
 check(len(rows) > 0, "the detection table has rows")
 classes = {c["class"] for c in suite if not c.get("honest") and c.get("device", DEVICE) == DEVICE}
+# A planted kernel whose exploit has no effect in a mode may be fast there
+# for real (the candidate that rebinds batch_size computes the problem's
+# answer, and robust mode gives it the problem's own inputs): suite.json
+# says so by that mode's verdict.
+fast_for_real = {(c["class"], m) for c in suite for m, v in c.get("verdicts", {}).items()
+                 if not c.get("honest") and v == "verified-faster"}
 for r in rows:
     what = "%s %s %s: %s" % (r["class"], r["kernel"], r["mode"], r["verdicts"])
-    if r["kernel"] == "planted":
+    if r["kernel"] == "planted" and (r["class"], r["mode"]) in fast_for_real:
+        print("note: not judged, fast for real in this mode (suite.json): " + what)
+    elif r["kernel"] == "planted":
         check(r["outcome"] in ("caught", "neutralised"), "caught or neutralised: " + what)
     else:
         check(r["outcome"] == "clean", "clean: " + what)

@@ -181,7 +181,7 @@ if runner.hello["fs_jail"].get("landlock_abi"):
     check(before == after and res["verdict"] == "correct",
           "a candidate's writes from C to the inputs are refused, the files unchanged")
 else:
-    print("skipped: no Landlock here (%r), C code can write the inputs"
+    print("skip: no Landlock here (%r), C code can write the inputs"
           % runner.hello["fs_jail"])
 
 builder.close()

@@ -148,4 +148,4 @@ if os.path.exists(VLIB):
     check(got[0]["stats"] == got[1]["stats"] and got[0]["gates"] == got[1]["gates"],
           "and the audit is the same: %r" % got[0]["stats"])
 else:
-    print("note: %s not built; the audit's draws not checked" % VLIB)
+    print("skip: %s not built; the audit's draws not checked" % VLIB)
