@@ -22,7 +22,7 @@ ifneq ($(SYSROOT),)
                  -Wl,-rpath,$(abspath $(SYSROOT))/usr/lib/x86_64-linux-gnu
 endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SYS_CPPFLAGS)
-LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lm
+LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lyajl -lz -lm
 ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
