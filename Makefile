@@ -96,6 +96,7 @@ SAMPLE_ARCHIVE = dataset/samples/archive
 SAMPLE_PROBLEMS = dataset/samples/problems
 SAMPLE_DUMP = dataset/samples/archive/leaderboard/records.jsonl
 SAMPLE_MAP = dataset/maps/sample-leaderboard.json
+SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz))
 DB ?= headroom.db
 
 # The newcomer's command: install what is missing, build, ingest the
@@ -105,6 +106,7 @@ run: deps
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
+	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls
 	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
 
