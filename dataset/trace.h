@@ -21,6 +21,10 @@
 #include "err.h"
 #include "store.h"
 
+/* Timestamps beyond +-4e18 ns (the year 2096 since the epoch) are refused,
+ * so that start + duration never overflows. */
+#define TRACE_MAX_TS_NS 4000000000000000000LL
+
 enum trace_kind { TRACE_KERNEL, TRACE_MEMCPY, TRACE_MEMSET, TRACE_NKINDS };
 
 /* One (kind, name) of a trace, summed over its calls. */

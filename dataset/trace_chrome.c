@@ -162,6 +162,8 @@ static int end_event(struct cparse *p)
 		return fail(p, "%s event without name, ts or dur", p->cat);
 	if (p->dur_ns < 0)
 		return fail(p, "%s event with a negative dur", p->cat);
+	if (p->ts_ns > TRACE_MAX_TS_NS || p->ts_ns < -TRACE_MAX_TS_NS)
+		return fail(p, "%s event with ts out of range", p->cat);
 	if (p->dur_ns > MAX_DUR_NS)
 		return fail(p, "%s event lasting over an hour: ts and dur are "
 			    "microseconds in a Chrome trace (wrong units?)",

@@ -79,6 +79,11 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 			return hr_errf(e, HR_INPUT, "%s: %s row %lld: its name "
 				       "id is not in StringIds", path, table,
 				       (long long)row);
+		if (start > TRACE_MAX_TS_NS || start < -TRACE_MAX_TS_NS ||
+		    end > TRACE_MAX_TS_NS || end < -TRACE_MAX_TS_NS)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: start or "
+				       "end out of range", path, table,
+				       (long long)row);
 		if (end < start)
 			return hr_errf(e, HR_INPUT, "%s: %s row %lld: end before "
 				       "start", path, table, (long long)row);
