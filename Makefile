@@ -22,7 +22,7 @@ ifneq ($(SYSROOT),)
                  -Wl,-rpath,$(abspath $(SYSROOT))/usr/lib/x86_64-linux-gnu
 endif
 CFLAGS  += $(CSTD) $(WARN) $(OPT) $(SYS_CPPFLAGS)
-LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lm
+LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lyajl -lz -lm
 ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
@@ -155,6 +155,7 @@ SAMPLE_ARCHIVE = dataset/samples/archive
 SAMPLE_PROBLEMS = dataset/samples/problems
 SAMPLE_DUMP = dataset/samples/archive/leaderboard/records.jsonl
 SAMPLE_MAP = dataset/maps/sample-leaderboard.json
+SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz))
 DB ?= headroom.db
 
 # The newcomer's command: install what is missing (gnuplot too: the
@@ -165,6 +166,7 @@ run: deps-run
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
+	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls
 	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
 

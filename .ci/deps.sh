@@ -14,7 +14,7 @@ command -v dpkg-query >/dev/null 2>&1 || {
 pkgs=
 for group in "$@"; do
 	case $group in
-	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev" ;;
+	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev libyajl-dev zlib1g-dev" ;;
 	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox" ;;
 	figures) pkgs="$pkgs gnuplot-nox" ;;
 	paper) pkgs="$pkgs texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended" ;;

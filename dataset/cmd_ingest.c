@@ -14,10 +14,12 @@
 #include "../report/commands.h"
 #include "../report/runfiles.h"
 #include "cmd_ingest.h"
+#include "trace.h"
 
 static const char usage[] =
 	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"
 	"                       [--max-entry-mb N] [--max-total-mb N]\n"
+	"                       [--workload NAME] [--domain D] [--stack S]\n"
 	"\n"
 	"Store KernelBench-style evaluations: each PATH is a directory, a\n"
 	".tar/.tar.gz/.tar.xz/.tar.zst/.zip archive, or a .json/.jsonl file.\n"
@@ -30,16 +32,27 @@ static const char usage[] =
 	"to disk; links, '..', absolute names, devices and oversized\n"
 	"entries are refused.\n"
 	"\n"
+	"Profiler traces are found by their content: a PyTorch profiler\n"
+	"Chrome trace (.json, .json.gz) or an Nsight Systems SQLite export;\n"
+	"each is read streaming and stored as one profile, keyed by the\n"
+	"file's sha256 (docs/profiles.md).\n"
+	"\n"
 	"  --map MAP         leaderboard mapping: a JSON file, or the name of\n"
 	"                    one headroom ships (e.g. common-schema: the\n"
 	"                    maps/ folder of PREFIX/share/headroom)\n"
 	"  --source NAME     source name (default: the input's base name)\n"
 	"  --max-entry-mb N  largest entry, uncompressed (default 64)\n"
 	"  --max-total-mb N  whole input, uncompressed (default 2048)\n"
+	"  --workload NAME   trace: the workload it profiles (default: the\n"
+	"                    trace's headroom_workload key, else its base\n"
+	"                    name)\n"
+	"  --domain D        trace: transformer, recommender, cnn, ...\n"
+	"  --stack S         trace: the software stack, e.g. eager, compile\n"
 	"  --db FILE         database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  -q                no summary lines\n";
 
-enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL };
+enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL,
+	OPT_WORKLOAD, OPT_DOMAIN, OPT_STACK };
 
 /* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
  * MiB. */
@@ -123,14 +136,56 @@ static void print_skipped(const char *path, const struct afileset *fs)
 	}
 }
 
+/* A profiler trace: read it whole (streaming) before the database is
+ * opened, so that a bad trace stores nothing. */
+static int ingest_trace(const struct hr_global *g, struct ingest_cli *c,
+			const char *path, enum trace_format fmt,
+			const struct ingest_opts *o, struct hr_err *e)
+{
+	struct trace_meta m = { .source_name = o->source_name, .path = path,
+		.workload = o->workload, .domain = o->domain,
+		.stack = o->stack };
+	struct trace t;
+	int64_t id = 0;
+	int existed = 0, rc;
+
+	trace_init(&t);
+	rc = fmt == TRACE_NSYS ? trace_read_nsys(path, &t, e) :
+		trace_read_chrome(path, &t, e);
+	if (rc == HR_OK && !c->s) {
+		c->created = access(g->db_path, F_OK) != 0;
+		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
+	}
+	if (rc == HR_OK)
+		rc = trace_store(c->s, &t, &m, &id, &existed, e);
+	if (rc == HR_OK && !existed)
+		c->stored++;
+	if (rc == HR_OK && !g->quiet && existed)
+		printf("%s: already ingested as source %" PRId64 " (sha256 "
+		       "%.12s…), nothing added\n", path, id, t.sha256);
+	else if (rc == HR_OK && !g->quiet)
+		printf("%s: source %" PRId64 " (profile, %s): %" PRId64
+		       " GPU activities, %zu distinct names, %.3f ms summed\n",
+		       path, id, fmt == TRACE_NSYS ? "nsys" : "chrome",
+		       t.activities, t.nnames, (double)t.kernel_ns / 1e6);
+	trace_release(&t);
+	return rc;
+}
+
 int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		   const char *path, const struct ingest_opts *o,
 		   struct hr_err *e)
 {
 	struct ingest_result res;
 	struct afileset fs;
+	enum trace_format fmt;
 	int rc = HR_OK;
 
+	/* A leaderboard dump read through --map is never a trace. */
+	fmt = o->kind == INGEST_AUTO && !o->map ? trace_sniff(path) :
+		TRACE_NONE;
+	if (fmt != TRACE_NONE)
+		return ingest_trace(g, c, path, fmt, o, e);
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
 	if (!c->s) {
@@ -172,6 +227,9 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "max-entry-mb", required_argument, NULL, OPT_MAX_ENTRY },
 		{ "max-total-mb", required_argument, NULL, OPT_MAX_TOTAL },
+		{ "workload", required_argument, NULL, OPT_WORKLOAD },
+		{ "domain", required_argument, NULL, OPT_DOMAIN },
+		{ "stack", required_argument, NULL, OPT_STACK },
 		{ 0 }
 	};
 	struct ingest_opts o = { .kind = INGEST_AUTO };
@@ -197,6 +255,15 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		case OPT_SOURCE:
 			o.source_name = optarg;
+			break;
+		case OPT_WORKLOAD:
+			o.workload = optarg;
+			break;
+		case OPT_DOMAIN:
+			o.domain = optarg;
+			break;
+		case OPT_STACK:
+			o.stack = optarg;
 			break;
 		case OPT_MAX_ENTRY:
 		case OPT_MAX_TOTAL:

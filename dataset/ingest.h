@@ -76,6 +76,9 @@ struct ingest_opts {
 	const char *source_name;  /* NULL: the input's base name */
 	const struct lb_map *map; /* leaderboard mapping, or NULL */
 	struct archive_limits limits;
+	/* Profiler traces (trace.h): what the trace is of; NULL = what the
+	 * trace says, else (workload) the file's base name. */
+	const char *workload, *domain, *stack;
 };
 
 struct ingest_result {

@@ -192,6 +192,33 @@ static const char *const migrations[] = {
 	 * NULL for jobs stored before the audit existed. */
 	"ALTER TABLE replay_job ADD COLUMN audit_verdict TEXT;"
 	"ALTER TABLE replay_job ADD COLUMN findings_json TEXT;",
+	/* 4 -> 5 (profiles): one row per ingested profiler trace and one per
+	 * (activity kind, kernel name) in it, summed over its calls; the kernel
+	 * class is not stored, so that editing the rule file re-classifies
+	 * without re-ingesting (dataset/trace.h writes these). */
+	"CREATE TABLE profile("
+	"  id INTEGER PRIMARY KEY,"
+	"  source_id INTEGER NOT NULL UNIQUE REFERENCES source(id),"
+	"  workload TEXT NOT NULL,"
+	"  domain TEXT,"
+	"  stack TEXT,"
+	"  format TEXT NOT NULL CHECK(format IN ('chrome', 'nsys')),"
+	"  device TEXT,"
+	"  activities INTEGER NOT NULL,"
+	"  kernel_ns INTEGER NOT NULL,"
+	"  busy_ns INTEGER NOT NULL,"
+	"  span_ns INTEGER NOT NULL,"
+	"  notes_json TEXT"
+	") STRICT;"
+	"CREATE TABLE profile_kernel("
+	"  profile_id INTEGER NOT NULL REFERENCES profile(id),"
+	"  kind TEXT NOT NULL CHECK(kind IN ('kernel', 'memcpy', 'memset')),"
+	"  name TEXT NOT NULL,"
+	"  calls INTEGER NOT NULL,"
+	"  total_ns INTEGER NOT NULL,"
+	"  max_ns INTEGER NOT NULL,"
+	"  PRIMARY KEY(profile_id, kind, name)"
+	") STRICT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -42,6 +42,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	struct evalset es;
 	struct auditset as;
 	struct replayset rs;
+	struct profileset ps;
 	struct hr_err e;
 	struct store *s = NULL;
 	cJSON *prov = NULL;
@@ -52,6 +53,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	memset(&es, 0, sizeof(es));
 	memset(&as, 0, sizeof(as));
 	memset(&rs, 0, sizeof(rs));
+	memset(&ps, 0, sizeof(ps));
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
@@ -83,9 +85,11 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	    evalset_load(&es, store_db(s), &e) ||
 	    auditset_load(&as, store_db(s), &e) ||
 	    replayset_load(&rs, store_db(s), &e) ||
+	    profileset_load(&ps, store_db(s), NULL, NULL, &es, &rs, &e) ||
 	    provenance_build(store_db(s), &rs, &prov, &e) ||
 	    provenance_write_file(prov, out, &e) ||
-	    figures_write_data(out, store_db(s), &es, &as, &rs, prov, &e))
+	    figures_write_data(out, store_db(s), &es, &as, &rs, &ps, prov,
+			       &e))
 		goto done;
 	/* the report's date, as provenance_build read it */
 	if (!data_only && figures_render(out, scripts, cJSON_GetStringValue(
@@ -95,6 +99,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 			figure_names[0]);
 done:
 	cJSON_Delete(prov);
+	profileset_release(&ps);
 	auditset_release(&as);
 	replayset_release(&rs);
 	evalset_release(&es);

@@ -243,41 +243,97 @@ static int write_empty(const char *dir, const char *name, const char *header,
 	return write_cfg(dir, name, 0, 0, NULL, e);
 }
 
-static int write_amdahl(const char *dir, const cJSON *prov, struct hr_err *e)
+/* Stacked bars: per profile, its GPU time by kernel class (% of the
+ * summed activity time), and the addressable fraction in the label. */
+static int write_addressable(const char *dir, const struct profileset *ps,
+			     const cJSON *prov, struct hr_err *e)
 {
-	/* The paper's stated fractions (DESIGN.md): the least and most
-	 * addressable workload, with the DLRM-Bench win rate, and every
-	 * kernel won for the recommender. */
-	static const struct {
-		double f, w;
-	} curves[] = {
-		{ 0.089, 0.417 }, { 0.582, 0.417 }, { 0.582, 1.0 },
-	};
 	struct datafile d;
+
+	if (open_data(&d, dir, "addressable", "dat", prov, e))
+		return e->code;
+	fputs("index label", d.f);
+	for (int c = 0; c < KC_COUNT; c++)
+		fprintf(d.f, " %s", kclass_name((enum kclass)c));
+	fputs(" addressable\n", d.f);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct profile_row *r = &ps->rows[i];
+		char label[256];
+
+		if (r->kernel_ns <= 0)
+			continue;
+		snprintf(label, sizeof(label), "%s%s%s (%.1f %%)", r->workload,
+			 r->stack ? "/" : "", r->stack ? r->stack : "",
+			 100.0 * profile_addressable(r));
+		fprintf(d.f, "%d ", ++d.rows);
+		gp_string(d.f, label);
+		for (int c = 0; c < KC_COUNT; c++)
+			fprintf(d.f, " %.4f", 100.0 *
+				profile_share(r, (enum kclass)c));
+		fprintf(d.f, " %.4f\n", 100.0 * profile_addressable(r));
+	}
+	if (close_data(&d, e))
+		return e->code;
+	return write_cfg(dir, "addressable", d.rows, 1, NULL, e);
+}
+
+/* Per profile, the time saved f (1 - 1/s) when every addressable kernel
+ * runs s times faster (its bound f is the limit); and, where verified
+ * speedups give a projection R, the point at the speedup s = f / (f - R)
+ * that the addressable time as a whole would need to save R. */
+static int write_amdahl(const char *dir, const struct profileset *ps,
+			const cJSON *prov, struct hr_err *e)
+{
+	struct datafile d;
+	int points = 0, rows, blocks;
+	char extra[64];
 
 	if (open_data(&d, dir, "amdahl", "dat", prov, e))
 		return e->code;
-	for (size_t c = 0; c < sizeof(curves) / sizeof(curves[0]); c++) {
-		fprintf(d.f, "%s\"f %.1f %%, w %.1f %%\" \"\"\n",
-			c ? "\n\n" : "", 100 * curves[c].f, 100 * curves[c].w);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct profile_row *r = &ps->rows[i];
+		double f = profile_addressable(r);
+		char title[256];
+
+		if (r->kernel_ns <= 0)
+			continue;
+		snprintf(title, sizeof(title), "%s%s%s: f %.1f %%, bound %.3fx",
+			 r->workload, r->stack ? "/" : "",
+			 r->stack ? r->stack : "", 100.0 * f,
+			 f < 1 ? 1.0 / (1.0 - f) : INFINITY);
+		fputs(d.blocks ? "\n\n" : "", d.f);
+		gp_string(d.f, title);
+		fputs(" \"\"\n", d.f);
 		for (int k = 0; k <= 60; k++) {
 			double s = 1.0 + k * 0.05;
 
-			fprintf(d.f, "%.2f %.6g\n", s, 100.0 *
-				metric_amdahl_reduction(curves[c].f,
-							curves[c].w, s));
+			fprintf(d.f, "%.2f %.6g\n", s, 100.0 * f *
+				(1.0 - 1.0 / s));
 		}
 		d.blocks++;
 		d.rows += 61;
 	}
+	rows = d.rows;
+	blocks = d.blocks;
 	if (close_data(&d, e) ||
 	    open_data(&d, dir, "amdahl_point", "dat", prov, e))
 		return e->code;
-	fprintf(d.f, "1.552 %.6g\n",
-		100.0 * metric_amdahl_reduction(0.582, 0.417, 1.552));
+	fputs("# s_effective time_saved_pct (from verified speedups)\n", d.f);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct profile_row *r = &ps->rows[i];
+		double f = profile_addressable(r);
+
+		if (isnan(r->projected) || !(r->projected > 0) ||
+		    !(f > r->projected))
+			continue;
+		fprintf(d.f, "%.6g %.6g\n", f / (f - r->projected),
+			100.0 * r->projected);
+		points++;
+	}
 	if (close_data(&d, e))
 		return e->code;
-	return write_cfg(dir, "amdahl", 3 * 61, 3, NULL, e);
+	snprintf(extra, sizeof(extra), "points = %d\n", points);
+	return write_cfg(dir, "amdahl", rows, blocks, extra, e);
 }
 
 static int write_replayed(const char *dir, const struct evalset *es,
@@ -312,7 +368,8 @@ static int write_replayed(const char *dir, const struct evalset *es,
 
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
-		       const struct replayset *rs, const cJSON *prov,
+		       const struct replayset *rs,
+		       const struct profileset *ps, const cJSON *prov,
 		       struct hr_err *e)
 {
 	return write_speedup_cdf(dir, es, prov, e) ||
@@ -321,9 +378,8 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		write_replayed(dir, es, rs, prov, e) ||
 		write_empty(dir, "coverage", "index coverage_pct kernel (no "
 			    "replay results)", prov, e) ||
-		write_empty(dir, "addressable", "index fraction_pct workload "
-			    "(no profiles ingested)", prov, e) ||
-		write_amdahl(dir, prov, e) ? e->code : HR_OK;
+		write_addressable(dir, ps, prov, e) ||
+		write_amdahl(dir, ps, prov, e) ? e->code : HR_OK;
 }
 
 /* --- rendering ----------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* figures.h - the data behind each figure, and drawing it with gnuplot.
  *
  * Owns: the list of figures, the data file each one plots (written from
- * the store through report/evalset.h and report/auditset.h), the integer
+ * the store through report/evalset.h, report/auditset.h and
+ * report/profileset.h), the integer
  * facts a script branches on (<name>.cfg: rows, blocks, ...), running
  * gnuplot on figures/<name>.gp without a shell, and making its PDFs
  * reproducible.  Must not: write to the store, print (gnuplot's own output
@@ -15,6 +16,7 @@
 #include "../dataset/err.h"
 #include "../report/auditset.h"
 #include "../report/evalset.h"
+#include "../report/profileset.h"
 #include "../report/replayset.h"
 
 /* Names of the figures, in drawing order; NULL-terminated. */
@@ -27,7 +29,8 @@ extern const char *const figure_support[];
  * exists).  Each .dat starts with a "# provenance:" line. */
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
-		       const struct replayset *rs, const cJSON *prov,
+		       const struct replayset *rs,
+		       const struct profileset *ps, const cJSON *prov,
 		       struct hr_err *e);
 
 /* Copy the scripts (figure_names + figure_support, *.gp) from scripts_dir

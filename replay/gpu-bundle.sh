@@ -31,9 +31,10 @@ DEST=$(cd "$DEST" && pwd)
 # with the runtime libraries they pull in (libssl3 so that -lcrypto links
 # against the same OpenSSL the headers describe), and the sqlite3 shell
 # that some GPU tests query the store with (it needs libreadline8, which
-# CUDA images have).
+# CUDA images have); yajl and zlib's headers for the trace readers (zlib's
+# library is in every CUDA image; the headers may not be).
 PKGS="libarchive13 libarchive-dev libcjson1 libcjson-dev libsqlite3-0
-libsqlite3-dev libssl-dev libssl3 sqlite3"
+libsqlite3-dev libssl-dev libssl3 sqlite3 libyajl2 libyajl-dev zlib1g-dev"
 
 if [ -n "$DEBS" ]; then
 	mkdir -p "$DEST/.debs"

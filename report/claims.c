@@ -349,14 +349,102 @@ static void m_output_coverage(const struct ctx *x, const struct claim *c,
 	   "none");
 }
 
-static void m_profiles(const struct ctx *x, const struct claim *c,
-		       struct claim_value *out)
+/* The profiles a claim selects: params "workload" ("*" or absent: any),
+ * "domain", "stack" (absent: any).  0 with out set when none. */
+static int profiles_ready(const struct ctx *x, struct claim_value *out)
 {
 	const char *why;
 
-	(void)c;
-	provenance_have_profiles(x->d->db, &why);
-	na(out, "%s", why);
+	if (!x->d->ps || x->d->ps->n == 0) {
+		provenance_have_profiles(x->d->db, &why);
+		na(out, "%s", x->d->ps ? x->d->ps->why : why);
+		return 0;
+	}
+	return 1;
+}
+
+static int profile_selected(const struct claim *c, const struct profile_row *r)
+{
+	const char *w = param_str(c, "workload");
+	const char *dom = param_str(c, "domain");
+	const char *stack = param_str(c, "stack");
+
+	if (w && strcmp(w, "*") && strcmp(w, r->workload))
+		return 0;
+	if (dom && (!r->domain || strcmp(dom, r->domain)))
+		return 0;
+	return !stack || (r->stack && !strcmp(stack, r->stack));
+}
+
+/* The range (lowest..highest, in %) of a share over the selected
+ * profiles; a single profile gives a single value. */
+static void profile_range(const struct ctx *x, const struct claim *c,
+			  int gemm_attention, struct claim_value *out)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t n = 0;
+
+	if (!profiles_ready(x, out))
+		return;
+	for (size_t i = 0; i < x->d->ps->n; i++) {
+		const struct profile_row *r = &x->d->ps->rows[i];
+		double v;
+
+		if (!profile_selected(c, r) || r->kernel_ns <= 0)
+			continue;
+		v = 100.0 * (gemm_attention ?
+			     profile_share(r, KC_GEMM) +
+			     profile_share(r, KC_ATTENTION) :
+			     profile_addressable(r));
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		n++;
+	}
+	if (n == 0) {
+		na(out, "no profile matches (domain %s, stack %s)",
+		   param_str(c, "domain") ? param_str(c, "domain") : "any",
+		   param_str(c, "stack") ? param_str(c, "stack") : "any");
+		return;
+	}
+	out->v.lo = lo;
+	out->v.hi = hi;
+	out->why[0] = '\0';
+}
+
+static void m_addressable(const struct ctx *x, const struct claim *c,
+			  struct claim_value *out)
+{
+	profile_range(x, c, 0, out);
+}
+
+static void m_gemm_attention(const struct ctx *x, const struct claim *c,
+			     struct claim_value *out)
+{
+	profile_range(x, c, 1, out);
+}
+
+/* Distinct workload names among the selected profiles. */
+static void m_workloads(const struct ctx *x, const struct claim *c,
+			struct claim_value *out)
+{
+	size_t n = 0;
+
+	if (!profiles_ready(x, out))
+		return;
+	/* A workload counts once, whatever its stacks and traces. */
+	for (size_t i = 0; i < x->d->ps->n; i++) {
+		const struct profile_row *r = &x->d->ps->rows[i];
+		int seen = 0;
+
+		if (!profile_selected(c, r))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = profile_selected(c, &x->d->ps->rows[j]) &&
+				!strcmp(x->d->ps->rows[j].workload,
+					r->workload);
+		n += !seen;
+	}
+	set(out, (double)n);
 }
 
 /* One input of a derived metric: a number, or {"claim": ID} taking that
@@ -422,7 +510,7 @@ static void m_amdahl(const struct ctx *x, const struct claim *c,
 }
 
 static const struct metric_def metrics[] = {
-	{ "addressable_fraction", 0, m_profiles, 0 },
+	{ "addressable_fraction", 0, m_addressable, 0 },
 	{ "amdahl_projection", 1, m_amdahl, 1 },
 	{ "audited_problems", 0, m_audited_problems, 0 },
 	{ "configurations", 0, m_configurations, 0 },
@@ -431,7 +519,7 @@ static const struct metric_def metrics[] = {
 	{ "correct_problems", 1, m_correct_problems, 0 },
 	{ "correct_rate", 1, m_correct_rate, 0 },
 	{ "evaluations", 0, m_evaluations, 0 },
-	{ "gemm_attention_share", 0, m_profiles, 0 },
+	{ "gemm_attention_share", 0, m_gemm_attention, 0 },
 	{ "max_speedup_on_vacuous", 1, m_max_speedup_on_vacuous, 0 },
 	{ "median_winner_speedup", 1, m_median_winner, 0 },
 	{ "output_coverage", 1, m_output_coverage, 0 },
@@ -439,7 +527,7 @@ static const struct metric_def metrics[] = {
 	{ "suite_problems", 0, m_suite_problems, 0 },
 	{ "vacuous_problems", 0, m_vacuous_problems, 0 },
 	{ "win_rate", 1, m_win_rate, 0 },
-	{ "workloads", 0, m_profiles, 0 },
+	{ "workloads", 0, m_workloads, 0 },
 };
 
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))

@@ -18,6 +18,7 @@
 #include "auditset.h"
 #include "evalset.h"
 #include "metrics.h"
+#include "profileset.h"
 #include "replayset.h"
 
 struct claim {
@@ -62,6 +63,7 @@ struct ledger_data {
 	const struct evalset *es;
 	const struct auditset *as;
 	const struct replayset *rs; /* replay results, maybe empty */
+	const struct profileset *ps; /* profiles, or NULL: none loaded */
 };
 
 /* Evaluate every claim into out[0..l->n).  A claim that cannot be computed

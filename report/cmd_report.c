@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "findings.h"
 #include "outdir.h"
+#include "profileset.h"
 #include "provenance.h"
 #include "runfiles.h"
 #include "table.h"
@@ -23,6 +24,7 @@
 static const char usage[] =
 	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"
 	"                       [--claims FILE] [--roles FILE] [--strict]\n"
+	"                       [--classes FILE] [--problem-map FILE]\n"
 	"\n"
 	"Tables recomputed from the store (docs/report.md defines every\n"
 	"column).  REPORT is one of:\n"
@@ -45,7 +47,9 @@ static const char usage[] =
 	"             kernel and mode, caught / neutralised / missed,\n"
 	"             clean / flagged\n"
 	"  replay     per kernel: reported vs replayed speedup and interval\n"
-	"  profiles   addressable fraction per workload\n"
+	"  profiles   per profiled workload: GPU time by kernel class, the\n"
+	"             addressable fraction, its bound 1/(1-f) and the\n"
+	"             projection from verified speedups (docs/profiles.md)\n"
 	"  provenance where the numbers come from (sources, sha256, tool)\n"
 	"  all        every report above; needs --out\n"
 	"\n"
@@ -57,6 +61,10 @@ static const char usage[] =
 	"                 paper/claims.json)\n"
 	"  --roles FILE   roles -> configurations (default roles.json there)\n"
 	"  --strict       claims: exit 1 when a claim differs from the archive\n"
+	"  --classes FILE kernel-class rules (default dataset/maps/kernel-\n"
+	"                 classes.rules, found like --claims)\n"
+	"  --problem-map FILE  problem name -> kernel class, for the\n"
+	"                 projection (default paper/problem-classes.rules)\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  --format F     md (default), csv, json or tex\n"
 	"\n"
@@ -69,7 +77,9 @@ struct rdata {
 	struct auditset as;
 	struct finding_list fl;
 	struct replayset rs;
+	struct profileset ps;
 	const char *claims_path, *roles_path;
+	const char *classes_path, *problem_map_path; /* NULL: shipped */
 	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
 };
@@ -432,27 +442,89 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 
 /* --- profiles ------------------------------------------------------------ */
 
+/* One row per ingested trace: where its GPU time goes by class, over the
+ * summed activity time (the denominator column says so), with busy time
+ * beside it. */
 static const struct table_col profile_cols[] = {
-	{ "workload", COL_TEXT }, { "domain", COL_TEXT },
-	{ "addressable_fraction_pct", COL_REAL },
-	{ "gemm_attention_pct", COL_REAL }, { "status", COL_TEXT },
+	{ "workload", COL_TEXT }, { "stack", COL_TEXT },
+	{ "domain", COL_TEXT }, { "format", COL_TEXT },
+	{ "device", COL_TEXT }, { "activities", COL_INT },
+	{ "kernel_sum_ms", COL_REAL }, { "busy_ms", COL_REAL },
+	{ "denominator", COL_TEXT },
+	{ "gemm_pct", COL_REAL }, { "attention_pct", COL_REAL },
+	{ "convolution_pct", COL_REAL }, { "normalization_pct", COL_REAL },
+	{ "softmax_pct", COL_REAL }, { "embedding_pct", COL_REAL },
+	{ "reduction_pct", COL_REAL }, { "elementwise_pct", COL_REAL },
+	{ "communication_pct", COL_REAL }, { "copy_pct", COL_REAL },
+	{ "other_pct", COL_REAL },
+	{ "addressable_pct", COL_REAL }, { "gemm_attention_pct", COL_REAL },
+	{ "bound_speedup", COL_REAL }, { "top_addressable_kernel", COL_TEXT },
+	{ "top_addressable_pct", COL_REAL },
+	{ "projected_gain_pct", COL_REAL }, { "status", COL_TEXT },
 };
+#define N_PROFILE_COLS ((int)(sizeof(profile_cols) / sizeof(profile_cols[0])))
 
 static int build_profiles(struct rdata *d, struct table **t,
 			  struct hr_err *e)
 {
-	/* No profile ingestion exists yet: one row that says so. */
-	const char *cells[5] = { NULL, NULL, NULL, NULL, NULL };
-	char status[160];
-	const char *why;
+	const char *cells[N_PROFILE_COLS];
+	char b[N_PROFILE_COLS][64], status[200];
+	const struct profileset *ps = &d->ps;
 
-	if (!(*t = table_new(profile_cols, 5)))
+	if (!(*t = table_new(profile_cols, N_PROFILE_COLS)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	provenance_have_profiles(d->db, &why);
-	snprintf(status, sizeof(status), "not available: %s", why);
-	cells[4] = status;
-	if (table_add_row(*t, cells))
-		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, 23, "4cm");
+	if (ps->n == 0) {
+		memset(cells, 0, sizeof(cells));
+		snprintf(status, sizeof(status), "not available: %s", ps->why);
+		cells[N_PROFILE_COLS - 1] = status;
+		return table_add_row(*t, cells) ?
+			hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct profile_row *r = &ps->rows[i];
+		double f = profile_addressable(r);
+		int k = 0;
+
+		cells[k++] = r->workload;
+		cells[k++] = r->stack;
+		cells[k++] = r->domain;
+		cells[k++] = r->format;
+		cells[k++] = r->device;
+		cells[k] = fmt_count(b[k], 64, (size_t)r->activities);
+		k++;
+		cells[k] = fmt_fixed(b[k], 64, 3, (double)r->kernel_ns / 1e6);
+		k++;
+		cells[k] = fmt_fixed(b[k], 64, 3, (double)r->busy_ns / 1e6);
+		k++;
+		cells[k++] = "kernel_sum";
+		for (int c = 0; c < KC_COUNT; c++, k++)
+			cells[k] = fmt_fixed(b[k], 64, 2, 100.0 *
+					     profile_share(r, (enum kclass)c));
+		cells[k] = fmt_fixed(b[k], 64, 2, 100.0 * f);
+		k++;
+		cells[k] = fmt_fixed(b[k], 64, 2, 100.0 *
+				     (profile_share(r, KC_GEMM) +
+				      profile_share(r, KC_ATTENTION)));
+		k++;
+		cells[k] = f < 1 ? fmt_fixed(b[k], 64, 3, 1.0 / (1.0 - f)) :
+			NULL;
+		k++;
+		cells[k++] = r->top_name;
+		cells[k] = r->top_name ? fmt_fixed(b[k], 64, 2, 100.0 *
+			(double)r->top_ns / (double)r->kernel_ns) : NULL;
+		k++;
+		cells[k] = fmt_fixed(b[k], 64, 2, 100.0 * r->projected);
+		k++;
+		if (isnan(r->projected))
+			snprintf(status, sizeof(status), "projection not "
+				 "available: %s", ps->why);
+		else
+			snprintf(status, sizeof(status), "ok");
+		cells[k++] = status;
+		if (table_add_row(*t, cells))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
 	return HR_OK;
 }
 
@@ -479,7 +551,7 @@ static void status_text(enum claim_status s, const struct claim_value *v,
 static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	struct ledger l;
-	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs };
+	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs, &d->ps };
 	struct claim_result *res = NULL;
 	char b[6][320];
 	const char *cells[N_CLAIM_COLS];
@@ -668,7 +740,9 @@ static int load(struct rdata *d, struct hr_err *e)
 	return evalset_load(&d->es, d->db, e) ||
 		auditset_load(&d->as, d->db, e) ||
 		replayset_load(&d->rs, d->db, e) ||
-		findings_collect(d->db, &d->es, &d->as, &d->fl, e);
+		findings_collect(d->db, &d->es, &d->as, &d->fl, e) ||
+		profileset_load(&d->ps, d->db, d->classes_path,
+				d->problem_map_path, &d->es, &d->rs, e);
 }
 
 int cmd_report(int argc, char **argv, struct hr_global *g)
@@ -679,6 +753,8 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 		{ "claims", required_argument, NULL, 'c' },
 		{ "roles", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "classes", required_argument, NULL, 'k' },
+		{ "problem-map", required_argument, NULL, 'p' },
 		{ 0 }
 	};
 	struct rdata d;
@@ -711,6 +787,12 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 			break;
 		case 's':
 			strict = 1;
+			break;
+		case 'k':
+			d.classes_path = optarg;
+			break;
+		case 'p':
+			d.problem_map_path = optarg;
 			break;
 		}
 	}
@@ -764,6 +846,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	}
 done:
 	cJSON_Delete(prov);
+	profileset_release(&d.ps);
 	finding_list_release(&d.fl);
 	replayset_release(&d.rs);
 	auditset_release(&d.as);

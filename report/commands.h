@@ -12,6 +12,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g);
 int cmd_ls(int argc, char **argv, struct hr_global *g);
 int cmd_merge(int argc, char **argv, struct hr_global *g);
 int cmd_problems(int argc, char **argv, struct hr_global *g);
+int cmd_profile(int argc, char **argv, struct hr_global *g);
 int cmd_replay(int argc, char **argv, struct hr_global *g);
 int cmd_report(int argc, char **argv, struct hr_global *g);
 int cmd_show(int argc, char **argv, struct hr_global *g);

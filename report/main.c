@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "ls", cmd_ls, "list stored evaluations, one row each" },
 	{ "merge", cmd_merge, "join replay results of shard databases" },
 	{ "problems", cmd_problems, "add or list KernelBench problem sets" },
+	{ "profile", cmd_profile, "profile workloads on this GPU and ingest the traces" },
 	{ "replay", cmd_replay, "re-run, re-check and re-time stored kernels" },
 	{ "report", cmd_report, "tables and the claims ledger, from the store" },
 	{ "show", cmd_show, "one evaluation with all its fields and code" },

@@ -39,10 +39,19 @@ int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e)
 
 int provenance_have_profiles(sqlite3 *db, const char **why)
 {
-	*why = store_has_table(db, "profile*") ?
-		"profiles are stored but this report does not read them yet" :
-		"no profiles ingested";
-	return 0;
+	sqlite3_stmt *st;
+	int have = 0;
+
+	/* The profile tables come with migration 4; rows come with
+	 * `headroom ingest TRACE`. */
+	if (store_has_table(db, "profile") &&
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM profile LIMIT 1", -1, &st,
+			       NULL) == SQLITE_OK) {
+		have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	*why = have ? "profiles are stored" : "no profiles ingested";
+	return have;
 }
 
 /* Add the rows of a one-column query as an array of strings. */

@@ -263,7 +263,39 @@ class Timing:
         if not ok:
             add_finding(self.ctx, "timing-path-differs", after_calls=calls, **rec)
         prints = {self.output_print(out_new): (self.output_print(out), -1)}
+        self.recheck_middle_changed(inputs, prints)
         self.recheck_fresh(self.seed + 1, prints, "fresh content after timing")
+
+    def recheck_middle_changed(self, inputs, prints):
+        """The timing inputs with the middle half of each floating tensor
+        changed (x -> x / 2 + 1/4: on torch.rand's [0, 1) still in range;
+        the first and last quarters as they were), checked: a cache keyed
+        on a sample of the content (its ends, say) returns the result it
+        kept, which fails while it repeats an earlier output
+        (result-cached)."""
+        t = self.torch
+        changed = []
+        for x in inputs:
+            if isinstance(x, t.Tensor) and x.is_floating_point() and x.numel():
+                y = x.clone()
+                flat = y.view(-1)
+                n = flat.numel()
+                mid = flat[n // 4:n - n // 4] if n > 1 else flat
+                mid.mul_(0.5).add_(0.25)
+                changed.append(y)
+            else:
+                changed.append(x)
+        out = self.ref(*changed)
+        out_new = self.new(*changed)
+        self.sync()
+        ok, rec = self.passes(out, out_new)
+        self.checks.setdefault("rechecks", []).append(
+            {"when": "the timing inputs, middle half changed", "pass": ok, **rec})
+        if not ok:
+            seen = prints.get(self.output_print(out_new))
+            add_finding(self.ctx, "result-cached" if seen is not None else
+                        "timing-path-differs", when="the timing inputs, middle half changed",
+                        **rec)
 
     def fresh_timing(self, inputs, n=7):
         """The candidate timed on the harness's timing inputs and on n sets

@@ -39,6 +39,7 @@ struct fixture {
 	struct evalset es;
 	struct auditset as;
 	struct replayset rs;
+	const struct profileset *ps; /* NULL: none loaded */
 	struct ledger l;
 	struct claim_result res[8];
 };
@@ -90,7 +91,7 @@ static int teardown(void **state)
 /* Load the claims text and evaluate it; returns the load's code. */
 static int run(struct fixture *x, const char *claims)
 {
-	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs };
+	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs, x->ps };
 	struct hr_err e;
 
 	hr_err_clear(&e);
@@ -231,19 +232,66 @@ static void profile_claim_is_not_available_without_profiles(void **state)
 	assert_string_equal(x->res[0].archive.why, "no profiles ingested");
 }
 
-static void profile_claim_with_profile_tables_says_not_read_yet(void **state)
+static void profile_claim_with_empty_profile_tables_says_none(void **state)
 {
 	struct fixture *x = *state;
 
-	assert_int_equal(sqlite3_exec(x->db, "CREATE TABLE profile_kernel(k);"
-				      " CREATE TABLE profiles_x(k);", NULL,
-				      NULL, NULL), SQLITE_OK);
+	/* The tables of migration 4 without a row: nothing ingested. */
+	assert_int_equal(sqlite3_exec(x->db, "CREATE TABLE profile(k);",
+				      NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(run(x, "{\"claims\": [{\"id\": \"f\", \"text\": \"t\","
 			     " \"stated\": 58.2, \"unit\": \"%\", \"tolerance\":"
 			     " 0.05, \"metric\": \"addressable_fraction\"}]}"),
 			 HR_OK);
-	assert_non_null(strstr(x->res[0].archive.why,
-			       "profiles are stored but this report does not"));
+	assert_string_equal(x->res[0].archive.why, "no profiles ingested");
+}
+
+static void profile_claims_are_computed_from_the_profiles(void **state)
+{
+	/* Two transformer profiles (eager, compile) of one workload and a
+	 * recommender: shares per 1000 ns of summed GPU time. */
+	static struct profile_row prow[] = {
+		{ .workload = "t", .domain = "transformer", .stack = "eager",
+		  .kernel_ns = 1000, .addressable_ns = 150,
+		  .class_ns = { [KC_GEMM] = 650, [KC_ATTENTION] = 150 } },
+		{ .workload = "t", .domain = "transformer", .stack = "compile",
+		  .kernel_ns = 1000, .addressable_ns = 89,
+		  .class_ns = { [KC_GEMM] = 700, [KC_ATTENTION] = 160 } },
+		{ .workload = "r", .domain = "recommender", .stack = "eager",
+		  .kernel_ns = 1000, .addressable_ns = 582,
+		  .class_ns = { [KC_EMBEDDING] = 500, [KC_GEMM] = 300 } },
+	};
+	static struct profileset ps = { .rows = prow, .n = 3 };
+	struct fixture *x = *state;
+
+	x->ps = &ps;
+	assert_int_equal(run(x, "{\"claims\": ["
+		"{\"id\": \"w\", \"text\": \"t\", \"stated\": 7, \"unit\":"
+		" \"count\", \"tolerance\": 0, \"metric\": \"workloads\"},"
+		"{\"id\": \"a\", \"text\": \"t\", \"stated\": [8.9, 58.2],"
+		" \"unit\": \"%\", \"tolerance\": 0.05, \"metric\":"
+		" \"addressable_fraction\", \"params\": {\"workload\": \"*\"}},"
+		"{\"id\": \"g\", \"text\": \"t\", \"stated\": [80, 86],"
+		" \"unit\": \"%\", \"tolerance\": 0.5, \"metric\":"
+		" \"gemm_attention_share\", \"params\": {\"domain\":"
+		" \"transformer\"}},"
+		"{\"id\": \"e\", \"text\": \"t\", \"stated\": 58.2,"
+		" \"unit\": \"%\", \"tolerance\": 0.05, \"metric\":"
+		" \"addressable_fraction\", \"params\": {\"domain\":"
+		" \"transformer\", \"stack\": \"compile\"}},"
+		"{\"id\": \"n\", \"text\": \"t\", \"stated\": 1,"
+		" \"unit\": \"%\", \"tolerance\": 0.05, \"metric\":"
+		" \"addressable_fraction\", \"params\": {\"domain\":"
+		" \"cnn\"}}]}"), HR_OK);
+	assert_true(x->res[0].archive.v.lo == 2); /* t counted once */
+	assert_true(fabs(x->res[1].archive.v.lo - 8.9) < 1e-9);
+	assert_true(fabs(x->res[1].archive.v.hi - 58.2) < 1e-9);
+	assert_int_equal(x->res[1].status, CLAIM_REPRODUCED);
+	assert_true(fabs(x->res[2].archive.v.lo - 80) < 1e-9);
+	assert_true(fabs(x->res[2].archive.v.hi - 86) < 1e-9);
+	assert_true(fabs(x->res[3].archive.v.lo - 8.9) < 1e-9);
+	assert_true(isnan(x->res[4].archive.v.lo));
+	assert_non_null(strstr(x->res[4].archive.why, "no profile matches"));
 }
 
 static void projection_notes_what_the_stated_inputs_give(void **state)
@@ -314,7 +362,10 @@ int main(void)
 			profile_claim_is_not_available_without_profiles, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			profile_claim_with_profile_tables_says_not_read_yet,
+			profile_claim_with_empty_profile_tables_says_none,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			profile_claims_are_computed_from_the_profiles,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			projection_notes_what_the_stated_inputs_give, setup,

@@ -1,0 +1,355 @@
+/* trace.c - see trace.h: the per-name sums, the busy union, sniffing a
+ * file's format and storing a trace. */
+#include "trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "ingest.h"
+#include "version.h"
+
+void trace_init(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->first_ns = INT64_MAX;
+	t->last_ns = INT64_MIN;
+}
+
+void trace_release(struct trace *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->slots[i])
+			free(t->slots[i]->name);
+		free(t->slots[i]);
+	}
+	free(t->slots);
+	free(t->iv);
+	free(t->workload);
+	free(t->domain);
+	free(t->stack);
+	free(t->device);
+	trace_init(t);
+}
+
+/* FNV-1a over the kind and the name. */
+static uint64_t name_hash(enum trace_kind kind, const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct trace_name **slot_for(struct trace_name **slots, size_t cap,
+				    enum trace_kind kind, const char *name,
+				    size_t len)
+{
+	size_t i = (size_t)name_hash(kind, name, len) & (cap - 1);
+
+	while (slots[i] && (slots[i]->kind != kind ||
+			    strlen(slots[i]->name) != len ||
+			    memcmp(slots[i]->name, name, len)))
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int grow_names(struct trace *t)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024;
+	struct trace_name **n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct trace_name *x = t->slots[i];
+
+		if (x)
+			*slot_for(n, cap, x->kind, x->name,
+				  strlen(x->name)) = x;
+	}
+	free(t->slots);
+	t->slots = n;
+	t->cap = cap;
+	return 0;
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct trace_interval *x = a, *y = b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
+}
+
+/* Sort and merge overlapping or touching intervals in place: the union
+ * is unchanged, and overlapping streams need fewer slots. */
+static void merge_iv(struct trace *t)
+{
+	size_t w = 0;
+
+	if (t->niv < 2)
+		return;
+	qsort(t->iv, t->niv, sizeof(*t->iv), cmp_iv);
+	for (size_t r = 1; r < t->niv; r++) {
+		if (t->iv[r].start_ns <= t->iv[w].end_ns) {
+			if (t->iv[r].end_ns > t->iv[w].end_ns)
+				t->iv[w].end_ns = t->iv[r].end_ns;
+		} else {
+			t->iv[++w] = t->iv[r];
+		}
+	}
+	t->niv = w + 1;
+}
+
+static int add_interval(struct trace *t, int64_t start, int64_t end)
+{
+	if (t->niv == t->ivcap) {
+		size_t before = t->niv;
+		struct trace_interval *n;
+
+		/* Merging first keeps memory near the union's size when
+		 * streams overlap; grow only when it freed little. */
+		if (t->niv >= 65536)
+			merge_iv(t);
+		if (t->niv > before - before / 4 || !t->ivcap) {
+			size_t cap = t->ivcap ? 2 * t->ivcap : 4096;
+
+			if (!(n = realloc(t->iv, cap * sizeof(*n))))
+				return -1;
+			t->iv = n;
+			t->ivcap = cap;
+		}
+	}
+	t->iv[t->niv].start_ns = start;
+	t->iv[t->niv].end_ns = end;
+	t->niv++;
+	return 0;
+}
+
+int trace_add(struct trace *t, enum trace_kind kind, const char *name,
+	      size_t len, int64_t start_ns, int64_t dur_ns)
+{
+	struct trace_name **sl, *x;
+
+	if (2 * (t->nnames + 1) > t->cap && grow_names(t))
+		return -1;
+	sl = slot_for(t->slots, t->cap, kind, name, len);
+	if (!(x = *sl)) {
+		if (!(x = calloc(1, sizeof(*x))) ||
+		    !(x->name = strndup(name, len))) {
+			free(x);
+			return -1;
+		}
+		x->kind = kind;
+		*sl = x;
+		t->nnames++;
+	}
+	x->calls++;
+	x->total_ns += dur_ns;
+	if (dur_ns > x->max_ns)
+		x->max_ns = dur_ns;
+	t->activities++;
+	t->kernel_ns += dur_ns;
+	if (start_ns < t->first_ns)
+		t->first_ns = start_ns;
+	if (start_ns + dur_ns > t->last_ns)
+		t->last_ns = start_ns + dur_ns;
+	return add_interval(t, start_ns, start_ns + dur_ns);
+}
+
+int64_t trace_busy_ns(struct trace *t)
+{
+	int64_t busy = 0;
+
+	merge_iv(t);
+	for (size_t i = 0; i < t->niv; i++)
+		busy += t->iv[i].end_ns - t->iv[i].start_ns;
+	return busy;
+}
+
+/* --- sniffing ------------------------------------------------------------ */
+
+static int looks_chrome(const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && strchr(" \t\r\n", b[i]))
+		i++;
+	if (i == n)
+		return 0;
+	/* Kineto writes "schemaVersion", "deviceProperties", then
+	 * "traceEvents"; a bare array's first event carries "ph". */
+	if (b[i] == '{')
+		return memmem(b, n, "\"traceEvents\"", 13) != NULL;
+	if (b[i] == '[')
+		return memmem(b, n, "\"ph\"", 4) != NULL;
+	return 0;
+}
+
+enum trace_format trace_sniff(const char *path)
+{
+	unsigned char head[16384];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return TRACE_NONE;
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
+		return TRACE_NSYS;
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		/* A gzip file: only a name that says JSON is a trace (a
+		 * .tar.gz is an archive). */
+		size_t l = strlen(path);
+
+		return l > 8 && !strcasecmp(path + l - 8, ".json.gz") ?
+			TRACE_CHROME : TRACE_NONE;
+	}
+	return looks_chrome((const char *)head, n) ? TRACE_CHROME :
+		TRACE_NONE;
+}
+
+/* --- storing ------------------------------------------------------------- */
+
+static const char *const kind_name[TRACE_NKINDS] = {
+	[TRACE_KERNEL] = "kernel", [TRACE_MEMCPY] = "memcpy",
+	[TRACE_MEMSET] = "memset",
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct trace_name *x = *(const struct trace_name *const *)a;
+	const struct trace_name *y = *(const struct trace_name *const *)b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int db_err(struct store *s, struct hr_err *e, const char *what)
+{
+	return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
+		       sqlite3_errmsg(store_db(s)));
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int store_rows(struct store *s, struct trace *t, int64_t source_id,
+		      const char *workload, const struct trace_meta *m,
+		      struct hr_err *e)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st = NULL;
+	struct trace_name **v = NULL;
+	int64_t pid, busy = trace_busy_ns(t);
+	size_t k = 0;
+	char notes[160];
+
+	snprintf(notes, sizeof(notes), "{\"cpu_events_skipped\":%lld,"
+		 "\"names\":%zu}", (long long)t->skipped_cpu, t->nnames);
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id, workload,"
+			       " domain, stack, format, device, activities,"
+			       " kernel_ns, busy_ns, span_ns, notes_json)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, e, "profile");
+	sqlite3_bind_int64(st, 1, source_id);
+	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
+	bind_text_or_null(st, 3, m->domain ? m->domain : t->domain);
+	bind_text_or_null(st, 4, m->stack ? m->stack : t->stack);
+	sqlite3_bind_text(st, 5, t->format == TRACE_NSYS ? "nsys" : "chrome",
+			  -1, SQLITE_STATIC);
+	bind_text_or_null(st, 6, t->device);
+	sqlite3_bind_int64(st, 7, t->activities);
+	sqlite3_bind_int64(st, 8, t->kernel_ns);
+	sqlite3_bind_int64(st, 9, busy);
+	sqlite3_bind_int64(st, 10, t->activities ? t->last_ns - t->first_ns :
+			   0);
+	sqlite3_bind_text(st, 11, notes, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_err(s, e, "profile");
+	}
+	sqlite3_finalize(st);
+	pid = sqlite3_last_insert_rowid(db);
+	/* Sorted, so the same trace gives the same rowids. */
+	if (!(v = malloc((t->nnames ? t->nnames : 1) * sizeof(*v))))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i])
+			v[k++] = t->slots[i];
+	qsort(v, k, sizeof(*v), cmp_name);
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
+			       " kind, name, calls, total_ns, max_ns)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
+			       NULL) != SQLITE_OK) {
+		free(v);
+		return db_err(s, e, "profile_kernel");
+	}
+	for (size_t i = 0; i < k && e->code == HR_OK; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, pid);
+		sqlite3_bind_text(st, 2, kind_name[v[i]->kind], -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, v[i]->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, v[i]->calls);
+		sqlite3_bind_int64(st, 5, v[i]->total_ns);
+		sqlite3_bind_int64(st, 6, v[i]->max_ns);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			db_err(s, e, "profile_kernel");
+	}
+	sqlite3_finalize(st);
+	free(v);
+	return e->code;
+}
+
+int trace_store(struct store *s, struct trace *t, const struct trace_meta *m,
+		int64_t *source_id, int *existed, struct hr_err *e)
+{
+	char base[256];
+	const char *workload = m->workload ? m->workload : t->workload;
+	struct store_source src = {
+		.path = m->path, .sha256 = t->sha256,
+		.kind = t->format == TRACE_NSYS ? "profile-nsys" :
+			"profile-chrome",
+	};
+	size_t bl;
+
+	static const char *const ext[] = { ".gz", ".json", ".sqlite",
+					   ".pt.trace", ".nsys" };
+
+	/* x.pt.trace.json(.gz) and x.nsys.sqlite name the workload x. */
+	ingest_base_name(m->path, base, sizeof(base));
+	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
+		size_t el = strlen(ext[i]);
+
+		bl = strlen(base);
+		if (bl > el && !strcasecmp(base + bl - el, ext[i]))
+			base[bl - el] = '\0';
+	}
+	if (!workload)
+		workload = base;
+	src.name = m->source_name ? m->source_name : workload;
+	if (store_begin(s, e))
+		return e->code;
+	if (store_add_source(s, &src, source_id, existed, e) == HR_OK &&
+	    !*existed && store_rows(s, t, *source_id, workload, m, e) == HR_OK)
+		store_commit(s, e);
+	if (e->code != HR_OK || *existed)
+		store_rollback(s);
+	return e->code;
+}

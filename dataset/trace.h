@@ -1,0 +1,99 @@
+/* trace.h - profiler traces: what the readers keep of one, and storing it.
+ *
+ * Owns: struct trace (GPU activities summed per (kind, name), the
+ * intervals behind the busy time, the trace's self-description), the
+ * busy-time union, the readers' entry points (trace_chrome.c: PyTorch
+ * profiler / Kineto Chrome JSON, plain or gzip; trace_nsys.c: Nsight
+ * Systems SQLite export), and writing a trace into the store's profile
+ * tables (migration 4 of store.c) in one transaction keyed by the file's
+ * SHA-256.  Readers stream: memory grows with the number of distinct
+ * kernel names and of GPU activities (16 bytes each), never with the size
+ * of the file.  Must not: classify kernels (kclass.h does, at report
+ * time), print, or write anything before the whole trace has been read.
+ */
+#ifndef HR_TRACE_H
+#define HR_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "digest.h"
+#include "err.h"
+#include "store.h"
+
+/* Timestamps beyond +-4e18 ns (the year 2096 since the epoch) are refused,
+ * so that start + duration never overflows. */
+#define TRACE_MAX_TS_NS 4000000000000000000LL
+
+enum trace_kind { TRACE_KERNEL, TRACE_MEMCPY, TRACE_MEMSET, TRACE_NKINDS };
+
+/* One (kind, name) of a trace, summed over its calls. */
+struct trace_name {
+	char *name;             /* owned */
+	enum trace_kind kind;
+	int64_t calls, total_ns, max_ns;
+};
+
+struct trace_interval {
+	int64_t start_ns, end_ns;
+};
+
+enum trace_format { TRACE_NONE, TRACE_CHROME, TRACE_NSYS };
+
+struct trace {
+	enum trace_format format;
+	char sha256[HR_SHA256_HEX];  /* of the file's bytes as stored */
+	/* The trace's description of itself (Chrome traces: top-level
+	 * "headroom_workload", "headroom_domain", "headroom_stack" keys the
+	 * profile command adds; "deviceProperties"[0].name); owned, NULL
+	 * when absent. */
+	char *workload, *domain, *stack, *device;
+	/* Hash table of names: slots[cap], NULL = empty. */
+	struct trace_name **slots;
+	size_t nnames, cap;
+	struct trace_interval *iv;   /* owned, niv of ivcap */
+	size_t niv, ivcap;
+	int64_t activities;          /* GPU activities kept */
+	int64_t kernel_ns;           /* sum of their durations */
+	int64_t first_ns, last_ns;   /* earliest start, latest end */
+	int64_t skipped_cpu;         /* events that are not GPU activities */
+};
+
+void trace_init(struct trace *t);
+void trace_release(struct trace *t);
+
+/* Record one GPU activity: name (len bytes, not NUL-terminated) of kind,
+ * from start_ns lasting dur_ns (>= 0).  -1 when out of memory. */
+int trace_add(struct trace *t, enum trace_kind kind, const char *name,
+	      size_t len, int64_t start_ns, int64_t dur_ns);
+
+/* The union of the activities' intervals across streams and devices, in
+ * ns (sorts t->iv in place). */
+int64_t trace_busy_ns(struct trace *t);
+
+/* Which reader a file is for, from its first bytes: SQLite files are
+ * nsys exports, gzip or JSON files whose start looks like a Chrome trace
+ * (an object with "traceEvents", or an array whose first element has
+ * "ph") are Chrome traces; TRACE_NONE otherwise (and for unreadable
+ * files, which the archive loader then reports). */
+enum trace_format trace_sniff(const char *path);
+
+/* The readers.  Errors are HR_INPUT naming the file and the byte offset
+ * (of the uncompressed JSON for a gzip trace), or HR_SYSTEM. */
+int trace_read_chrome(const char *path, struct trace *t, struct hr_err *e);
+int trace_read_nsys(const char *path, struct trace *t, struct hr_err *e);
+
+/* What to store the trace as; NULL fields fall back to the trace's own
+ * description, then (workload) to the file's base name. */
+struct trace_meta {
+	const char *source_name, *path;
+	const char *workload, *domain, *stack;
+};
+
+/* Store t as a source (kind "profile-chrome" / "profile-nsys", t->sha256)
+ * with its profile rows, in one transaction.  When that file was stored
+ * before, *existed = 1 and nothing changes. */
+int trace_store(struct store *s, struct trace *t, const struct trace_meta *m,
+		int64_t *source_id, int *existed, struct hr_err *e);
+
+#endif

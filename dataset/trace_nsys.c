@@ -1,0 +1,190 @@
+/* trace_nsys.c - Nsight Systems SQLite exports (`nsys export --type
+ * sqlite`).
+ *
+ * Owns: reading CUPTI_ACTIVITY_KIND_KERNEL (names through StringIds:
+ * demangledName, else shortName), CUPTI_ACTIVITY_KIND_MEMCPY (named by
+ * copyKind, as nsys's own reports do) and CUPTI_ACTIVITY_KIND_MEMSET;
+ * start and end are nanoseconds.  nsys creates tables lazily, so any of
+ * them may be missing; one at least must be there.  The file is opened
+ * read-only and defensive (it is outside input), rows are stepped, never
+ * loaded whole.  Must not: store anything, print.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "trace.h"
+
+static int has_column(sqlite3 *db, const char *table, const char *col)
+{
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1)"
+			       " WHERE name = ?2", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* CUpti_ActivityMemcpyKind, in nsys's short spelling. */
+static const char *copy_name(int kind)
+{
+	static const char *const names[] = {
+		"[CUDA memcpy Unknown]", "[CUDA memcpy HtoD]",
+		"[CUDA memcpy DtoH]", "[CUDA memcpy HtoA]",
+		"[CUDA memcpy AtoH]", "[CUDA memcpy AtoA]",
+		"[CUDA memcpy AtoD]", "[CUDA memcpy DtoA]",
+		"[CUDA memcpy DtoD]", "[CUDA memcpy HtoH]",
+		"[CUDA memcpy PtoP]",
+	};
+
+	return kind >= 0 && kind < (int)(sizeof(names) / sizeof(*names)) ?
+		names[kind] : names[0];
+}
+
+/* Step st (columns: name or NULL, start, end, [copyKind]) into t. */
+static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
+		     const char *table, enum trace_kind kind, struct trace *t,
+		     struct hr_err *e)
+{
+	int64_t row = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name;
+		int64_t start, end;
+
+		row++;
+		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+		    sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: start "
+				       "and end must be integers (ns)", path,
+				       table, (long long)row);
+		start = sqlite3_column_int64(st, 1);
+		end = sqlite3_column_int64(st, 2);
+		if (kind == TRACE_KERNEL)
+			name = (const char *)sqlite3_column_text(st, 0);
+		else if (kind == TRACE_MEMCPY)
+			name = copy_name(sqlite3_column_int(st, 3));
+		else
+			name = "[CUDA memset]";
+		if (!name)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: its name "
+				       "id is not in StringIds", path, table,
+				       (long long)row);
+		if (start > TRACE_MAX_TS_NS || start < -TRACE_MAX_TS_NS ||
+		    end > TRACE_MAX_TS_NS || end < -TRACE_MAX_TS_NS)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: start or "
+				       "end out of range", path, table,
+				       (long long)row);
+		if (end < start)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: end before "
+				       "start", path, table, (long long)row);
+		if (end - start > 3600LL * 1000000000LL)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: lasts "
+				       "over an hour; nsys times are ns (wrong "
+				       "units?)", path, table, (long long)row);
+		if (trace_add(t, kind, name, strlen(name), start, end - start))
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	if (rc != SQLITE_DONE)
+		return hr_errf(e, HR_INPUT, "%s: %s: %s", path, table,
+			       sqlite3_errmsg(db));
+	return HR_OK;
+}
+
+static int read_table(sqlite3 *db, const char *path, const char *table,
+		      const char *sql, enum trace_kind kind, struct trace *t,
+		      struct hr_err *e)
+{
+	sqlite3_stmt *st;
+
+	if (!store_has_table(db, table))
+		return HR_OK;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return hr_errf(e, HR_INPUT, "%s: %s lacks the columns of an "
+			       "nsys export: %s", path, table,
+			       sqlite3_errmsg(db));
+	read_rows(db, st, path, table, kind, t, e);
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+static int hash_file(const char *path, char out[HR_SHA256_HEX],
+		     struct hr_err *e)
+{
+	struct hr_sha256 *h = hr_sha256_new();
+	unsigned char *buf = malloc(1 << 16);
+	FILE *f = NULL;
+	size_t n;
+
+	if (!h || !buf) {
+		hr_errf(e, HR_SYSTEM, "out of memory");
+	} else if (!(f = fopen(path, "rb"))) {
+		hr_errf(e, HR_INPUT, "%s: %s", path, strerror(errno));
+	} else {
+		while ((n = fread(buf, 1, 1 << 16, f)) > 0)
+			hr_sha256_update(h, buf, n);
+		if (ferror(f))
+			hr_errf(e, HR_SYSTEM, "%s: read error", path);
+		fclose(f);
+	}
+	free(buf);
+	if (h && hr_sha256_final(h, out) && e->code == HR_OK)
+		hr_errf(e, HR_SYSTEM, "sha256 failed");
+	return e->code;
+}
+
+int trace_read_nsys(const char *path, struct trace *t, struct hr_err *e)
+{
+	static const char *const kt = "CUPTI_ACTIVITY_KIND_KERNEL";
+	sqlite3 *db = NULL;
+	const char *ksql;
+
+	t->format = TRACE_NSYS;
+	if (hash_file(path, t->sha256, e))
+		return e->code;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
+	    SQLITE_OK) {
+		hr_errf(e, HR_INPUT, "%s: cannot open as SQLite: %s", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		goto done;
+	}
+	/* Outside input: no schema tricks, no writable schema. */
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	if (!store_has_table(db, kt) &&
+	    !store_has_table(db, "CUPTI_ACTIVITY_KIND_MEMCPY") &&
+	    !store_has_table(db, "CUPTI_ACTIVITY_KIND_MEMSET")) {
+		hr_errf(e, HR_INPUT, "%s: an SQLite file without CUPTI "
+			"activity tables: not an nsys export of a CUDA trace "
+			"(nsys profile --trace=cuda)", path);
+		goto done;
+	}
+	ksql = has_column(db, kt, "demangledName") ?
+		"SELECT s.value, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		" k LEFT JOIN StringIds s ON s.id = k.demangledName" :
+		"SELECT s.value, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		" k LEFT JOIN StringIds s ON s.id = k.shortName";
+	if (read_table(db, path, kt, ksql, TRACE_KERNEL, t, e) ||
+	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMCPY",
+		       "SELECT NULL, start, end, copyKind FROM"
+		       " CUPTI_ACTIVITY_KIND_MEMCPY", TRACE_MEMCPY, t, e) ||
+	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMSET",
+		       "SELECT NULL, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET",
+		       TRACE_MEMSET, t, e))
+		goto done;
+	if (t->activities == 0)
+		hr_errf(e, HR_INPUT, "%s: the CUPTI tables hold no GPU "
+			"activity", path);
+done:
+	sqlite3_close(db);
+	return e->code;
+}
