@@ -59,11 +59,13 @@ LIBEXEC_LINKS = worker.py:../../../replay/worker.py \
                 hrworker:../../../replay/hrworker \
                 libhrverify.so:../../libhrverify.so \
                 libhrverify_cuda.so:../../libhrverify_cuda.so \
-                libhrrand.so:../../libhrrand.so
+                libhrrand.so:../../libhrrand.so \
+                profile_worker.py:../../../dataset/profile_worker.py
 SHARE_LINKS   = claims.json:../../../paper/claims.json \
                 roles.json:../../../paper/roles.json \
                 maps:../../../dataset/maps figures:../../../figures \
-                static-rules.conf:../../../replay/static-rules.conf
+                static-rules.conf:../../../replay/static-rules.conf \
+                problem-classes.rules:../../../paper/problem-classes.rules
 
 .PHONY: all run check test bench deps deps-check deps-figures deps-run \
         clean help gpu-check figures paper install uninstall FORCE
@@ -191,13 +193,14 @@ install: build/install/headroom verify-libs replay-libs
 	  $(SHAREDIR)/figures $(MAN1DIR)
 	$(INSTALL) -m 755 build/install/headroom $(BINDIR)/headroom
 	$(INSTALL) -m 644 replay/worker.py $(LIBEXECDIR)/worker.py
+	$(INSTALL) -m 644 dataset/profile_worker.py $(LIBEXECDIR)/profile_worker.py
 	$(INSTALL) -m 644 replay/hrworker/*.py $(LIBEXECDIR)/hrworker/
 	$(INSTALL) -m 755 build/libhrverify.so build/libhrrand.so $(LIBEXECDIR)/
 	@if [ -e build/libhrverify_cuda.so ]; then \
 	  echo "$(INSTALL) -m 755 build/libhrverify_cuda.so $(LIBEXECDIR)/"; \
 	  $(INSTALL) -m 755 build/libhrverify_cuda.so $(LIBEXECDIR)/; fi
 	$(INSTALL) -m 644 paper/claims.json paper/roles.json replay/static-rules.conf \
-	  $(SHAREDIR)/
+	  paper/problem-classes.rules $(SHAREDIR)/
 	$(INSTALL) -m 644 dataset/maps/*.json dataset/maps/README.md $(SHAREDIR)/maps/
 	$(INSTALL) -m 644 figures/*.gp $(SHAREDIR)/figures/
 	$(INSTALL) -m 644 docs/headroom.1 $(MAN1DIR)/headroom.1

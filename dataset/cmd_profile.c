@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../report/commands.h"
+#include "../report/runfiles.h"
 #include "cmd_ingest.h"
 
 static const char usage[] =
@@ -194,9 +195,16 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	}
 	if (optind >= argc)
 		return cli_usage_error("profile", "no workload given");
-	if (!a.worker && !(a.worker = found = cli_find_near_exe(
-				   "dataset/profile_worker.py")))
-		a.worker = "dataset/profile_worker.py";
+	if (!a.worker && !(a.worker = found = runfiles_find(RUNFILES_LIBEXEC,
+						       "profile_worker.py"))) {
+		char where[4096];
+
+		runfiles_path(RUNFILES_LIBEXEC, "profile_worker.py", where,
+			      sizeof(where));
+		hr_errf(&e, HR_SYSTEM, "cannot find %s; give --worker PATH",
+			where);
+		return cli_report("profile", &e);
+	}
 	for (int i = optind; i < argc && e.code == HR_OK; i++) {
 		for (int s = 0; stacks[s] && e.code == HR_OK; s++) {
 			cJSON *j;

@@ -1,5 +1,6 @@
 /* profileset.c - see profileset.h. */
 #include "profileset.h"
+#include "runfiles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -197,21 +198,23 @@ static void project(struct profileset *ps)
 	}
 }
 
-static int load_rules(const char *given, const char *rel,
+/* A rule file: the one given, else NAME in the share folder
+ * (report/runfiles.h).  must: its absence is an error; else absent is
+ * HR_OK with *out NULL. */
+static int load_rules(const char *given, const char *name,
 		      struct kclass_rules **out, int must, struct hr_err *e)
 {
-	char *found = given ? NULL : cli_find_near_exe(rel);
-	const char *path = given ? given : found ? found : rel;
+	char *found = given ? NULL : runfiles_find(RUNFILES_SHARE, name);
+	char where[4096];
 
 	*out = NULL;
-	if (!must && !given && !found) {
-		FILE *f = fopen(rel, "r");
-
-		if (!f)
+	if (!given && !found) {
+		if (!must)
 			return HR_OK; /* optional and absent */
-		fclose(f);
+		runfiles_path(RUNFILES_SHARE, name, where, sizeof(where));
+		return hr_errf(e, HR_SYSTEM, "cannot find %s", where);
 	}
-	kclass_load(path, out, e);
+	kclass_load(given ? given : found, out, e);
 	free(found);
 	return e->code;
 }
@@ -272,7 +275,7 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 		return db_err(db, e);
 	if (ps->n == 0)
 		return HR_OK;
-	if (load_rules(classes, "dataset/maps/kernel-classes.rules",
+	if (load_rules(classes, "maps/kernel-classes.rules",
 		       &ps->rules, 1, e))
 		return e->code;
 	for (size_t i = 0; i < ps->n; i++)
@@ -283,7 +286,7 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 		ps->why = "no replay results: no verified speedup to project";
 		return HR_OK;
 	}
-	if (load_rules(problems, "paper/problem-classes.rules", &pmap, 0, e))
+	if (load_rules(problems, "problem-classes.rules", &pmap, 0, e))
 		return e->code;
 	if (!pmap) {
 		ps->why = "no problem map (paper/problem-classes.rules)";

@@ -5,7 +5,8 @@
  * Owns: the one rule for finding them.  They live in two folders under one
  * prefix, the layout of `make install`:
  *
- *	PREFIX/libexec/headroom/  worker.py, hrworker/, libhrverify.so,
+ *	PREFIX/libexec/headroom/  worker.py, hrworker/, profile_worker.py,
+ *	                          libhrverify.so,
  *	                          libhrverify_cuda.so, libhrrand.so
  *	PREFIX/share/headroom/    claims.json, roles.json, maps/, figures/,
  *	                          static-rules.conf
