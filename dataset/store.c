@@ -236,6 +236,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 
 struct store {
 	sqlite3 *db;
+	char *path;                 /* as opened, for messages (owned) */
+	int version;                /* user_version last read */
+	int wal;                    /* journal_mode is known to be WAL */
 	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
 };
 
@@ -271,46 +274,82 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
-static int migrate(struct store *s, const char *path, struct hr_err *e)
+/* What the file is, read without changing it: our application_id and a
+ * schema this build knows, or an empty database (a new or 0-byte file),
+ * else HR_INPUT.  A database with tables but neither our application_id
+ * nor a user_version is someone else's: writing our schema into it would
+ * change a file we were never asked to own. */
+static int identify(struct store *s, struct hr_err *e)
 {
-	int version = 0, app = 0;
-	char sql[64];
+	int version = 0, app = 0, tables = 0;
 
 	if (pragma_int(s, "PRAGMA application_id", &app) ||
-	    pragma_int(s, "PRAGMA user_version", &version))
-		return db_error(s, e, path);
+	    pragma_int(s, "PRAGMA user_version", &version) ||
+	    pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables))
+		return hr_errf(e, HR_INPUT, "%s: not a readable SQLite "
+			       "database: %s", s->path, sqlite3_errmsg(s->db));
 	if (app != 0 && app != HR_APPLICATION_ID)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
-			       "(application_id %d)", path, app);
+			       "(application_id %d)", s->path, app);
 	if (app == 0 && version != 0)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
-			       "(user_version %d, no application_id)", path,
+			       "(user_version %d, no application_id)", s->path,
 			       version);
+	if (app == 0 && tables != 0)
+		return hr_errf(e, HR_INPUT, "%s: not a headroom database (an "
+			       "SQLite database with tables of its own and no "
+			       "headroom application_id: left unchanged)",
+			       s->path);
 	if (version > N_MIGRATIONS)
 		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
-			       "this headroom (%d); upgrade headroom", path,
+			       "this headroom (%d); upgrade headroom", s->path,
 			       version, N_MIGRATIONS);
-	if (version == N_MIGRATIONS)
-		return HR_OK;
-	if (exec(s, "BEGIN IMMEDIATE", e))
+	s->version = version;
+	return HR_OK;
+}
+
+/* Inside a write transaction: bring the schema to the current version.
+ * The version is read again under the lock, as another process may have
+ * migrated the file since it was opened. */
+static int migrate_locked(struct store *s, struct hr_err *e)
+{
+	char sql[64];
+
+	if (identify(s, e))
 		return e->code;
-	for (int v = version; v < N_MIGRATIONS; v++) {
-		if (exec(s, migrations[v], e)) {
-			exec(s, "ROLLBACK", &(struct hr_err){0});
-			return hr_err_prefix(e, "%s: migration %d", path, v + 1);
-		}
-	}
+	if (s->version == N_MIGRATIONS)
+		return HR_OK;
+	for (int v = s->version; v < N_MIGRATIONS; v++)
+		if (exec(s, migrations[v], e))
+			return hr_err_prefix(e, "%s: migration %d", s->path,
+					     v + 1);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", N_MIGRATIONS);
 	if (exec(s, sql, e))
-		goto fail;
+		return e->code;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
 		 HR_APPLICATION_ID);
-	if (exec(s, sql, e) || exec(s, "COMMIT", e))
-		goto fail;
+	if (exec(s, sql, e))
+		return e->code;
+	s->version = N_MIGRATIONS;
 	return HR_OK;
-fail:
-	exec(s, "ROLLBACK", &(struct hr_err){0});
-	return e->code;
+}
+
+/* WAL once the file holds a committed headroom schema: switching earlier
+ * would rewrite the header of a file whose ingest may still be refused.
+ * A refusal (another connection holds the file) is not an error: the next
+ * commit tries again. */
+static void ensure_wal(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	if (s->wal || !sqlite3_get_autocommit(s->db) ||
+	    sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s->wal = !strcmp((const char *)sqlite3_column_text(st, 0),
+				 "wal");
+	sqlite3_finalize(st);
 }
 
 int store_schema_version(void)
@@ -322,14 +361,14 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e)
 {
 	struct store *s = calloc(1, sizeof(*s));
-	int flags = mode == STORE_WRITE ?
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
-		SQLITE_OPEN_READONLY;
-	int app = 0, version = 0;
+	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
 	*out = NULL;
-	if (!s)
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,
@@ -341,29 +380,24 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	sqlite3_extended_result_codes(s->db, 1);
 	if (exec(s, "PRAGMA foreign_keys = ON", e))
 		goto fail;
-	if (mode == STORE_WRITE) {
-		if (exec(s, "PRAGMA journal_mode = WAL", e) ||
-		    exec(s, "PRAGMA synchronous = NORMAL", e) ||
-		    migrate(s, path, e))
+	/* Nothing above writes to the file; identify only reads. */
+	if (identify(s, e))
+		goto fail;
+	if (mode == STORE_READ) {
+		if (s->version != N_MIGRATIONS) {
+			hr_errf(e, HR_INPUT, "%s: %s, this headroom reads "
+				"schema %d (open it once for writing, e.g. "
+				"'headroom ingest', to migrate)", path,
+				s->version ? "an older schema" :
+				"not a headroom database", N_MIGRATIONS);
 			goto fail;
+		}
 	} else {
-		if (pragma_int(s, "PRAGMA application_id", &app) ||
-		    pragma_int(s, "PRAGMA user_version", &version)) {
-			hr_errf(e, HR_INPUT, "%s: not a readable database: %s",
-				path, sqlite3_errmsg(s->db));
+		if (exec(s, "PRAGMA synchronous = NORMAL", e))
 			goto fail;
-		}
-		if (app != HR_APPLICATION_ID) {
-			hr_errf(e, HR_INPUT, "%s: not a headroom database", path);
+		if (mode == STORE_WRITE &&
+		    (store_begin(s, e) || store_commit(s, e)))
 			goto fail;
-		}
-		if (version != N_MIGRATIONS) {
-			hr_errf(e, HR_INPUT, "%s: schema version %d, this headroom "
-				"reads %d (open it once for writing, e.g. "
-				"'headroom ingest', to migrate)", path, version,
-				N_MIGRATIONS);
-			goto fail;
-		}
 	}
 	*out = s;
 	return HR_OK;
@@ -379,6 +413,7 @@ void store_close(struct store *s)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	free(s->path);
 	free(s);
 }
 
@@ -413,12 +448,21 @@ int store_has_table(sqlite3 *db, const char *pattern)
 
 int store_begin(struct store *s, struct hr_err *e)
 {
-	return exec(s, "BEGIN IMMEDIATE", e);
+	if (exec(s, "BEGIN IMMEDIATE", e))
+		return hr_err_prefix(e, "%s", s->path);
+	if (migrate_locked(s, e)) {
+		store_rollback(s);
+		return e->code;
+	}
+	return HR_OK;
 }
 
 int store_commit(struct store *s, struct hr_err *e)
 {
-	return exec(s, "COMMIT", e);
+	if (exec(s, "COMMIT", e))
+		return hr_err_prefix(e, "%s", s->path);
+	ensure_wal(s);
+	return HR_OK;
 }
 
 void store_rollback(struct store *s)
