@@ -17,6 +17,14 @@ int json_parse(const char *input, const struct afile *f, cJSON **out,
 	*out = NULL;
 	if (afile_check_text(input, f, e))
 		return e->code;
+	bad = text_json_nul_escape_at(f->data, f->len);
+	if (bad < f->len) {
+		text_line_col(f->data, bad, &line, &col);
+		return hr_errf(e, HR_INPUT, "%s: %s: line %zu, column %zu "
+			       "(byte %zu): \\u0000 in a string (refused: it "
+			       "would cut the string there)", input, f->path,
+			       line, col, bad);
+	}
 	/* The length-bounded parser with its own end pointer: the global
 	 * cJSON_GetErrorPtr is not thread-safe.  The length includes the
 	 * NUL that afile guarantees after the data, which is what
@@ -98,6 +106,10 @@ int json_get_number(const struct json_where *w, const cJSON *obj,
 	if (!cJSON_IsNumber(v))
 		return json_bad(w, key, e, "must be a number, not %s",
 				json_type_name(v));
+	/* cJSON turns 1e400 into infinity. */
+	if (!isfinite(v->valuedouble))
+		return json_bad(w, key, e, "must be a finite number (this "
+				"one overflows a double)");
 	*out = v->valuedouble;
 	return HR_OK;
 }

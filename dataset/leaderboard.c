@@ -4,6 +4,7 @@
  * reading of dump records into evaluations and reported speedups.  Must
  * not: know any site's field names; those live in mapping files only.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -581,6 +582,10 @@ static int read_ids(const struct rec_ctx *rc, const cJSON *rec,
 			       "a record needs a level", rc->ref,
 			       path_of(&rc->map->f[T_LEVEL]));
 	ev->problem_id_base = pid->zero_based ? 0 : 1;
+	/* The 1-based id of the largest zero-based one would not fit. */
+	if (pid->zero_based && v == INT_MAX)
+		return hr_errf(e, HR_INPUT, "%s: problem_id (field '%s'): %d "
+			       "is too large", rc->ref, path_of(pid), v);
 	if (v >= 0) {
 		ev->problem_id = v + (pid->zero_based ? 1 : 0);
 	} else if ((ev->problem_id = id_from_name(ev->problem_name)) < 0) {

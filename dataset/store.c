@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "digest.h"
+#include "text.h"
 #include "version.h"
 
 
@@ -553,6 +554,25 @@ static int find_id(struct store *s, sqlite3_stmt *st, int64_t *id,
 	return HR_OK;
 }
 
+/* Names are printed in tables on a terminal: a control character in one
+ * (an escape sequence in a model name) is refused where it enters, for
+ * every reader at once.  Code and error texts may hold newlines and tabs;
+ * they are shown escaped instead (cmd_show). */
+static int check_label(const char *ref, const char *key, const char *v,
+		       struct hr_err *e)
+{
+	size_t len, bad;
+
+	if (!v)
+		return HR_OK;
+	len = strlen(v);
+	if ((bad = text_control_at(v, len)) == len)
+		return HR_OK;
+	return hr_errf(e, HR_INPUT, "%s: %s: control character 0x%02x at "
+		       "byte %zu (refused in a name)", ref, key,
+		       (unsigned char)v[bad], bad);
+}
+
 static void utc_now(char *buf, size_t n)
 {
 	time_t t = time(NULL);
@@ -583,7 +603,8 @@ int store_add_source(struct store *s, const struct store_source *src,
 		*existed = 1;
 		return HR_OK;
 	}
-	if (!(st = stmt(s, ST_SOURCE_ADD, e)))
+	if (check_label(src->path, "source name", src->name, e) ||
+	    !(st = stmt(s, ST_SOURCE_ADD, e)))
 		return e->code;
 	utc_now(now, sizeof(now));
 	bind_text(st, 1, src->name);
@@ -703,13 +724,28 @@ static int duplicate_eval(struct store *s, const struct store_eval *ev,
 	return e->code;
 }
 
+static int check_eval_labels(const struct store_eval *ev, struct hr_err *e)
+{
+	const char *ref = ev->record_ref ? ev->record_ref : "record";
+
+	if (check_label(ref, "run", ev->run, e) ||
+	    check_label(ref, "model", ev->model, e) ||
+	    check_label(ref, "problem_name", ev->problem_name, e) ||
+	    check_label(ref, "hardware", ev->hardware, e) ||
+	    check_label(ref, "precision", ev->precision, e) ||
+	    check_label(ref, "harness", ev->harness, e) ||
+	    check_label(ref, "error_kind", ev->error_kind, e))
+		return e->code;
+	return HR_OK;
+}
+
 int store_add_evaluation(struct store *s, const struct store_eval *ev,
 			 int64_t *id, struct hr_err *e)
 {
 	sqlite3_stmt *st = stmt(s, ST_EVAL_ADD, e);
 	int rc;
 
-	if (!st)
+	if (!st || check_eval_labels(ev, e))
 		return e->code;
 	sqlite3_bind_int64(st, 1, ev->source_id);
 	bind_text(st, 2, ev->run);
@@ -757,6 +793,13 @@ int store_add_speedup(struct store *s, const struct store_speedup *sp,
 
 	if (!st)
 		return e->code;
+	/* A ratio of finite times can still overflow (1e300 / 1e-300), and
+	 * NaN would reach the NOT NULL constraint as NULL, naming nothing. */
+	if (!isfinite(sp->value) || !(sp->value > 0))
+		return hr_errf(e, HR_INPUT, "%s: %s speedup %g against %s is "
+			       "not a finite positive number",
+			       sp->baseline_ref ? sp->baseline_ref : "speedup",
+			       sp->origin, sp->value, sp->baseline_kind);
 	sqlite3_bind_int64(st, 1, sp->evaluation_id);
 	bind_text(st, 2, sp->baseline_kind);
 	bind_real(st, 3, sp->baseline_ms);
