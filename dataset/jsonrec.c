@@ -50,8 +50,18 @@ static cJSON *parse_one(const char *file, const char *buf, size_t start,
 	const char *stop = NULL;
 	cJSON *v = cJSON_ParseWithLengthOpts(buf + start, end - start, &stop,
 					     0);
+	const cJSON *dup;
+	char clip[80];
 	size_t off;
 
+	if (v && (dup = json_duplicate_key(v))) {
+		hr_errf(e, HR_INPUT, "%s:%ld: key \"%s\" twice in one object "
+			"(refused: only the first would be read)", file,
+			line_of(buf, start), text_clip(dup->string, clip,
+						       sizeof(clip)));
+		cJSON_Delete(v);
+		return NULL;
+	}
 	if (v) {
 		off = (size_t)(stop - buf);
 		while (off < end && blank(buf[off]))

@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 
 #include "ingest.h"
 #include "json.h"
 #include "jsonrec.h"
+#include "text.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
 
@@ -127,13 +129,14 @@ static int bad(const struct lb_map *m, const char *key, struct hr_err *e,
 static int bad(const struct lb_map *m, const char *key, struct hr_err *e,
 	       const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], clip[80];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return hr_errf(e, HR_INPUT, "%s: %s: %s", m->file, key, msg);
+	return hr_errf(e, HR_INPUT, "%s: %s: %s", m->file,
+		       text_clip(key, clip, sizeof(clip)), msg);
 }
 
 static int set_path(struct lb_map *m, struct spec *sp, const char *key,
@@ -396,12 +399,21 @@ static int read_file(const char *path, char **buf, size_t *len,
 		     struct hr_err *e)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st = { 0 };
 	size_t cap = 4096, n = 0, got;
 	char *b = NULL, *nb;
 
 	if (!f)
 		return hr_errf(e, HR_INPUT, "%s: cannot open mapping file: %m",
 			       path);
+	/* A directory opens for reading but fails at the first read; a
+	 * device could be read forever. */
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return hr_errf(e, HR_INPUT, "%s: not a mapping file (%s)", path,
+			       S_ISDIR(st.st_mode) ? "a directory" :
+			       "not a regular file");
+	}
 	do {
 		if (!(nb = realloc(b, cap + 1))) {
 			free(b);

@@ -129,3 +129,16 @@ size_t text_control_at(const char *s, size_t len)
 			return i;
 	return len;
 }
+
+const char *text_clip(const char *s, char *buf, size_t n)
+{
+	static const char ellipsis[] = "\xe2\x80\xa6";   /* U+2026 */
+	size_t len = strlen(s), k;
+
+	if (len < n)
+		return s;
+	text_copy(buf, n - (sizeof(ellipsis) - 1), s, len);
+	k = strlen(buf);
+	memcpy(buf + k, ellipsis, sizeof(ellipsis));
+	return buf;
+}

@@ -28,6 +28,12 @@ size_t text_bad_at(const void *buf, size_t len, const char **what);
  * bytes of src to copy (src need not be NUL-terminated). */
 int text_copy(char *dst, size_t n, const char *src, size_t srclen);
 
+/* s as a message may echo it: s itself when shorter than n bytes, else
+ * its first bytes cut at a whole character plus "…", written into buf
+ * (n >= 8).  A key of a megabyte must not push the reason out of a
+ * message. */
+const char *text_clip(const char *s, char *buf, size_t n);
+
 /* Offset of the first "\u0000" escape inside a JSON string of
  * buf[0..len), or len when there is none.  cJSON decodes that escape into
  * a NUL byte and so silently cuts the string there: readers refuse it. */
