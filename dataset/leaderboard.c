@@ -438,29 +438,36 @@ static int read_file(const char *path, char **buf, size_t *len,
 	return HR_OK;
 }
 
-int lb_map_load(const char *path, struct lb_map **out, struct hr_err *e)
+int lb_map_parse(const char *name, const char *buf, size_t len,
+		 struct lb_map **out, struct hr_err *e)
 {
 	struct lb_map *m = calloc(1, sizeof(*m));
-	char *buf = NULL;
-	size_t len = 0;
 
 	*out = NULL;
-	if (!m || !(m->file = strdup(path))) {
+	if (!m || !(m->file = strdup(name))) {
 		free(m);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
-	if (read_file(path, &buf, &len, e) ||
-	    !(m->doc = jsonrec_parse(path, buf, len, e)))
-		goto fail;
-	if (parse_map(m, e))
-		goto fail;
-	free(buf);
+	if (!(m->doc = jsonrec_parse(name, buf, len, e)) || parse_map(m, e)) {
+		lb_map_free(m);
+		return e->code;
+	}
 	*out = m;
 	return HR_OK;
-fail:
+}
+
+int lb_map_load(const char *path, struct lb_map **out, struct hr_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if (read_file(path, &buf, &len, e))
+		return e->code;
+	rc = lb_map_parse(path, buf, len, out, e);
 	free(buf);
-	lb_map_free(m);
-	return e->code;
+	return rc;
 }
 
 /* The value a spec gives for rec: its constant, or the value at its path;
