@@ -212,5 +212,6 @@ clean:
 	rm -rf build headroom
 
 -include $(wildcard $(addsuffix /*.mk,$(STAGES)))
+-include tests/fuzz/fuzz.mk
 -include paper/paper.mk
 -include $(OBJS:.o=.d) $(AOBJS:.o=.d)

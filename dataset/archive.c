@@ -38,7 +38,18 @@ struct loader {
 	uint64_t total;        /* bytes of entry data kept so far */
 	uint64_t entries;      /* headers seen, skipped ones included */
 	uint64_t input_size;   /* archive file size; 0 = no ratio check */
+	const void *mem;       /* archive_load_memory: the input's bytes */
+	size_t mem_len;
 };
+
+/* libarchive's message, or a word when it has none (a stream cut inside
+ * the gzip trailer fails with no message at all). */
+static const char *err_string(struct archive *a)
+{
+	const char *m = archive_error_string(a);
+
+	return m && *m ? m : "unexpected end of the compressed stream";
+}
 
 /* entry as it can be shown on a terminal: bytes that are not printable
  * ASCII or valid UTF-8 become \xNN.  Writes into buf. */
@@ -333,8 +344,7 @@ static int read_data(struct archive *a, struct loader *ld,
 			break;
 		if (n < 0) {
 			snprintf(why, sizeof(why), "read error (truncated or "
-				 "corrupt?): %s", archive_error_string(a) ?
-				 archive_error_string(a) : "unknown");
+				 "corrupt?): %s", err_string(a));
 			free(buf);
 			return refuse(ld, name, e, why);
 		}
@@ -432,6 +442,83 @@ static int strip_top_dir(struct afileset *fs)
 	return 0;
 }
 
+/* A zip is read through its central directory, found from the end: the
+ * end-of-central-directory record (22 bytes + its comment) must end the
+ * input exactly, else what follows it would be ignored without a word.
+ * tail: the input's last n bytes.  A comment may itself hold the
+ * signature, so any candidate that ends the input will do. */
+static int zip_ends_at_eocd(const unsigned char *tail, size_t n)
+{
+	for (size_t i = n >= 22 ? n - 22 + 1 : 0; i-- > 0;) {
+		size_t clen;
+
+		if (memcmp(tail + i, "PK\5\6", 4))
+			continue;
+		clen = (size_t)tail[i + 20] | (size_t)tail[i + 21] << 8;
+		if (i + 22 + clen == n)
+			return 1;
+	}
+	return 0;
+}
+
+#define ZIP_TAIL (22 + 65535)   /* EOCD + the longest comment */
+
+/* The last bytes of the input into buf (ZIP_TAIL bytes); how many. */
+static size_t input_tail(const struct loader *ld, unsigned char *buf)
+{
+	size_t n = ld->input_size < ZIP_TAIL ? (size_t)ld->input_size :
+		   ZIP_TAIL;
+	FILE *f;
+
+	if (ld->mem) {
+		memcpy(buf, (const unsigned char *)ld->mem + ld->mem_len - n, n);
+		return n;
+	}
+	if (!(f = fopen(ld->input, "rb")))
+		return 0;
+	if (fseeko(f, -(off_t)n, SEEK_END) || fread(buf, 1, n, f) != n)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
+/* After the last entry: every byte of the input was part of the archive.
+ * A tar's readers consume exactly what they decode (gzip stops at the
+ * last member and ignores what follows; read_concatenated_archives makes
+ * the tar reader go on to the physical end), so the raw bytes consumed
+ * must be the whole input. */
+static int check_trailing(struct archive *a, struct loader *ld,
+			  struct hr_err *e)
+{
+	int fmt = archive_format(a) & ARCHIVE_FORMAT_BASE_MASK;
+	unsigned char *tail;
+	int64_t used;
+	size_t n;
+
+	if (fmt == ARCHIVE_FORMAT_TAR) {
+		used = archive_filter_bytes(a, -1);
+		if (used >= 0 && (uint64_t)used < ld->input_size)
+			return hr_errf(e, HR_INPUT, "%s: %llu bytes after the "
+				       "end of the archive (junk, or another "
+				       "archive that is not the same kind): "
+				       "refused rather than ignored", ld->input,
+				       (unsigned long long)(ld->input_size -
+							    (uint64_t)used));
+		return HR_OK;
+	}
+	if (fmt != ARCHIVE_FORMAT_ZIP)
+		return HR_OK;
+	if (!(tail = malloc(ZIP_TAIL)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	n = input_tail(ld, tail);
+	if (!zip_ends_at_eocd(tail, n))
+		hr_errf(e, HR_INPUT, "%s: bytes after the end of the zip "
+			"archive (junk, or several archives joined): refused "
+			"rather than ignored", ld->input);
+	free(tail);
+	return e->code;
+}
+
 static int load_archive(struct loader *ld, struct hr_err *e)
 {
 	struct archive *a = archive_read_new();
@@ -443,10 +530,17 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 	archive_read_support_filter_all(a);
 	archive_read_support_format_tar(a);
 	archive_read_support_format_zip(a);
-	if (archive_read_open_filename(a, ld->input, 65536) != ARCHIVE_OK) {
+	/* `cat a.tar b.tar` (and a.tgz b.tgz) is one input: read on past an
+	 * end-of-archive marker, so that b is read too and bytes after the
+	 * last archive that are not a tar header are refused, not dropped. */
+	archive_read_set_format_option(a, "tar", "read_concatenated_archives",
+				       "1");
+	r = ld->mem ? archive_read_open_memory(a, ld->mem, ld->mem_len) :
+		archive_read_open_filename(a, ld->input, 65536);
+	if (r != ARCHIVE_OK) {
 		hr_errf(e, HR_INPUT, "%s: cannot read it as an archive (tar "
 			"or zip, any compression; else give a directory, .json "
-			"or .jsonl): %s", ld->input, archive_error_string(a));
+			"or .jsonl): %s", ld->input, err_string(a));
 		archive_read_free(a);
 		return e->code;
 	}
@@ -454,12 +548,14 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 		const char *name;
 
 		/* ARCHIVE_WARN on a header is a charset note: the name is
-		 * checked below either way. */
-		if (r < ARCHIVE_WARN) {
+		 * checked below either way.  ARCHIVE_RETRY (a damaged header
+		 * the reader could skip) is an error here: skipping would
+		 * drop data without a word. */
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 			hr_errf(e, HR_INPUT, "%s: after %llu entries: %s "
 				"(truncated or corrupt archive?)", ld->input,
 				(unsigned long long)ld->entries,
-				archive_error_string(a));
+				err_string(a));
 			break;
 		}
 		name = entry_name(ent);
@@ -472,6 +568,8 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 		if (take_entry(a, ld, ent, name, 0, e))
 			break;
 	}
+	if (e->code == HR_OK)
+		check_trailing(a, ld, e);
 	archive_read_free(a);
 	if (e->code == HR_OK && strip_top_dir(ld->fs))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -498,7 +596,7 @@ static int load_disk(struct loader *ld, int is_dir, struct hr_err *e)
 				       ARCHIVE_READDISK_NO_SPARSE);
 	if (archive_read_disk_open(a, ld->input) != ARCHIVE_OK) {
 		hr_errf(e, HR_INPUT, "%s: %s", ld->input,
-			archive_error_string(a));
+			err_string(a));
 		archive_read_free(a);
 		return e->code;
 	}
@@ -515,7 +613,7 @@ static int load_disk(struct loader *ld, int is_dir, struct hr_err *e)
 			break;
 		if (r < ARCHIVE_WARN) {
 			hr_errf(e, HR_INPUT, "%s: %s", ld->input,
-				archive_error_string(a));
+				err_string(a));
 			break;
 		}
 		p = archive_entry_pathname(ent);
@@ -559,11 +657,60 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= k && !strcasecmp(s + n - k, suf);
 }
 
+/* Run load with a UTF-8 LC_CTYPE for this thread: libarchive converts
+ * names through the current locale, and a UTF-8 one keeps non-ASCII
+ * names intact. */
+static int with_utf8_locale(int (*load)(struct loader *, int, struct hr_err *),
+			    struct loader *ld, int arg, struct hr_err *e)
+{
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t prev = (locale_t)0;
+	int rc;
+
+	if (utf8)
+		prev = uselocale(utf8);
+	rc = load(ld, arg, e);
+	if (utf8) {
+		uselocale(prev);
+		freelocale(utf8);
+	}
+	return rc;
+}
+
+static int load_archive_arg(struct loader *ld, int unused, struct hr_err *e)
+{
+	(void)unused;
+	return load_archive(ld, e);
+}
+
+/* The set is complete: sort, hash, or free it all on failure. */
+static int finish(struct afileset *out, int rc, struct hr_err *e)
+{
+	if (rc == HR_OK)
+		rc = afileset_finish(out, e);
+	if (rc != HR_OK)
+		afileset_free(out);
+	return rc;
+}
+
+int archive_load_memory(const char *name, const void *data, size_t len,
+			const struct archive_limits *lim,
+			struct afileset *out, struct hr_err *e)
+{
+	struct loader ld = { .input = name, .lim = lim, .fs = out,
+			     .mem = data, .mem_len = len,
+			     .input_size = len ? len : 1 };
+
+	memset(out, 0, sizeof(*out));
+	if (!(out->input = strdup(name)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return finish(out, with_utf8_locale(load_archive_arg, &ld, 0, e), e);
+}
+
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e)
 {
 	struct loader ld = { .input = input_path, .lim = lim, .fs = out };
-	locale_t utf8, prev = (locale_t)0;
 	struct stat st;
 	int rc;
 
@@ -573,31 +720,16 @@ int archive_load(const char *input_path, const struct archive_limits *lim,
 			       strerror(errno));
 	if (!(out->input = strdup(input_path)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	/* libarchive converts names through the current locale; a UTF-8
-	 * one, for this thread only, keeps non-ASCII names intact. */
-	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (utf8)
-		prev = uselocale(utf8);
 	if (S_ISDIR(st.st_mode)) {
-		rc = load_disk(&ld, 1, e);
+		rc = with_utf8_locale(load_disk, &ld, 1, e);
 		if (rc == HR_OK && !(out->root_name = dir_name(input_path)))
 			rc = hr_errf(e, HR_SYSTEM, "out of memory");
 	} else if (has_suffix(input_path, ".json") ||
 		   has_suffix(input_path, ".jsonl")) {
-		rc = load_disk(&ld, 0, e);
+		rc = with_utf8_locale(load_disk, &ld, 0, e);
 	} else {
 		ld.input_size = st.st_size > 0 ? (uint64_t)st.st_size : 1;
-		rc = load_archive(&ld, e);
+		rc = with_utf8_locale(load_archive_arg, &ld, 0, e);
 	}
-	if (utf8) {
-		uselocale(prev);
-		freelocale(utf8);
-	}
-	if (rc == HR_OK)
-		rc = afileset_finish(out, e);
-	if (rc != HR_OK) {
-		afileset_free(out);
-		return rc;
-	}
-	return HR_OK;
+	return finish(out, rc, e);
 }

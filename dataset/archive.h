@@ -64,12 +64,21 @@ struct afileset {
  * more than one link), devices, fifos and sockets, names that are not UTF-8
  * or are empty, the same name twice, an entry over max_entry_bytes, a total
  * over max_total_bytes, more than max_entries entries, a ratio over
- * max_ratio, and any read error (a truncated or corrupt stream).  A missing
+ * max_ratio, any read error (a truncated or corrupt stream), and bytes
+ * after the end of the archive (concatenated tars, plain or compressed,
+ * are read as one).  A missing
  * or unreadable input is HR_INPUT too.  On success *out owns everything;
  * on failure *out is left empty (afileset_free is still safe). */
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e);
 void afileset_free(struct afileset *fs);
+
+/* The archive branch of archive_load over bytes in memory (data[0..len),
+ * borrowed for the call), with the same rules and caps; name stands for
+ * the input in messages.  For the fuzz targets and tests. */
+int archive_load_memory(const char *name, const void *data, size_t len,
+			const struct archive_limits *lim,
+			struct afileset *out, struct hr_err *e);
 
 /* Build a set by hand (readers' tests, synthetic inputs): start from a
  * zeroed struct, afileset_add copies each file, afileset_finish sorts,

@@ -5,7 +5,9 @@
  * (exit 3 for bad input) and leaves the database as it was before that
  * input, with the earlier inputs committed.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,21 +76,22 @@ int ingest_parse_cap(const char *cmd, int entry, const char *arg,
 	return HR_OK;
 }
 
-static void ingest_print_result(const char *path, const struct ingest_result *r)
+static void ingest_print_result(FILE *out, const char *path,
+				const struct ingest_result *r)
 {
 	if (r->existed) {
-		printf("%s: already ingested as source %" PRId64 " (sha256 "
+		fprintf(out, "%s: already ingested as source %" PRId64 " (sha256 "
 		       "%.12s…), nothing added\n", path, r->source_id,
 		       r->sha256);
 		return;
 	}
 	if (!strcmp(r->kind, "problems")) {
-		printf("%s: source %" PRId64 " '%s' (problems): %" PRId64
+		fprintf(out, "%s: source %" PRId64 " '%s' (problems): %" PRId64
 		       " problems\n", path, r->source_id, r->name,
 		       r->n_problems);
 		return;
 	}
-	printf("%s: source %" PRId64 " '%s' (%s): %" PRId64 " evaluations, %"
+	fprintf(out, "%s: source %" PRId64 " '%s' (%s): %" PRId64 " evaluations, %"
 	       PRId64 " kernels (%" PRId64 " new), %" PRId64 " speedups, %"
 	       PRId64 " baselines\n", path, r->source_id, r->name, r->kind,
 	       r->n_evaluations, r->n_kernels, r->n_kernels_new,
@@ -112,7 +115,8 @@ static const char *dump_kind(const struct afile *f)
 }
 
 /* A KernelBench-run ingest reads no leaderboard dump: say which it left. */
-static void print_skipped(const char *path, const struct afileset *fs)
+static void print_skipped(FILE *out, const char *path,
+			  const struct afileset *fs)
 {
 	struct stat st;
 	int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -125,15 +129,63 @@ static void print_skipped(const char *path, const struct afileset *fs)
 
 		if (!what)
 			continue;
-		printf("%s: skipped %s: %s (a leaderboard dump?), which only a "
+		fprintf(out, "%s: skipped %s: %s (a leaderboard dump?), which only a "
 		       "mapping reads: headroom ingest ", path,
 		       fs->files[i].path, what);
 		if (dir)
-			printf("%.*s/%s", (int)n, path, fs->files[i].path);
+			fprintf(out, "%.*s/%s", (int)n, path, fs->files[i].path);
 		else
-			fputs("FILE", stdout);
-		fputs(" --map MAP\n", stdout);
+			fputs("FILE", out);
+		fputs(" --map MAP\n", out);
 	}
+}
+
+/* A database that does not exist yet is built under a private name in the
+ * same directory and published with link(2) only once something is
+ * committed: link never replaces a file, so a store that another process
+ * created meanwhile is never removed or overwritten, and a refused first
+ * ingest leaves no file behind without unlinking a path another process
+ * may have opened. */
+static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
+			  struct hr_err *e)
+{
+	size_t n = strlen(g->db_path) + sizeof(".new-XXXXXX");
+	mode_t mask;
+	int fd;
+
+	if (!(c->tmp = malloc(n)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	snprintf(c->tmp, n, "%s.new-XXXXXX", g->db_path);
+	if ((fd = mkstemp(c->tmp)) < 0) {
+		hr_errf(e, HR_SYSTEM, "%s: cannot create the database: %s",
+			g->db_path, strerror(errno));
+		free(c->tmp);
+		c->tmp = NULL;
+		return e->code;
+	}
+	/* mkstemp makes it 0600; a store is as readable as SQLite would
+	 * have made it. */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	close(fd);
+	c->out = open_memstream(&c->out_buf, &c->out_len);
+	if (!c->out)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return store_open(&c->s, c->tmp, STORE_APPEND, e);
+}
+
+/* The store of this ingest, opened once: a new database privately
+ * (open_new_store), an existing file as it is (STORE_APPEND changes
+ * nothing until a write commits). */
+static int open_store(const struct hr_global *g, struct ingest_cli *c,
+		      struct hr_err *e)
+{
+	if (c->s || c->tmp)
+		return HR_OK;
+	if (access(g->db_path, F_OK) && errno == ENOENT)
+		return open_new_store(g, c, e);
+	return store_open(&c->s, g->db_path, STORE_APPEND, e);
 }
 
 /* A profiler trace: read it whole (streaming) before the database is
@@ -146,25 +198,25 @@ static int ingest_trace(const struct hr_global *g, struct ingest_cli *c,
 		.workload = o->workload, .domain = o->domain,
 		.stack = o->stack };
 	struct trace t;
+	FILE *out;
 	int64_t id = 0;
 	int existed = 0, rc;
 
 	trace_init(&t);
 	rc = fmt == TRACE_NSYS ? trace_read_nsys(path, &t, e) :
 		trace_read_chrome(path, &t, e);
-	if (rc == HR_OK && !c->s) {
-		c->created = access(g->db_path, F_OK) != 0;
-		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
-	}
+	if (rc == HR_OK)
+		rc = open_store(g, c, e);
 	if (rc == HR_OK)
 		rc = trace_store(c->s, &t, &m, &id, &existed, e);
 	if (rc == HR_OK && !existed)
 		c->stored++;
+	out = c->out ? c->out : stdout;
 	if (rc == HR_OK && !g->quiet && existed)
-		printf("%s: already ingested as source %" PRId64 " (sha256 "
-		       "%.12s…), nothing added\n", path, id, t.sha256);
+		fprintf(out, "%s: already ingested as source %" PRId64 " (sha256 "
+			"%.12s…), nothing added\n", path, id, t.sha256);
 	else if (rc == HR_OK && !g->quiet)
-		printf("%s: source %" PRId64 " (profile, %s): %" PRId64
+		fprintf(out, "%s: source %" PRId64 " (profile, %s): %" PRId64
 		       " GPU activities, %zu distinct names, %.3f ms summed\n",
 		       path, id, fmt == TRACE_NSYS ? "nsys" : "chrome",
 		       t.activities, t.nnames, (double)t.kernel_ns / 1e6);
@@ -188,35 +240,103 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		return ingest_trace(g, c, path, fmt, o, e);
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
-	if (!c->s) {
-		c->created = access(g->db_path, F_OK) != 0;
-		rc = store_open(&c->s, g->db_path, STORE_WRITE, e);
-	}
+	rc = open_store(g, c, e);
 	if (rc == HR_OK)
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
 	if (rc == HR_OK && !res.existed)
 		c->stored++;
 	if (rc == HR_OK && !g->quiet) {
-		ingest_print_result(path, &res);
+		FILE *out = c->out ? c->out : stdout;
+
+		ingest_print_result(out, path, &res);
 		if (!strcmp(res.kind, "kernelbench-run"))
-			print_skipped(path, &fs);
+			print_skipped(out, path, &fs);
 	}
 	afileset_free(&fs);
 	return rc;
 }
 
-void ingest_cli_close(const struct hr_global *g, struct ingest_cli *c)
+/* Publish the new store built under c->tmp: HR_OK, INGEST_CLI_AGAIN when
+ * the database appeared meanwhile, HR_SYSTEM otherwise. */
+static int publish(const struct hr_global *g, struct ingest_cli *c,
+		   struct hr_err *e)
 {
-	static const char *const suffix[] = { "", "-wal", "-shm" };
-	char p[4096];
+	size_t n = strlen(c->tmp) + sizeof("-wal");
+	char *wal = malloc(n);
+	int rc = HR_OK;
 
+	if (!wal)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	/* Closing the last connection checkpoints the WAL into the file and
+	 * removes it; a WAL left behind would hold committed data that a
+	 * link of the main file alone would lose. */
+	snprintf(wal, n, "%s-wal", c->tmp);
+	if (!access(wal, F_OK))
+		rc = hr_errf(e, HR_SYSTEM, "%s: the new database's WAL was "
+			     "not checkpointed; it is kept as %s", g->db_path,
+			     c->tmp);
+	else if (link(c->tmp, g->db_path) == 0)
+		unlink(c->tmp);
+	else if (errno == EEXIST)
+		rc = INGEST_CLI_AGAIN;
+	else
+		rc = hr_errf(e, HR_SYSTEM, "%s: cannot create the database: "
+			     "%s (what was stored is kept as %s)", g->db_path,
+			     strerror(errno), c->tmp);
+	free(wal);
+	return rc;
+}
+
+int ingest_cli_close(const struct hr_global *g, struct ingest_cli *c, int rc,
+		     struct hr_err *e)
+{
+	int pub = HR_OK;
+
+	if (c->s && c->tmp && c->stored)
+		sqlite3_exec(store_db(c->s), "PRAGMA wal_checkpoint(TRUNCATE)",
+			     NULL, NULL, NULL);
 	store_close(c->s);
-	if (!c->s || !c->created || c->stored)
-		return;
-	for (size_t i = 0; i < sizeof(suffix) / sizeof(*suffix); i++) {
-		snprintf(p, sizeof(p), "%s%s", g->db_path, suffix[i]);
-		unlink(p);
+	c->s = NULL;
+	if (c->out)
+		fclose(c->out);
+	if (c->tmp && c->stored) {
+		pub = publish(g, c, rc ? &(struct hr_err){ 0 } : e);
+		if (pub == INGEST_CLI_AGAIN)
+			unlink(c->tmp);
+	} else if (c->tmp) {
+		unlink(c->tmp);
 	}
+	/* The summary lines of a published store; those of a store that lost
+	 * the race are printed by the run that follows. */
+	if (c->out_buf && pub == HR_OK)
+		fwrite(c->out_buf, 1, c->out_len, stdout);
+	free(c->out_buf);
+	free(c->tmp);
+	memset(c, 0, sizeof(*c));
+	if (pub == INGEST_CLI_AGAIN)
+		return pub;
+	return rc ? rc : pub;
+}
+
+int ingest_cli_run(const struct hr_global *g, char **paths, int n,
+		   const struct ingest_opts *o, struct hr_err *e)
+{
+	struct ingest_cli cli = { 0 };
+	int rc;
+
+	/* Again only when the database appeared during the first run; the
+	 * second opens it, so it cannot lose that race a second time. */
+	for (int tries = 0; tries < 3; tries++) {
+		rc = HR_OK;
+		hr_err_clear(e);
+		for (int i = 0; i < n && rc == HR_OK; i++)
+			rc = ingest_cli_one(g, &cli, paths[i], o, e);
+		rc = ingest_cli_close(g, &cli, rc, e);
+		if (rc != INGEST_CLI_AGAIN)
+			return rc;
+	}
+	return hr_errf(e, HR_SYSTEM, "%s: the database kept appearing and "
+		       "disappearing while it was being created", g->db_path);
 }
 
 int cmd_ingest(int argc, char **argv, struct hr_global *g)
@@ -236,9 +356,8 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	struct lb_map *map = NULL;
 	const char *map_path = NULL;
 	char *found = NULL, shipped[512];
-	struct ingest_cli cli = { 0 };
 	struct hr_err e;
-	int c, r, rc = HR_OK;
+	int c, r, rc;
 
 	hr_err_clear(&e);
 	archive_limits_default(&o.limits);
@@ -297,9 +416,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		return cli_report("ingest", &e);
 	}
 	o.map = map;
-	for (int i = optind; i < argc && rc == HR_OK; i++)
-		rc = ingest_cli_one(g, &cli, argv[i], &o, &e);
-	ingest_cli_close(g, &cli);
+	rc = ingest_cli_run(g, argv + optind, argc - optind, &o, &e);
 	lb_map_free(map);
 	free(found);
 	return rc ? cli_report("ingest", &e) : HR_OK;

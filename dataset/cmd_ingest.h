@@ -17,21 +17,39 @@ int ingest_parse_cap(const char *cmd, int entry, const char *arg,
 		     struct archive_limits *lim);
 
 /* The database as the commands hold it: opened on first use, so that an
- * input refused while loading never creates it. */
+ * input refused while loading never creates it.  A database that did not
+ * exist is built under a private name (tmp) and appears under its own
+ * name only when something was committed. */
 struct ingest_cli {
 	struct store *s;   /* NULL until an input loaded */
-	int created;       /* the database file did not exist before */
+	char *tmp;         /* the private name of a new database, or NULL */
+	FILE *out;         /* summary lines held back while tmp is set */
+	char *out_buf;     /* what out wrote (owned) */
+	size_t out_len;
 	int stored;        /* inputs committed */
 };
 
+/* ingest_cli_close: the database appeared while this command was creating
+ * it; nothing of this run is kept, run the inputs again into it. */
+#define INGEST_CLI_AGAIN (-1)
+
 /* Load path, open the database on first use, ingest it and print its
- * summary line unless -q. */
+ * summary line unless -q (held back until the database is published). */
 int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		   const char *path, const struct ingest_opts *o,
 		   struct hr_err *e);
 
-/* Close; a database this command created and stored nothing in is
- * removed again, so a failed first ingest leaves no file behind. */
-void ingest_cli_close(const struct hr_global *g, struct ingest_cli *c);
+/* Close after the inputs, rc being how they went (e holds rc's error).
+ * A new database is published when something was committed and removed
+ * otherwise; a database that exists is never removed.  Returns rc, or
+ * the publication's error, or INGEST_CLI_AGAIN. */
+int ingest_cli_close(const struct hr_global *g, struct ingest_cli *c, int rc,
+		     struct hr_err *e);
+
+/* The inputs paths[0..n) in order, stopping at the first that fails, with
+ * the run again that INGEST_CLI_AGAIN asks for.  Returns the exit code;
+ * e holds the error. */
+int ingest_cli_run(const struct hr_global *g, char **paths, int n,
+		   const struct ingest_opts *o, struct hr_err *e);
 
 #endif

@@ -33,7 +33,6 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 		{ 0 }
 	};
 	struct ingest_opts o = { .kind = INGEST_PROBLEMS };
-	struct ingest_cli cli = { 0 };
 	struct hr_err e;
 	int c, r;
 
@@ -60,8 +59,7 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 	if (optind + 1 != argc)
 		return cli_usage_error("problems", "add wants one DIR or "
 				       "ARCHIVE");
-	r = ingest_cli_one(g, &cli, argv[optind], &o, &e);
-	ingest_cli_close(g, &cli);
+	r = ingest_cli_run(g, argv + optind, 1, &o, &e);
 	return r ? cli_report("problems", &e) : HR_OK;
 }
 

@@ -19,6 +19,8 @@
 #include "../report/runfiles.h"
 #include "cmd_ingest.h"
 
+#define MAX_TRACES 64   /* the traces one command writes and ingests */
+
 static const char usage[] =
 	"usage: headroom profile WORKLOAD... [--stack eager|compile|both]\n"
 	"                        [--device D] [--out DIR] [--tiny]\n"
@@ -150,7 +152,8 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	struct profile_args a = { .python = env && *env ? env : "python3",
 		.device = "cuda", .out = "out/profiles" };
 	struct ingest_opts o = { .kind = INGEST_AUTO };
-	struct ingest_cli cli = { 0 };
+	char *traces[MAX_TRACES];   /* the traces written, to ingest */
+	int ntraces = 0;
 	char *found = NULL, line[8192];
 	struct hr_err e;
 	int c, r;
@@ -219,12 +222,20 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 			if (!trace)
 				hr_errf(&e, HR_SYSTEM, "%s (%s): the worker "
 					"named no trace", argv[i], stacks[s]);
-			else
-				ingest_cli_one(g, &cli, trace, &o, &e);
+			else if (ntraces == MAX_TRACES)
+				hr_errf(&e, HR_USAGE, "more than %d traces in "
+					"one command", MAX_TRACES);
+			else if (!(traces[ntraces++] = strdup(trace)))
+				hr_errf(&e, HR_SYSTEM, "out of memory");
 			cJSON_Delete(j);
 		}
 	}
-	ingest_cli_close(g, &cli);
+	/* The traces written, ingested in one run of the ingest (its store
+	 * opened and published once, as `headroom ingest` does). */
+	if (e.code == HR_OK && ntraces)
+		ingest_cli_run(g, traces, ntraces, &o, &e);
+	for (int i = 0; i < ntraces; i++)
+		free(traces[i]);
 	free(found);
 	return cli_report("profile", &e);
 }

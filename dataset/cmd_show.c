@@ -77,6 +77,28 @@ static const char eval_sql[] =
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
 	" LEFT JOIN kernel k ON k.id = e.kernel_id WHERE e.id = ?1";
 
+/* Stored text on the terminal: control characters other than newline
+ * and tab are written as \xNN, so that an escape sequence in a stored
+ * string (an error text, a kernel) cannot drive the terminal. */
+static void put_text(const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			printf("\\x%02x", *p);
+		else
+			putchar(*p);
+	}
+}
+
+/* "name: value" (or "name:" for NULL), the value through put_text. */
+static void put_field(const char *name, const char *v)
+{
+	printf("%s:%s", name, v ? " " : "");
+	if (v)
+		put_text(v);
+	putchar('\n');
+}
+
 static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
 			   struct hr_err *e)
 {
@@ -108,7 +130,7 @@ static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
 		if (obj)
 			cJSON_AddItemToObject(obj, name, column_json(st, c));
 		else
-			printf("%s:%s%s\n", name, v ? " " : "", v ? v : "");
+			put_field(name, v);
 	}
 	sqlite3_finalize(st);
 	return HR_OK;
@@ -215,10 +237,12 @@ static int show_kernel(sqlite3 *db, int64_t id, int with_code,
 		printf("\n## kernel\n\n(no code in the archive)\n");
 	} else {
 		printf("\n## kernel\n\nsha256: %s\n", sha);
-		if (with_code)
-			printf("\n```python\n%s%s```\n", code,
-			       *code && code[strlen(code) - 1] == '\n' ? "" :
-			       "\n");
+		if (with_code) {
+			printf("\n```python\n");
+			put_text(code);
+			printf("%s```\n", *code && code[strlen(code) - 1] ==
+			       '\n' ? "" : "\n");
+		}
 	}
 	sqlite3_finalize(st);
 	return HR_OK;
@@ -363,8 +387,7 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			else if (!strcmp(name, "findings_json"))
 				findings = v; /* printed below, per finding */
 			else
-				printf("%s:%s%s\n", name, v ? " " : "",
-				       v ? v : "");
+				put_field(name, v);
 		}
 		tolerance_line(st, tol, sizeof(tol));
 		if (row && *tol)

@@ -592,6 +592,10 @@ int export_write(struct store *s, const char *out_path,
 
 /* --- reading an export back --- */
 
+/* Row ids are JSON numbers: above 2^53 a double no longer holds every
+ * integer, so no export of ours can have written one. */
+#define MAX_ROW_ID 9007199254740992.0
+
 /* Member root + name, looked up by afileset_find. */
 static const struct afile *member(const struct afileset *fs,
 				  const char *root, const char *name)
@@ -744,7 +748,9 @@ static int ref_id(struct reader *r, const cJSON *rec, const char *key,
 
 	if (opt_real(r, rec, key, &d))
 		return r->e->code;
-	if (isnan(d) || d != floor(d) || (*out = idmap_get(m, (int64_t)d)) < 0)
+	/* Range first: converting 1e300 to an integer is undefined. */
+	if (!(d >= 1 && d <= MAX_ROW_ID) || d != floor(d) ||
+	    (*out = idmap_get(m, (int64_t)d)) < 0)
 		return hr_errf(r->e, HR_INPUT, "%s: %s: no such row in the "
 			       "export", r->where, key);
 	return HR_OK;
@@ -757,9 +763,9 @@ static int own_id(struct reader *r, const cJSON *rec, struct idmap *m,
 
 	if (opt_real(r, rec, "id", &d))
 		return r->e->code;
-	if (isnan(d) || d != floor(d) || d < 1)
+	if (!(d >= 1 && d <= MAX_ROW_ID) || d != floor(d))
 		return hr_errf(r->e, HR_INPUT, "%s: id: expected a positive "
-			       "integer", r->where);
+			       "integer up to 2^53", r->where);
 	if (m->n && m->v[m->n - 1].old >= (int64_t)d)
 		return hr_errf(r->e, HR_INPUT, "%s: id: rows must come in "
 			       "increasing id order", r->where);
@@ -784,9 +790,9 @@ static int member_code(struct reader *r, const char *path, const char *sha,
 	if (strcmp(got, sha))
 		return hr_errf(r->e, HR_INPUT, "%s: %s%s does not match its "
 			       "sha256 %s", r->where, r->root, path, sha);
-	if (memchr(f->data, '\0', f->len))
-		return hr_errf(r->e, HR_INPUT, "%s%s: NUL byte in code",
-			       r->root, path);
+	/* The same rule as the run-directory reader: UTF-8, no NUL. */
+	if (afile_check_text(r->fs->input, f, r->e))
+		return r->e->code;
 	*code = (const char *)f->data;
 	return HR_OK;
 }

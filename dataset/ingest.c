@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ingest.h"
+#include "text.h"
 
 static const char *const archive_exts[] = {
 	".tar.gz", ".tar.xz", ".tar.zst", ".tar.bz2", ".tgz", ".txz",
@@ -36,7 +37,7 @@ void ingest_base_name(const char *path, char *buf, size_t n)
 			break;
 		}
 	}
-	snprintf(buf, n, "%.*s", (int)blen, path + start);
+	text_copy(buf, n, path + start, blen);
 }
 
 static int count_kernels(struct store *s, int64_t *n, struct hr_err *e)
@@ -122,7 +123,8 @@ int ingest_fileset(struct store *s, const struct afileset *fs,
 	memset(r, 0, sizeof(*r));
 	memcpy(r->sha256, fs->sha256, sizeof(r->sha256));
 	if (o->source_name)
-		snprintf(r->name, sizeof(r->name), "%s", o->source_name);
+		text_copy(r->name, sizeof(r->name), o->source_name,
+			  strlen(o->source_name));
 	else
 		ingest_base_name(fs->input, r->name, sizeof(r->name));
 	if (o->kind == INGEST_PROBLEMS)

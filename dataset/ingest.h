@@ -51,6 +51,10 @@ int ingest_problems(const struct afileset *fs, struct ingest_ctx *ctx,
 /* Leaderboard-style JSON array / JSON Lines through a mapping file. */
 struct lb_map;
 int lb_map_load(const char *path, struct lb_map **out, struct hr_err *e);
+/* The same from bytes in memory (buf[0..len), borrowed); name stands for
+ * the file in messages. */
+int lb_map_parse(const char *name, const char *buf, size_t len,
+		 struct lb_map **out, struct hr_err *e);
 void lb_map_free(struct lb_map *m);
 const char *lb_map_name(const struct lb_map *m);
 int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,

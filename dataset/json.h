@@ -19,6 +19,12 @@
 int json_parse(const char *input, const struct afile *f, cJSON **out,
 	       struct hr_err *e);
 
+/* The first member of an object anywhere in v whose key an earlier
+ * member of the same object already has, or NULL.  cJSON keeps both and
+ * every lookup finds the first: the second would be ignored without a
+ * word. */
+const cJSON *json_duplicate_key(const cJSON *v);
+
 /* Where a record is, for messages: "<input>: <member>: <rec>: ...". */
 struct json_where {
 	const char *input;

@@ -24,8 +24,14 @@ static int check_text(const char *file, const char *buf, size_t len,
 {
 	size_t bad = text_bad_at(buf, len, NULL);
 
-	if (bad == len)
-		return HR_OK;
+	if (bad == len) {
+		bad = text_json_nul_escape_at(buf, len);
+		if (bad == len)
+			return HR_OK;
+		return hr_errf(e, HR_INPUT, "%s:%ld: \\u0000 in a string at "
+			       "byte offset %zu (refused: it would cut the "
+			       "string there)", file, line_of(buf, bad), bad);
+	}
 	return hr_errf(e, HR_INPUT, "%s:%ld: %s at byte offset %zu", file,
 		       line_of(buf, bad), buf[bad] ? "invalid UTF-8" : "NUL byte", bad);
 }
@@ -44,8 +50,18 @@ static cJSON *parse_one(const char *file, const char *buf, size_t start,
 	const char *stop = NULL;
 	cJSON *v = cJSON_ParseWithLengthOpts(buf + start, end - start, &stop,
 					     0);
+	const cJSON *dup;
+	char clip[80];
 	size_t off;
 
+	if (v && (dup = json_duplicate_key(v))) {
+		hr_errf(e, HR_INPUT, "%s:%ld: key \"%s\" twice in one object "
+			"(refused: only the first would be read)", file,
+			line_of(buf, start), text_clip(dup->string, clip,
+						       sizeof(clip)));
+		cJSON_Delete(v);
+		return NULL;
+	}
 	if (v) {
 		off = (size_t)(stop - buf);
 		while (off < end && blank(buf[off]))
@@ -173,12 +189,14 @@ int jsonrec_absent(const cJSON *v)
 static int type_error(const cJSON *v, const char *ref, const char *key,
 		      const char *path, const char *want, struct hr_err *e)
 {
+	const char *got = cJSON_IsNumber(v) && !isfinite(v->valuedouble) ?
+		"a number beyond the range of a double" : json_type_name(v);
+
 	if (path)
 		return hr_errf(e, HR_INPUT, "%s: %s (field '%s'): expected %s, "
-			       "got %s", ref, key, path, want,
-			       json_type_name(v));
+			       "got %s", ref, key, path, want, got);
 	return hr_errf(e, HR_INPUT, "%s: %s: expected %s, got %s", ref, key,
-		       want, json_type_name(v));
+		       want, got);
 }
 
 int jsonrec_str(const cJSON *v, const char *ref, const char *key,
@@ -201,6 +219,9 @@ int jsonrec_real(const cJSON *v, const char *ref, const char *key,
 		return HR_OK;
 	if (!cJSON_IsNumber(v))
 		return type_error(v, ref, key, path, "a number", e);
+	/* cJSON turns 1e400 into infinity. */
+	if (!isfinite(v->valuedouble))
+		return type_error(v, ref, key, path, "a finite number", e);
 	*out = v->valuedouble;
 	return HR_OK;
 }

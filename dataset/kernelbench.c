@@ -17,6 +17,7 @@
 
 #include "ingest.h"
 #include "json.h"
+#include "text.h"
 
 #define PATH_MAX_LEN 4200
 
@@ -383,7 +384,7 @@ static const char *problem_name(struct kb *k, int level, int pid, char *buf,
 	len = strlen(f);
 	if (len > 3 && !strcmp(f + len - 3, ".py"))
 		len -= 3;
-	snprintf(buf, n, "%.*s", (int)len, f);
+	text_copy(buf, n, f, len);
 	return buf;
 }
 
@@ -504,7 +505,7 @@ static int yaml_value(const char *text, const char *key, char *buf, size_t n)
 		if (end == v || (end - v == 1 && *v == '~') ||
 		    (end - v == 4 && !strncmp(v, "null", 4)))
 			return 0;
-		snprintf(buf, n, "%.*s", (int)(end - v), v);
+		text_copy(buf, n, v, (size_t)(end - v));
 		return 1;
 	}
 	return 0;
@@ -678,13 +679,16 @@ static int read_stats(const struct json_where *w, const cJSON *rec,
 static int read_trials(const struct json_where *w, const cJSON *o,
 		       struct store_eval *ev, struct hr_err *e)
 {
-	const char *t;
-	int k, n, end = 0;
+	const char *t, *p;
+	int k, n;
 
 	if (json_get_string(w, o, "correctness_trials", &t, e) || !t)
 		return e->code;
-	if (sscanf(t, "(%d / %d)%n", &k, &n, &end) != 2 || t[end] ||
-	    k < 0 || n < 0 || k > n)
+	/* parse_uint, not sscanf's %d: a count of 10^12 is refused, not
+	 * undefined. */
+	p = t;
+	if (eat(&p, "(") || parse_uint(&p, &k) || eat(&p, " / ") ||
+	    parse_uint(&p, &n) || eat(&p, ")") || *p || k > n)
 		return json_bad(w, "correctness_trials", e, "expected \"(k / "
 				"n)\", not \"%s\"", t);
 	ev->correct_trials_passed = k;
@@ -908,6 +912,9 @@ static int leftover_kernels(struct kb *k, struct run *r, struct hr_err *e)
 		if (p < 1)
 			return hr_errf(e, HR_INPUT, "%s: %s: problem ids are "
 				       "1-based", k->input, f->path);
+		if (l < 1)
+			return hr_errf(e, HR_INPUT, "%s: %s: levels start at "
+				       "1", k->input, f->path);
 		eval_init(&ev, k, r);
 		ev.level = l;
 		ev.problem_id = p;
@@ -957,9 +964,10 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 	int rc;
 
 	if (*dir)
-		snprintf(r.name, sizeof(r.name), "%s", dir);
+		text_copy(r.name, sizeof(r.name), dir, strlen(dir));
 	else if (k->fs->root_name)
-		snprintf(r.name, sizeof(r.name), "%s", k->fs->root_name);
+		text_copy(r.name, sizeof(r.name), k->fs->root_name,
+			  strlen(k->fs->root_name));
 	else
 		ingest_base_name(k->input, r.name, sizeof(r.name));
 	join(path, sizeof(path), dir, "generation_config.yaml");
@@ -971,7 +979,7 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 		r.model_from = "generation_config.yaml model_name";
 	} else {
 		mb = base_name(r.name);
-		snprintf(r.model, sizeof(r.model), "%.500s", mb);
+		text_copy(r.model, sizeof(r.model), mb, strlen(mb));
 		r.model_from = "run directory name (no model_name in "
 			"generation_config.yaml)";
 	}
@@ -1024,7 +1032,7 @@ static int parse_results_name(const char *base, char *model, size_t n,
 	}
 	if (!lv || lv == s)
 		return -1;
-	snprintf(model, n, "%.*s", (int)(lv - s), s);
+	text_copy(model, n, s, (size_t)(lv - s));
 	return 0;
 }
 
@@ -1039,7 +1047,7 @@ static int read_results_file(struct kb *k, const struct afile *f,
 	if (parse_results_name(base_name(f->path), r.model, sizeof(r.model),
 			       &r.level))
 		return HR_OK;
-	snprintf(r.name, sizeof(r.name), "%s", f->path);
+	text_copy(r.name, sizeof(r.name), f->path, strlen(f->path));
 	k->results_files++;
 	rc = read_eval_results(k, &r, f, e);
 	if (rc == HR_OK)

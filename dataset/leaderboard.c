@@ -4,6 +4,7 @@
  * reading of dump records into evaluations and reported speedups.  Must
  * not: know any site's field names; those live in mapping files only.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,10 +12,12 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 
 #include "ingest.h"
 #include "json.h"
 #include "jsonrec.h"
+#include "text.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
 
@@ -126,13 +129,14 @@ static int bad(const struct lb_map *m, const char *key, struct hr_err *e,
 static int bad(const struct lb_map *m, const char *key, struct hr_err *e,
 	       const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], clip[80];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return hr_errf(e, HR_INPUT, "%s: %s: %s", m->file, key, msg);
+	return hr_errf(e, HR_INPUT, "%s: %s: %s", m->file,
+		       text_clip(key, clip, sizeof(clip)), msg);
 }
 
 static int set_path(struct lb_map *m, struct spec *sp, const char *key,
@@ -395,12 +399,21 @@ static int read_file(const char *path, char **buf, size_t *len,
 		     struct hr_err *e)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st = { 0 };
 	size_t cap = 4096, n = 0, got;
 	char *b = NULL, *nb;
 
 	if (!f)
 		return hr_errf(e, HR_INPUT, "%s: cannot open mapping file: %m",
 			       path);
+	/* A directory opens for reading but fails at the first read; a
+	 * device could be read forever. */
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return hr_errf(e, HR_INPUT, "%s: not a mapping file (%s)", path,
+			       S_ISDIR(st.st_mode) ? "a directory" :
+			       "not a regular file");
+	}
 	do {
 		if (!(nb = realloc(b, cap + 1))) {
 			free(b);
@@ -425,29 +438,36 @@ static int read_file(const char *path, char **buf, size_t *len,
 	return HR_OK;
 }
 
-int lb_map_load(const char *path, struct lb_map **out, struct hr_err *e)
+int lb_map_parse(const char *name, const char *buf, size_t len,
+		 struct lb_map **out, struct hr_err *e)
 {
 	struct lb_map *m = calloc(1, sizeof(*m));
-	char *buf = NULL;
-	size_t len = 0;
 
 	*out = NULL;
-	if (!m || !(m->file = strdup(path))) {
+	if (!m || !(m->file = strdup(name))) {
 		free(m);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
-	if (read_file(path, &buf, &len, e) ||
-	    !(m->doc = jsonrec_parse(path, buf, len, e)))
-		goto fail;
-	if (parse_map(m, e))
-		goto fail;
-	free(buf);
+	if (!(m->doc = jsonrec_parse(name, buf, len, e)) || parse_map(m, e)) {
+		lb_map_free(m);
+		return e->code;
+	}
 	*out = m;
 	return HR_OK;
-fail:
+}
+
+int lb_map_load(const char *path, struct lb_map **out, struct hr_err *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if (read_file(path, &buf, &len, e))
+		return e->code;
+	rc = lb_map_parse(path, buf, len, out, e);
 	free(buf);
-	lb_map_free(m);
-	return e->code;
+	return rc;
 }
 
 /* The value a spec gives for rec: its constant, or the value at its path;
@@ -581,6 +601,10 @@ static int read_ids(const struct rec_ctx *rc, const cJSON *rec,
 			       "a record needs a level", rc->ref,
 			       path_of(&rc->map->f[T_LEVEL]));
 	ev->problem_id_base = pid->zero_based ? 0 : 1;
+	/* The 1-based id of the largest zero-based one would not fit. */
+	if (pid->zero_based && v == INT_MAX)
+		return hr_errf(e, HR_INPUT, "%s: problem_id (field '%s'): %d "
+			       "is too large", rc->ref, path_of(pid), v);
 	if (v >= 0) {
 		ev->problem_id = v + (pid->zero_based ? 1 : 0);
 	} else if ((ev->problem_id = id_from_name(ev->problem_name)) < 0) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "digest.h"
+#include "text.h"
 #include "version.h"
 
 
@@ -268,6 +269,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 
 struct store {
 	sqlite3 *db;
+	char *path;                 /* as opened, for messages (owned) */
+	int version;                /* user_version last read */
+	int wal;                    /* journal_mode is known to be WAL */
 	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
 };
 
@@ -303,46 +307,82 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
-static int migrate(struct store *s, const char *path, struct hr_err *e)
+/* What the file is, read without changing it: our application_id and a
+ * schema this build knows, or an empty database (a new or 0-byte file),
+ * else HR_INPUT.  A database with tables but neither our application_id
+ * nor a user_version is someone else's: writing our schema into it would
+ * change a file we were never asked to own. */
+static int identify(struct store *s, struct hr_err *e)
 {
-	int version = 0, app = 0;
-	char sql[64];
+	int version = 0, app = 0, tables = 0;
 
 	if (pragma_int(s, "PRAGMA application_id", &app) ||
-	    pragma_int(s, "PRAGMA user_version", &version))
-		return db_error(s, e, path);
+	    pragma_int(s, "PRAGMA user_version", &version) ||
+	    pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables))
+		return hr_errf(e, HR_INPUT, "%s: not a readable SQLite "
+			       "database: %s", s->path, sqlite3_errmsg(s->db));
 	if (app != 0 && app != HR_APPLICATION_ID)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
-			       "(application_id %d)", path, app);
+			       "(application_id %d)", s->path, app);
 	if (app == 0 && version != 0)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
-			       "(user_version %d, no application_id)", path,
+			       "(user_version %d, no application_id)", s->path,
 			       version);
+	if (app == 0 && tables != 0)
+		return hr_errf(e, HR_INPUT, "%s: not a headroom database (an "
+			       "SQLite database with tables of its own and no "
+			       "headroom application_id: left unchanged)",
+			       s->path);
 	if (version > N_MIGRATIONS)
 		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
-			       "this headroom (%d); upgrade headroom", path,
+			       "this headroom (%d); upgrade headroom", s->path,
 			       version, N_MIGRATIONS);
-	if (version == N_MIGRATIONS)
-		return HR_OK;
-	if (exec(s, "BEGIN IMMEDIATE", e))
+	s->version = version;
+	return HR_OK;
+}
+
+/* Inside a write transaction: bring the schema to the current version.
+ * The version is read again under the lock, as another process may have
+ * migrated the file since it was opened. */
+static int migrate_locked(struct store *s, struct hr_err *e)
+{
+	char sql[64];
+
+	if (identify(s, e))
 		return e->code;
-	for (int v = version; v < N_MIGRATIONS; v++) {
-		if (exec(s, migrations[v], e)) {
-			exec(s, "ROLLBACK", &(struct hr_err){0});
-			return hr_err_prefix(e, "%s: migration %d", path, v + 1);
-		}
-	}
+	if (s->version == N_MIGRATIONS)
+		return HR_OK;
+	for (int v = s->version; v < N_MIGRATIONS; v++)
+		if (exec(s, migrations[v], e))
+			return hr_err_prefix(e, "%s: migration %d", s->path,
+					     v + 1);
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", N_MIGRATIONS);
 	if (exec(s, sql, e))
-		goto fail;
+		return e->code;
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
 		 HR_APPLICATION_ID);
-	if (exec(s, sql, e) || exec(s, "COMMIT", e))
-		goto fail;
+	if (exec(s, sql, e))
+		return e->code;
+	s->version = N_MIGRATIONS;
 	return HR_OK;
-fail:
-	exec(s, "ROLLBACK", &(struct hr_err){0});
-	return e->code;
+}
+
+/* WAL once the file holds a committed headroom schema: switching earlier
+ * would rewrite the header of a file whose ingest may still be refused.
+ * A refusal (another connection holds the file) is not an error: the next
+ * commit tries again. */
+static void ensure_wal(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	if (s->wal || !sqlite3_get_autocommit(s->db) ||
+	    sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s->wal = !strcmp((const char *)sqlite3_column_text(st, 0),
+				 "wal");
+	sqlite3_finalize(st);
 }
 
 int store_schema_version(void)
@@ -354,14 +394,14 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e)
 {
 	struct store *s = calloc(1, sizeof(*s));
-	int flags = mode == STORE_WRITE ?
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
-		SQLITE_OPEN_READONLY;
-	int app = 0, version = 0;
+	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
 	*out = NULL;
-	if (!s)
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,
@@ -373,29 +413,24 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	sqlite3_extended_result_codes(s->db, 1);
 	if (exec(s, "PRAGMA foreign_keys = ON", e))
 		goto fail;
-	if (mode == STORE_WRITE) {
-		if (exec(s, "PRAGMA journal_mode = WAL", e) ||
-		    exec(s, "PRAGMA synchronous = NORMAL", e) ||
-		    migrate(s, path, e))
+	/* Nothing above writes to the file; identify only reads. */
+	if (identify(s, e))
+		goto fail;
+	if (mode == STORE_READ) {
+		if (s->version != N_MIGRATIONS) {
+			hr_errf(e, HR_INPUT, "%s: %s, this headroom reads "
+				"schema %d (open it once for writing, e.g. "
+				"'headroom ingest', to migrate)", path,
+				s->version ? "an older schema" :
+				"not a headroom database", N_MIGRATIONS);
 			goto fail;
+		}
 	} else {
-		if (pragma_int(s, "PRAGMA application_id", &app) ||
-		    pragma_int(s, "PRAGMA user_version", &version)) {
-			hr_errf(e, HR_INPUT, "%s: not a readable database: %s",
-				path, sqlite3_errmsg(s->db));
+		if (exec(s, "PRAGMA synchronous = NORMAL", e))
 			goto fail;
-		}
-		if (app != HR_APPLICATION_ID) {
-			hr_errf(e, HR_INPUT, "%s: not a headroom database", path);
+		if (mode == STORE_WRITE &&
+		    (store_begin(s, e) || store_commit(s, e)))
 			goto fail;
-		}
-		if (version != N_MIGRATIONS) {
-			hr_errf(e, HR_INPUT, "%s: schema version %d, this headroom "
-				"reads %d (open it once for writing, e.g. "
-				"'headroom ingest', to migrate)", path, version,
-				N_MIGRATIONS);
-			goto fail;
-		}
 	}
 	*out = s;
 	return HR_OK;
@@ -411,6 +446,7 @@ void store_close(struct store *s)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	free(s->path);
 	free(s);
 }
 
@@ -445,12 +481,21 @@ int store_has_table(sqlite3 *db, const char *pattern)
 
 int store_begin(struct store *s, struct hr_err *e)
 {
-	return exec(s, "BEGIN IMMEDIATE", e);
+	if (exec(s, "BEGIN IMMEDIATE", e))
+		return hr_err_prefix(e, "%s", s->path);
+	if (migrate_locked(s, e)) {
+		store_rollback(s);
+		return e->code;
+	}
+	return HR_OK;
 }
 
 int store_commit(struct store *s, struct hr_err *e)
 {
-	return exec(s, "COMMIT", e);
+	if (exec(s, "COMMIT", e))
+		return hr_err_prefix(e, "%s", s->path);
+	ensure_wal(s);
+	return HR_OK;
 }
 
 void store_rollback(struct store *s)
@@ -541,6 +586,25 @@ static int find_id(struct store *s, sqlite3_stmt *st, int64_t *id,
 	return HR_OK;
 }
 
+/* Names are printed in tables on a terminal: a control character in one
+ * (an escape sequence in a model name) is refused where it enters, for
+ * every reader at once.  Code and error texts may hold newlines and tabs;
+ * they are shown escaped instead (cmd_show). */
+static int check_label(const char *ref, const char *key, const char *v,
+		       struct hr_err *e)
+{
+	size_t len, bad;
+
+	if (!v)
+		return HR_OK;
+	len = strlen(v);
+	if ((bad = text_control_at(v, len)) == len)
+		return HR_OK;
+	return hr_errf(e, HR_INPUT, "%s: %s: control character 0x%02x at "
+		       "byte %zu (refused in a name)", ref, key,
+		       (unsigned char)v[bad], bad);
+}
+
 static void utc_now(char *buf, size_t n)
 {
 	time_t t = time(NULL);
@@ -571,7 +635,8 @@ int store_add_source(struct store *s, const struct store_source *src,
 		*existed = 1;
 		return HR_OK;
 	}
-	if (!(st = stmt(s, ST_SOURCE_ADD, e)))
+	if (check_label(src->path, "source name", src->name, e) ||
+	    !(st = stmt(s, ST_SOURCE_ADD, e)))
 		return e->code;
 	utc_now(now, sizeof(now));
 	bind_text(st, 1, src->name);
@@ -691,13 +756,28 @@ static int duplicate_eval(struct store *s, const struct store_eval *ev,
 	return e->code;
 }
 
+static int check_eval_labels(const struct store_eval *ev, struct hr_err *e)
+{
+	const char *ref = ev->record_ref ? ev->record_ref : "record";
+
+	if (check_label(ref, "run", ev->run, e) ||
+	    check_label(ref, "model", ev->model, e) ||
+	    check_label(ref, "problem_name", ev->problem_name, e) ||
+	    check_label(ref, "hardware", ev->hardware, e) ||
+	    check_label(ref, "precision", ev->precision, e) ||
+	    check_label(ref, "harness", ev->harness, e) ||
+	    check_label(ref, "error_kind", ev->error_kind, e))
+		return e->code;
+	return HR_OK;
+}
+
 int store_add_evaluation(struct store *s, const struct store_eval *ev,
 			 int64_t *id, struct hr_err *e)
 {
 	sqlite3_stmt *st = stmt(s, ST_EVAL_ADD, e);
 	int rc;
 
-	if (!st)
+	if (!st || check_eval_labels(ev, e))
 		return e->code;
 	sqlite3_bind_int64(st, 1, ev->source_id);
 	bind_text(st, 2, ev->run);
@@ -745,6 +825,13 @@ int store_add_speedup(struct store *s, const struct store_speedup *sp,
 
 	if (!st)
 		return e->code;
+	/* A ratio of finite times can still overflow (1e300 / 1e-300), and
+	 * NaN would reach the NOT NULL constraint as NULL, naming nothing. */
+	if (!isfinite(sp->value) || !(sp->value > 0))
+		return hr_errf(e, HR_INPUT, "%s: %s speedup %g against %s is "
+			       "not a finite positive number",
+			       sp->baseline_ref ? sp->baseline_ref : "speedup",
+			       sp->origin, sp->value, sp->baseline_kind);
 	sqlite3_bind_int64(st, 1, sp->evaluation_id);
 	bind_text(st, 2, sp->baseline_kind);
 	bind_real(st, 3, sp->baseline_ms);

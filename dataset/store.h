@@ -19,9 +19,20 @@
 
 #define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
 
+/* Every mode refuses, without changing it, a file that is not a headroom
+ * store or an empty database: another program's SQLite database, one of a
+ * newer schema, or a file that is not SQLite at all (HR_INPUT naming the
+ * path).  The schema version is always read under the write lock, so two
+ * processes opening a new or older store cannot both migrate it. */
 enum store_open_mode {
 	STORE_READ = 0,   /* the file must exist and carry our application_id */
-	STORE_WRITE = 1,  /* create when missing, migrate to the current schema */
+	STORE_WRITE = 1,  /* create when missing, migrate to the current schema
+			   * in a transaction of its own, switch to WAL */
+	/* Create when missing, but change nothing until the caller's first
+	 * store_begin, which migrates inside that same transaction; WAL is
+	 * switched on after its commit.  A write that is rolled back leaves
+	 * the file byte-identical (a 0-byte file stays 0 bytes). */
+	STORE_APPEND = 2,
 };
 
 struct store;
@@ -46,7 +57,10 @@ int store_has_table(sqlite3 *db, const char *pattern);
 /* Schema version this build writes (PRAGMA user_version after migration). */
 int store_schema_version(void);
 
-/* One logical write = one transaction (BEGIN IMMEDIATE ... COMMIT). */
+/* One logical write = one transaction (BEGIN IMMEDIATE ... COMMIT).
+ * store_begin also migrates an empty or older file to the current schema
+ * inside the transaction (so a rollback undoes it too); store_commit
+ * switches the file to WAL once it holds a committed schema. */
 int store_begin(struct store *s, struct hr_err *e);
 int store_commit(struct store *s, struct hr_err *e);
 void store_rollback(struct store *s);

@@ -82,3 +82,63 @@ size_t text_bad_at(const void *buf, size_t len, const char **what)
 		*what = nul ? "NUL byte" : "not valid UTF-8";
 	return nul ? (size_t)(nul - (const char *)buf) : bad;
 }
+
+int text_copy(char *dst, size_t n, const char *src, size_t srclen)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t len = srclen;
+
+	if (len > n - 1) {
+		len = n - 1;
+		/* Back up over continuation bytes (10xxxxxx) to the lead
+		 * byte of the character that would be split, and drop it. */
+		while (len > 0 && (s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	return len != srclen;
+}
+
+size_t text_json_nul_escape_at(const void *buf, size_t len)
+{
+	const char *s = buf;
+	int in_string = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!in_string) {
+			in_string = s[i] == '"';
+			continue;
+		}
+		if (s[i] == '"') {
+			in_string = 0;
+		} else if (s[i] == '\\' && i + 1 < len) {
+			if (s[i + 1] == 'u' && i + 6 <= len &&
+			    !memcmp(s + i + 2, "0000", 4))
+				return i;
+			i++;    /* the escaped character is not a quote */
+		}
+	}
+	return len;
+}
+
+size_t text_control_at(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return i;
+	return len;
+}
+
+const char *text_clip(const char *s, char *buf, size_t n)
+{
+	static const char ellipsis[] = "\xe2\x80\xa6";   /* U+2026 */
+	size_t len = strlen(s), k;
+
+	if (len < n)
+		return s;
+	text_copy(buf, n - (sizeof(ellipsis) - 1), s, len);
+	k = strlen(buf);
+	memcpy(buf + k, ellipsis, sizeof(ellipsis));
+	return buf;
+}

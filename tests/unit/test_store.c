@@ -266,6 +266,169 @@ static void speedup_needs_an_existing_evaluation(void **state)
 	store_close(s);
 }
 
+/* The whole file, malloc'd (*n bytes); NULL when it does not exist. */
+static unsigned char *slurp(const char *p, size_t *n)
+{
+	FILE *f = fopen(p, "rb");
+	unsigned char *buf;
+	long len;
+
+	*n = 0;
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)len + 1);
+	assert_non_null(buf);
+	*n = fread(buf, 1, (size_t)len, f);
+	fclose(f);
+	return buf;
+}
+
+static void write_file(const char *p, const char *data, size_t n)
+{
+	FILE *f = fopen(p, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static void assert_file_is(const unsigned char *want, size_t n)
+{
+	size_t got_n;
+	unsigned char *got = slurp(path, &got_n);
+
+	assert_non_null(got);
+	assert_int_equal(got_n, n);
+	assert_memory_equal(got, want, n);
+	free(got);
+}
+
+/* A database another program made, without our application_id or a
+ * user_version: no mode may put our schema or WAL into it. */
+static void foreign_database_without_id_is_left_unchanged(void **state)
+{
+	sqlite3 *db;
+	struct store *s;
+	struct hr_err e;
+	unsigned char *before;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x);"
+				      "INSERT INTO t VALUES (1)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	before = slurp(path, &n);
+	for (int mode = STORE_WRITE; mode <= STORE_APPEND; mode++) {
+		hr_err_clear(&e);
+		assert_int_equal(store_open(&s, path, mode, &e), HR_INPUT);
+		assert_null(s);
+		assert_non_null(strstr(e.msg, "not a headroom database"));
+		assert_non_null(strstr(e.msg, path));
+		assert_file_is(before, n);
+	}
+	free(before);
+}
+
+/* A file that is not SQLite at all: an input error naming it. */
+static void garbage_file_is_refused_naming_it(void **state)
+{
+	static const char junk[] = "this is not a database, but it is long "
+		"enough to have a header: 0123456789abcdef0123456789abcdef"
+		"0123456789abcdef0123456789abcdef0123456789abcdef";
+	struct store *s;
+	struct hr_err e;
+
+	(void)state;
+	write_file(path, junk, sizeof(junk) - 1);
+	for (int mode = STORE_READ; mode <= STORE_APPEND; mode++) {
+		hr_err_clear(&e);
+		assert_int_equal(store_open(&s, path, mode, &e), HR_INPUT);
+		assert_non_null(strstr(e.msg, path));
+		assert_file_is((const unsigned char *)junk, sizeof(junk) - 1);
+	}
+}
+
+/* A 0-byte file opened to append, then a write rolled back: still 0
+ * bytes (no schema, no WAL header). */
+static void empty_file_stays_empty_after_a_rolled_back_write(void **state)
+{
+	struct store *s;
+	struct hr_err e;
+	size_t n;
+	unsigned char *got;
+
+	(void)state;
+	write_file(path, "", 0);
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_APPEND, &e), HR_OK);
+	assert_int_equal(store_begin(s, &e), HR_OK);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM source"), 0);
+	store_rollback(s);
+	store_close(s);
+	got = slurp(path, &n);
+	assert_non_null(got);
+	assert_int_equal(n, 0);
+	free(got);
+}
+
+/* A store of an older schema (here: before the replay tables) is migrated
+ * by the first committed write, not by opening it: a rolled-back write
+ * leaves it byte-identical. */
+static void older_store_is_migrated_only_by_a_committed_write(void **state)
+{
+	struct store *s = open_rw();
+	struct hr_err e;
+	unsigned char *before;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sqlite3_exec(store_db(s), "DROP TABLE replay_job;"
+				      "DROP TABLE replay_run;"
+				      "PRAGMA user_version = 2", NULL, NULL,
+				      NULL), SQLITE_OK);
+	store_close(s);
+	before = slurp(path, &n);
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_APPEND, &e), HR_OK);
+	assert_int_equal(store_begin(s, &e), HR_OK);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM replay_run"), 0);
+	store_rollback(s);
+	store_close(s);
+	assert_file_is(before, n);
+	free(before);
+	assert_int_equal(store_open(&s, path, STORE_APPEND, &e), HR_OK);
+	assert_int_equal(store_begin(s, &e), HR_OK);
+	assert_int_equal(store_commit(s, &e), HR_OK);
+	assert_int_equal(scalar(s, "PRAGMA user_version"),
+			 store_schema_version());
+	store_close(s);
+}
+
+/* Two connections to a new file: the second migrates it while the first
+ * is open; the first one's write must see the new version (read under
+ * the lock), not run migration 1 again. */
+static void schema_version_is_read_under_the_write_lock(void **state)
+{
+	struct store *a, *b;
+	struct hr_err e;
+
+	(void)state;
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&a, path, STORE_APPEND, &e), HR_OK);
+	assert_int_equal(store_open(&b, path, STORE_WRITE, &e), HR_OK);
+	store_close(b);
+	assert_int_equal(store_begin(a, &e), HR_OK);
+	assert_int_equal(store_commit(a, &e), HR_OK);
+	assert_int_equal(scalar(a, "SELECT count(*) FROM sqlite_schema"
+				" WHERE name = 'source'"), 1);
+	store_close(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +442,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rollback_leaves_store_as_before, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_values_are_stored_as_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(speedup_needs_an_existing_evaluation, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_database_without_id_is_left_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(garbage_file_is_refused_naming_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(empty_file_stays_empty_after_a_rolled_back_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(older_store_is_migrated_only_by_a_committed_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_version_is_read_under_the_write_lock, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
