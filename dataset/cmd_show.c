@@ -269,14 +269,19 @@ static void print_findings(const char *json)
 	if (!doc)
 		return;
 	if (cJSON_IsString(why))
-		printf("audit_why: %s\n", why->valuestring);
+		put_field("audit_why", why->valuestring);
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc,
 							       "evidence")) {
 		char *ev = cJSON_PrintUnformatted(
 			cJSON_GetObjectItemCaseSensitive(f, "evidence"));
 
-		printf("evidence: %s%s%s\n", sv(f, "id", "(unnamed)"),
-		       ev ? " " : "", ev ? ev : "");
+		fputs("evidence: ", stdout);
+		put_text(sv(f, "id", "(unnamed)"));
+		if (ev) {
+			putchar(' ');
+			put_text(ev);
+		}
+		putchar('\n');
 		cJSON_free(ev);
 		n++;
 	}
@@ -286,9 +291,13 @@ static void print_findings(const char *json)
 	cJSON_ArrayForEach(f, sig) {
 		const cJSON *ln = cJSON_GetObjectItemCaseSensitive(f, "line");
 
-		printf("signal: %s line %d: %s (%s)\n", sv(f, "id", "?"),
-		       cJSON_IsNumber(ln) ? ln->valueint : 0, sv(f, "text", ""),
-		       sv(f, "reason", ""));
+		fputs("signal: ", stdout);
+		put_text(sv(f, "id", "?"));
+		printf(" line %d: ", cJSON_IsNumber(ln) ? ln->valueint : 0);
+		put_text(sv(f, "text", ""));
+		fputs(" (", stdout);
+		put_text(sv(f, "reason", ""));
+		fputs(")\n", stdout);
 		n++;
 	}
 	if (!n)
