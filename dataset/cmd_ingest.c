@@ -39,9 +39,10 @@ static const char usage[] =
 	"each is read streaming and stored as one profile, keyed by the\n"
 	"file's sha256 (docs/profiles.md).\n"
 	"\n"
-	"  --map MAP         leaderboard mapping: a JSON file, or the name of\n"
-	"                    one headroom ships (e.g. common-schema: the\n"
-	"                    maps/ folder of PREFIX/share/headroom)\n"
+	"  --map MAP         leaderboard mapping: a JSON file, or, when no\n"
+	"                    file has that name, the name of one headroom\n"
+	"                    ships (e.g. common-schema: the maps/ folder of\n"
+	"                    PREFIX/share/headroom)\n"
 	"  --source NAME     source name (default: the input's base name)\n"
 	"  --max-entry-mb N  largest entry, uncompressed (default 64)\n"
 	"  --max-total-mb N  whole input, uncompressed (default 2048)\n"
@@ -397,9 +398,10 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		return r;
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no input given");
-	if (map_path && !strchr(map_path, '/') &&
-	    !strstr(map_path, ".json")) {
-		/* A bare name: one of the maps headroom ships. */
+	if (map_path && access(map_path, F_OK) != 0 &&
+	    !strchr(map_path, '/') && !strstr(map_path, ".json")) {
+		/* A bare name that names no file here: one of the maps
+		 * headroom ships. */
 		snprintf(shipped, sizeof(shipped), "maps/%s.json", map_path);
 		if (!(found = runfiles_find(RUNFILES_SHARE, shipped))) {
 			runfiles_path(RUNFILES_SHARE, "maps", shipped,
