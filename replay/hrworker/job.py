@@ -198,7 +198,7 @@ class Job:
         cand_ctx = (ctx if self.mode == "faithful" else
                     problem_namespace(m["problem_code"], m.get("problem_file")))
         ns_before = namespace_snapshot(ctx, (get_inputs, get_init_inputs))
-        self.harness = harness_refs(t)
+        self.harness_kept = harness_refs(t)
         self.own = self.own_refs()
         t0 = time.monotonic()
         try:
@@ -270,7 +270,7 @@ class Job:
     def tampered(self, when):
         """harness-patched when what the harness relies on is no longer
         what it was before candidate code ran; True then."""
-        names = patched(self.harness, self.torch, self.own)
+        names = patched(self.harness_kept, self.torch, self.own)
         if names:
             add_finding(self.ctx, "harness-patched", when=when, names=names)
         return bool(names)

@@ -217,6 +217,31 @@ class Timing:
         ok, rec = self.judge.compare(out, out_new, False, Laps({}))
         return ok, {k: rec.get(k) for k in ("n_violations", "max_abs_err") if k in rec}
 
+    def failed_check(self, prints, fp, ref_fp, rec, **where):
+        """A checked call failed: result-cached when its output repeats,
+        bit for bit, an earlier one (prints: fingerprint -> that call's
+        reference fingerprint and round) whose reference differed; else
+        timing-path-differs."""
+        seen = prints.get(fp)
+        if seen is not None and seen[0] != ref_fp:
+            add_finding(self.ctx, "result-cached", repeats_round=seen[1], **where, **rec)
+        else:
+            add_finding(self.ctx, "timing-path-differs", **where, **rec)
+
+    def checked_call(self, inp, when, prints):
+        """Reference and candidate on inp, outside any timed call, the check
+        recorded in checks.rechecks (failed_check when it fails); returns
+        (pass, the candidate's fingerprint, the reference's)."""
+        out = self.ref(*inp)
+        out_new = self.new(*inp)
+        self.sync()
+        fp, ref_fp = self.output_print(out_new), self.output_print(out)
+        ok, rec = self.passes(out, out_new)
+        self.checks.setdefault("rechecks", []).append({"when": when, "pass": ok, **rec})
+        if not ok and prints is not None:
+            self.failed_check(prints, fp, ref_fp, rec, when=when)
+        return ok, fp, ref_fp, rec
+
     def check_round(self, r, out, out_new, prints, fails):
         """One round's outputs: checked, and the candidate's fingerprinted
         (prints: fingerprint -> the reference's fingerprint and round)."""
@@ -224,45 +249,23 @@ class Timing:
         ok, rec = self.passes(out, out_new)
         if not ok:
             fails.append(r)
-            seen = prints.get(fp)
-            if seen is not None and seen[0] != ref_fp:
-                add_finding(self.ctx, "result-cached", round=r, repeats_round=seen[1],
-                            **rec)
-            else:
-                add_finding(self.ctx, "timing-path-differs", round=r, **rec)
+            self.failed_check(prints, fp, ref_fp, rec, round=r)
         if fp is not None and fp not in prints:
             prints[fp] = (ref_fp, r)
 
     def recheck_fresh(self, seed, prints, when):
-        """A call on fresh content, checked: a failure repeating an earlier
-        output is result-cached, another timing-path-differs."""
-        inp = self.sets.fresh_content(seed)
-        out = self.ref(*inp)
-        out_new = self.new(*inp)
-        self.sync()
-        fp, ref_fp = self.output_print(out_new), self.output_print(out)
-        ok, rec = self.passes(out, out_new)
-        self.checks.setdefault("rechecks", []).append({"when": when, "pass": ok, **rec})
-        if not ok:
-            seen = prints.get(fp)
-            if seen is not None and seen[0] != ref_fp:
-                add_finding(self.ctx, "result-cached", when=when, **rec)
-            else:
-                add_finding(self.ctx, "timing-path-differs", when=when, **rec)
+        """A call on fresh content, checked (failed_check)."""
+        self.checked_call(self.sets.fresh_content(seed), when, prints)
 
     def recheck(self, inputs, calls):
         """After a faithful loop of calls on the same inputs: those inputs
         once more (drift after calls calls: timing-path-differs), then
-        fresh content (recheck_fresh)."""
-        out = self.ref(*inputs)
-        out_new = self.new(*inputs)
-        self.sync()
-        ok, rec = self.passes(out, out_new)
-        self.checks.setdefault("rechecks", []).append(
-            {"when": "after %d calls on the timing inputs" % calls, "pass": ok, **rec})
+        their middle half changed, then fresh content."""
+        ok, fp, ref_fp, rec = self.checked_call(
+            inputs, "after %d calls on the timing inputs" % calls, None)
         if not ok:
             add_finding(self.ctx, "timing-path-differs", after_calls=calls, **rec)
-        prints = {self.output_print(out_new): (self.output_print(out), -1)}
+        prints = {fp: (ref_fp, -1)}
         self.recheck_middle_changed(inputs, prints)
         self.recheck_fresh(self.seed + 1, prints, "fresh content after timing")
 
@@ -277,23 +280,14 @@ class Timing:
         have used these inputs for the last time."""
         t = self.torch
         for x in inputs:
-            if isinstance(x, t.Tensor) and x.is_floating_point() and x.numel():
-                flat = x.view(-1) if x.is_contiguous() else None
-                if flat is None:
-                    continue
+            if (isinstance(x, t.Tensor) and x.is_floating_point() and x.numel()
+                    and x.is_contiguous()):
+                flat = x.view(-1)
                 n = flat.numel()
                 mid = flat[n // 4:n - n // 4] if n > 1 else flat
                 mid.mul_(0.5).add_(0.25)
-        out = self.ref(*inputs)
-        out_new = self.new(*inputs)
-        self.sync()
-        ok, rec = self.passes(out, out_new)
-        when = "the timing inputs, their middle half changed in place"
-        self.checks.setdefault("rechecks", []).append({"when": when, "pass": ok, **rec})
-        if not ok:
-            seen = prints.get(self.output_print(out_new))
-            add_finding(self.ctx, "result-cached" if seen is not None else
-                        "timing-path-differs", when=when, **rec)
+        self.checked_call(inputs, "the timing inputs, their middle half changed in place",
+                          prints)
 
     def fresh_timing(self, inputs, n=7):
         """The candidate timed on the harness's timing inputs and on n sets
