@@ -39,6 +39,7 @@ from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
+from hrworker.remote import CandidateProcess
 from hrworker.keeper import keeper_budget_mb, start_keeper
 from hrworker.state import WorkerState
 
@@ -177,6 +178,13 @@ def child(msg, cfg, proto, torch, done_fd):
                 os.setpriority(os.PRIO_PROCESS, 0, nice)
             except OSError:
                 pass
+        # The candidate process, forked before the judge (this process)
+        # makes a CUDA context or reads the problem: candidate code runs
+        # there only (hrworker/candidate.py).  Jobs that run no candidate
+        # (the problem audit, draws ahead) have none.
+        cand = None
+        if msg.get("stop_after") not in ("reference", "inputs"):
+            cand = CandidateProcess.start(cfg, torch, msg, jobdir)
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         jail_error = None
@@ -186,7 +194,7 @@ def child(msg, cfg, proto, torch, done_fd):
             except OSError as e:   # the audit hook alone, as without Landlock
                 jail_error = str(e)
         cfg.sandbox.active = True
-        job = Job(msg, cfg, proto, torch)
+        job = Job(msg, cfg, proto, torch, cand)
         if jail_error:
             job.checks["fs_jail_error"] = jail_error
         result = job.run()
@@ -229,10 +237,14 @@ def sweep(cfg):
     ended (set_subreaper).  Where no job runs (reap); returns how many."""
     known, killed = set(cfg.dying) | {cfg.keeper_pid}, 0
     for pid in sorted(own_children() - known):
+        # A zombie left nothing running: a job's candidate process, killed
+        # with the job's process group, is reaped here (this process
+        # became its parent when the job's process ended).
+        alive = proc_state(pid) not in ("Z", "X", None)
         try:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-            killed += 1
+            killed += alive
         except (OSError, ChildProcessError):
             pass
     return killed

@@ -3,7 +3,7 @@ original check, reference first, through the verify library when present,
 torch.allclose beside it) and, for `headroom audit problems`, which
 degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
-from hrworker.audit import Poison, add_finding, aliases, fingerprint, spent
+from hrworker.audit import Poison, add_finding, fingerprint, spent
 from hrworker.context import Verdict
 from hrworker.util import Laps, exc_text, finite
 
@@ -69,7 +69,8 @@ class Checks:
                 self.set_seed(s)       # KernelBench seeds again before the models run
                 cand_inputs = inputs
                 if self.mode == "robust":  # candidate cannot mutate the reference's inputs
-                    cand_inputs = [x.clone() if isinstance(x, t.Tensor) else x for x in inputs]
+                    cand_inputs = [self.sets.share(x.clone()) if isinstance(x, t.Tensor) else x
+                                   for x in inputs]
                 self.sync()
                 laps.lap("inputs")
                 try:
@@ -135,15 +136,11 @@ class Checks:
         return self.poison.bits(out)
 
     def call_candidate(self, inputs, out, bits):
-        """The candidate's call, memory poisoned first when bits is given."""
-        if bits is not None:
-            self.poison.fill(out.numel() * out.element_size())
-        try:
-            out_new = self.new(*inputs)
-            self.sync()
-        finally:
-            if bits is not None:
-                self.poison.end()
+        """The candidate's call in its process, memory poisoned there first
+        when bits is given; its output in the judge's memory (the reply in
+        self.new.last)."""
+        fill = out.numel() * out.element_size() if bits is not None else None
+        out_new, self.new.last = self.new.proc.call(inputs, poison_bytes=fill, watch=True)
         return out_new
 
     def note_coverage(self, rec, seed, how):
@@ -172,12 +169,17 @@ class Checks:
         changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
         if changed:
             add_finding(self.ctx, "input-mutated", seed=seed, inputs=changed)
-        hits = aliases(t, out_new, inputs)
-        if hits:
-            add_finding(self.ctx, "output-aliases-input", seed=seed, inputs=hits)
-        if type(out_new) is not t.Tensor:
+        # What the candidate's process saw of its output (data: it can only
+        # tell against itself): the inputs it shares memory with, its type.
+        rep = self.new.last
+        hits = rep.get("aliases")
+        if isinstance(hits, list) and hits:
+            add_finding(self.ctx, "output-aliases-input", seed=seed,
+                        inputs=[i for i in hits[:64] if type(i) is int])
+        spec = rep.get("out") if isinstance(rep.get("out"), dict) else {}
+        if spec.get("exact_type") is not True:
             add_finding(self.ctx, "output-not-tensor", seed=seed,
-                        type="%s.%s" % (type(out_new).__module__, type(out_new).__qualname__))
+                        type=str(spec.get("type"))[:200])
 
     def audit_calls(self, seed, passed):
         """After the trials, calls of the audit's own (the trials keep the

@@ -30,6 +30,12 @@ class InputSets:
         self.fast_draws = 0     # draws the rand library served (FastRand)
         self.clean = None       # the timing set's description, drawn before any candidate code
         self.in_namespace = False   # drawn again in the candidate's namespace (redraw_in_namespace)
+        self.remote = None      # there: the candidate process (remote.CandidateProcess)
+        # Every set handed out goes through share: on a CPU job with a
+        # candidate process, into memory that process maps (the judge's
+        # tensor is the shared one, so the check sees what the candidate
+        # wrote into its inputs).
+        self.share = lambda x: x
 
     def trial_seeds(self):
         """KernelBench: torch.manual_seed(42), then one randint per trial."""
@@ -86,6 +92,11 @@ class InputSets:
         rand library, when the worker has one (FastRand), serves the
         get_inputs' torch.rand calls: same values, same state."""
         t = self.torch
+        if self.remote is not None:     # in the candidate's namespace, in its process
+            raw, state = self.remote.draw(s)
+            size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
+            return raw, state, None, size, all(
+                not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
         self.set_seed(s)
         raw = self.host_inputs()
         size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
@@ -338,17 +349,19 @@ class InputSets:
             y = self.place(x)
             if isinstance(x, t.Tensor) and y.data_ptr() == x.data_ptr():
                 y = y.clone()
-            out.append(y)
+            out.append(self.share(y))
         return out
 
-    def redraw_in_namespace(self):
+    def redraw_in_namespace(self, remote):
         """Forget every set: each is drawn again when used, by the
-        problem's get_inputs in the namespace candidate code has changed,
-        with torch's own generator (as KernelBench, a patched torch.rand
-        included), and never saved."""
+        problem's get_inputs in the namespace candidate code has changed
+        (in the candidate process, remote), with torch's own generator
+        there (as KernelBench, a patched torch.rand included), and never
+        saved."""
         self.draws = {s: None for s in (self.draws or {})}
         self.late_seed = None
         self.in_namespace = True
+        self.remote = remote
         ic = self.checks.get("input_cache")
         if ic is not None:
             ic["drawn_in_candidate_namespace"] = True
@@ -374,4 +387,4 @@ class InputSets:
         self.set_seed(seed)
         with t.device(self.ctx.device):
             raw = self.get_inputs()
-        return [self.place(x) for x in raw]
+        return [self.share(self.place(x)) for x in raw]

@@ -1,27 +1,30 @@
-"""hrworker/job.py - one job in its own process: it drives the stages -- the
-problem and its reference, the input sets (hrworker/inputs.py), the
-candidate's build into the cache, the correctness trials (hrworker/checks.py)
-and timing (hrworker/timing.py) under the semantics the job asks for -- and
-sends its phases; its one result is what run() returns (Job)."""
+"""hrworker/job.py - one job, judged in its own process: it drives the
+stages -- the problem and its reference, the input sets
+(hrworker/inputs.py), the candidate's build and its model in the job's
+candidate process (hrworker/remote.py: candidate code runs there and
+nowhere else), the correctness trials (hrworker/checks.py) and timing
+(hrworker/timing.py) under the semantics the job asks for -- and sends its
+phases; its one result is what run() returns (Job)."""
 import gc
-import hashlib
-import json
-import os
-import platform
 import time
 
-from hrworker.audit import (add_finding, clean_inputs_description, harness_refs,
-                            namespace_snapshot, patched, rebound)
+from hrworker.audit import add_finding, clean_inputs_description
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.inputs import InputSets
+from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.timing import Timing
-from hrworker.util import children_cpu, exc_text
+from hrworker.util import exc_text
+
+# The fields of a build record the judge keeps from the candidate process.
+EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
+              "cpu_seconds": (int, float), "failed": bool}
 
 
 class Job:
-    def __init__(self, msg, cfg, proto, torch):
+    def __init__(self, msg, cfg, proto, torch, cand=None):
         self.ctx = JobContext(msg, cfg, torch)
+        self.cand = cand        # remote.CandidateProcess (None: no candidate code runs)
         self.m, self.cfg, self.proto, self.torch = msg, cfg, proto, torch
         self.id, self.mode, self.seed = self.ctx.id, self.ctx.mode, self.ctx.seed
         self.result, self.checks = self.ctx.result, self.ctx.checks
@@ -43,61 +46,6 @@ class Job:
         self.result["phase"] = name
         self.proto.send({"type": "phase", "job": self.id, "phase": name})
 
-    def cache_dir(self, what):
-        """Content-addressed build directory: what is built (an extension's
-        sources and options, or a whole candidate), torch, CUDA, arch, flags."""
-        t = self.torch
-        flags = "|".join("%s=%s" % (k, os.environ.get(k, "")) for k in
-                         ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS"))
-        key = "\n".join([what, t.__version__, str(t.version.cuda), self.cfg.arch, flags,
-                         platform.machine()])
-        return os.path.join(self.cfg.cache, hashlib.sha256(key.encode()).hexdigest()[:24])
-
-    def hook_load_inline(self, exts):
-        """Give each load_inline call without a build_directory one keyed by
-        its own arguments, so an identical extension is built once whatever
-        Python wraps it; record hit or miss per extension.  A build the
-        compiler rejected is kept too (its error text), and answered again
-        from the cache."""
-        import inspect
-        import torch.utils.cpp_extension as cpp
-        orig, job = cpp.load_inline, self
-        sig = inspect.signature(orig)
-
-        def load_inline(*args, **kwargs):
-            ba = sig.bind(*args, **kwargs)
-            if ba.arguments.get("build_directory"):
-                return orig(*args, **kwargs)
-            what = json.dumps({k: v for k, v in ba.arguments.items() if k != "verbose"},
-                              sort_keys=True, default=repr)
-            d = job.cache_dir("load_inline\n" + what)
-            hit = os.path.isdir(d) and any(f.endswith(".so") for f in os.listdir(d))
-            os.makedirs(d, exist_ok=True)
-            ba.arguments["build_directory"] = d
-            t0, cpu0 = time.monotonic(), children_cpu()
-            rec = {"name": ba.arguments.get("name"), "dir": os.path.basename(d),
-                   "cache": "hit" if hit else "miss"}
-            exts.append(rec)
-            failed = os.path.join(d, ".headroom-build-failed")
-            try:
-                if not hit and os.path.exists(failed):
-                    rec.update(cache="hit", failed=True)
-                    with open(failed) as f:
-                        raise RuntimeError(f.read())
-                return orig(*ba.args, **ba.kwargs)
-            except Exception as e:
-                # The compiler's "no" is as deterministic as its "yes" for
-                # this key; lock or I/O trouble is not, and is not kept.
-                if "Error building extension" in str(e) and not rec.get("failed"):
-                    with open(failed, "w") as f:
-                        f.write(str(e))
-                raise
-            finally:
-                rec["seconds"] = round(time.monotonic() - t0, 3)
-                # the compilers' CPU time (ninja and what it ran, reaped)
-                rec["cpu_seconds"] = round(children_cpu() - cpu0, 3)
-        cpp.load_inline = load_inline
-
     def run(self):
         c = self.ctx
         self.checks["semantics"] = {
@@ -110,16 +58,30 @@ class Job:
             self.stages()
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
+        except CandidateGone as g:
+            # The candidate process died (its code crashed or killed it) or
+            # broke the protocol: the judge answers for it.
+            self.result.update(verdict="crashed", error_kind="candidate_process",
+                               error=g.remote_text, correct=False)
+            if g.tampered:
+                add_finding(self.ctx, "channel-tampered", phase=self.result.get("phase"),
+                            what=g.remote_text)
         if self.result.get("phase") is not None:
             self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
-        if self.cfg.sandbox.violations:
-            self.checks["sandbox"] = self.cfg.sandbox.violations
-            if self.result.get("verdict") in ("correct", "incorrect"):
+        refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
+        if refused:
+            self.checks["sandbox"] = refused
+            # Whatever the candidate's code made of the refusal (a trial it
+            # then failed, an import that raised), the verdict says it.
+            if self.result.get("verdict") in ("correct", "incorrect", "compile_error",
+                                              "runtime_error"):
                 self.checks["verdict_without_sandbox"] = self.result["verdict"]
                 self.result.update(verdict="runtime_error", correct=False,
                                    error_kind="sandbox",
-                                   error="write outside scratch refused: %s"
-                                   % self.cfg.sandbox.violations[0]["path"])
+                                   error="%s refused: %s" % (refused[0]["event"],
+                                                             refused[0]["path"]))
+        if self.cand is not None:
+            self.checks["candidate_process"] = self.cand.hello.get("confined")
         return self.result
 
     def give_back(self):
@@ -131,6 +93,8 @@ class Job:
         the connection, on which the keeper checks the sets."""
         if self.sets is not None:
             self.sets.draws = None
+        if self.cand is not None:
+            self.cand.close()
         gc.collect()
         conn = getattr(self.cfg, "keeper_conn", None)
         if conn is not None:
@@ -147,7 +111,8 @@ class Job:
             Model, get_inputs = ctx["Model"], ctx["get_inputs"]
             get_init_inputs = ctx["get_init_inputs"]
             c.set_seed(self.seed)
-            init_inputs = [c.place(x) for x in get_init_inputs()]
+            init_raw = list(get_init_inputs())
+            init_inputs = [c.place(x) for x in init_raw]
             with t.no_grad():
                 c.set_seed(self.seed)
                 ref_model = Model(*init_inputs)
@@ -169,68 +134,52 @@ class Job:
         if stop == "inputs":
             self.result.update(verdict="drawn", predraw=self.predrawn)
             return
-        # From here on candidate code runs: the input cache is read-only,
-        # and the keeper takes no more requests from this job.
-        self.cfg.sandbox.deny = [self.cfg.inputs_dir]
-        self.close_inputs()
+        # From here on candidate code runs, in the candidate process: the
+        # keeper takes no more requests from this job.
         if self.cfg.keeper is not None:
             self.cfg.keeper.close()
             self.cfg.keeper = None
+        cp = self.cand
+        if cp is None:
+            raise Verdict("crashed", "worker", "no candidate process for a job that runs one")
+        if not cp.cuda:         # host inputs live in memory the candidate process maps
+            self.sets.share = cp.shared.share_cpu
 
-        # Build: executing the candidate runs load_inline into the cache.
-        # Other builders (load, setup-style) land in a directory keyed by
-        # the whole candidate, through TORCH_EXTENSIONS_DIR as KernelBench.
+        # Build: executing the candidate (after the problem's code, in one
+        # namespace of the candidate process's, as KernelBench) runs
+        # load_inline into the cache.  Other builders (load, setup-style)
+        # land in a directory keyed by the whole candidate, through
+        # TORCH_EXTENSIONS_DIR as KernelBench.
         self.phase("build")
-        code = m["candidate_code"]
-        exts = []
-        self.hook_load_inline(exts)
-        os.environ["TORCH_EXTENSIONS_DIR"] = self.cache_dir("candidate\n" + code)
-        build = self.result["build"] = self.checks["build"] = {"extensions": exts}
+        build = self.result["build"] = self.checks["build"] = {}
         if self.predrawn is not None:
             build["predraw"] = self.predrawn
-        # Faithful: KernelBench's one namespace for problem and candidate;
-        # robust: one of the candidate's own, made by executing the
-        # problem's code again (the names a candidate takes from the
-        # problem resolve; nothing it rebinds reaches the reference's).
-        # What the candidate's import rebinds in the problem's namespace,
-        # and what it patches of the harness, is looked at once it ran
-        # (after_import).
-        cand_ctx = (ctx if self.mode == "faithful" else
-                    problem_namespace(m["problem_code"], m.get("problem_file")))
-        ns_before = namespace_snapshot(ctx, (get_inputs, get_init_inputs))
-        self.harness_kept = harness_refs(t)
-        self.own = self.own_refs()
-        t0 = time.monotonic()
-        try:
-            exec(compile(code, m.get("candidate_file", "candidate.py"), "exec"), cand_ctx)
-            ModelNew = cand_ctx.get("ModelNew")
-            if ModelNew is None:
-                raise NameError("ModelNew is not defined by the candidate")
-        except Exception as e:
-            self.result["build_log"] = exc_text(e)
-            raise Verdict("compile_error", "build", exc_text(e), compiled=False,
-                          correct=False)
-        finally:
-            build["seconds"] = round(time.monotonic() - t0, 3)
-            build["cpu_seconds"] = round(sum(x.get("cpu_seconds", 0) for x in exts), 3)
-            build["cache"] = ("none" if not exts else "hit" if
-                              all(x["cache"] == "hit" for x in exts) else "miss")
+        rep = cp.build(code=m["candidate_code"], filename=m.get("candidate_file", "candidate.py"),
+                       problem_code=m["problem_code"], problem_file=m.get("problem_file"))
+        exts = self.build_records(rep.get("extensions"))
+        build.update(extensions=exts, seconds=float(rep.get("seconds") or 0),
+                     cpu_seconds=round(sum(x.get("cpu_seconds", 0) for x in exts), 3),
+                     cache=("none" if not exts else "hit" if
+                            all(x.get("cache") == "hit" for x in exts) else "miss"))
+        if rep.get("ok") is not True:
+            text = str(rep.get("error"))[:4000]
+            self.result["build_log"] = text
+            raise Verdict("compile_error", "build", text, compiled=False, correct=False)
         self.result["compiled"] = True
-        self.after_import(ctx, ns_before)
+        self.after_import(rep.get("rebound"))
         if stop == "build":
             self.result.update(verdict="built")
             return
 
         self.phase("load")
         try:
+            cp.load(init_raw, self.seed)
             with t.no_grad():
-                c.set_seed(self.seed)
-                new_model = ModelNew(*init_inputs)
                 ref = c.place_model(ref_model)
-                new = c.place_model(new_model)
                 c.sync()
-        except Exception as e:
+        except Exception as e:      # RemoteError: ModelNew(...) raised there
             raise Verdict("runtime_error", "load", exc_text(e), correct=False)
+        new = RemoteModel(cp)
 
         self.phase("correctness")
         checks = Checks(c, ref, new, self.sets)
@@ -252,39 +201,58 @@ class Job:
         finally:
             if self.tampered("timing"):
                 self.checks["timing_void"] = "the harness was patched"
+        self.clock_check()
         self.inputs_redefined()
 
     # ------------------------------------------------------- the audit
-    def own_refs(self):
-        """The worker's own functions a candidate could replace (name ->
-        (holder, attribute, object)): the check, the candidate's call,
-        the timer, the sync, the protocol."""
-        pairs = [(Checks, "compare"), (Checks, "call_candidate"), (Timing, "time_one"),
-                 (Timing, "kb_loop"), (JobContext, "sync")]
-        if self.cfg.verify is not None:
-            pairs += [(type(self.cfg.verify), "raw"), (type(self.cfg.verify), "check")]
-        if self.proto is not None:
-            pairs.append((type(self.proto), "send"))
-        return {"%s.%s" % (h.__name__, a): (h, a, getattr(h, a)) for h, a in pairs}
+    @staticmethod
+    def build_records(exts):
+        """The candidate process's build records, field by field."""
+        out = []
+        for x in (exts if isinstance(exts, list) else [])[:64]:
+            if isinstance(x, dict):
+                out.append({k: x[k] for k, typ in EXT_FIELDS.items()
+                            if isinstance(x.get(k), typ)})
+        return out
 
     def tampered(self, when):
-        """harness-patched when what the harness relies on is no longer
-        what it was before candidate code ran; True then."""
-        names = patched(self.harness_kept, self.torch, self.own)
-        if names:
+        """harness-patched when the candidate process says what the harness
+        relies on there is no longer what it was before candidate code ran
+        (its own evidence against itself: the judge's functions are out of
+        its reach); True then."""
+        names = self.cand.patched
+        if names and names != getattr(self, "_patched_seen", None):
             add_finding(self.ctx, "harness-patched", when=when, names=names)
+            self._patched_seen = list(names)
         return bool(names)
 
-    def after_import(self, ns, before):
+    def clock_check(self):
+        """timer-disagrees: the candidate process's clock (its CUDA events)
+        and the judge's, around the same timed calls, disagree
+        (CandidateProcess.clock_check); the times are void then."""
+        rec = self.cand.clock_check()
+        if rec is not None:
+            add_finding(self.ctx, "timer-disagrees", **rec)
+            self.checks["timing_void"] = "the candidate's clock disagrees with the judge's"
+        if self.cand.walls:
+            least, med = self.cand.channel_rtt()
+            self.checks.setdefault("timing_channel", {}).update(
+                rtt_ms_least=round(least, 6), rtt_ms_median=round(med, 6),
+                timed_calls=len(self.cand.walls),
+                figure="the candidate process's %s, the judge's clock checking"
+                % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))
+
+    def after_import(self, names):
         """Once the candidate's module ran: the names of the problem's
-        namespace it rebound (checks.namespace_rebound).  In a faithful job
-        KernelBench then draws every input set in that namespace, with
-        the candidate's bindings: so does this job, whatever the input
-        cache, the keeper or a draw ahead would have handed it."""
-        names = rebound(before, ns)
+        namespace it rebound (checks.namespace_rebound, as the candidate
+        process saw them).  In a faithful job KernelBench then draws every
+        input set in that namespace, with the candidate's bindings: so does
+        this job (in the candidate process), whatever the input cache, the
+        keeper or a draw ahead would have handed it."""
+        names = sorted({str(n)[:200] for n in names[:256]}) if isinstance(names, list) else []
         self.checks["namespace_rebound"] = names
         if names and self.mode == "faithful":
-            self.sets.redraw_in_namespace()
+            self.sets.redraw_in_namespace(self.cand)
         self.tampered("import")
 
     def inputs_redefined(self):
@@ -304,17 +272,3 @@ class Job:
         if timed is not None and timed != clean:
             add_finding(self.ctx, "inputs-redefined", timed=timed, problem=clean,
                         rebound=self.checks.get("namespace_rebound", []))
-
-    def close_inputs(self):
-        """The jail's second layer: the job's roots without the inputs
-        directory, so that C code of the candidate cannot write the sets
-        either (checks.fs_jail_inputs: on which threads; where the inputs
-        lie beneath another root, that root still admits them)."""
-        cfg = self.cfg
-        if not cfg.jail.layers:     # no Landlock, or its first layer failed
-            return
-        roots = [r for r in cfg.sandbox.roots if r != cfg.inputs_dir]
-        try:
-            self.checks["fs_jail_inputs"] = cfg.jail.apply(roots, every_thread=True)
-        except OSError as e:
-            self.checks["fs_jail_inputs"] = "not closed: %s" % e

@@ -1,9 +1,12 @@
 """hrworker/sandbox.py - a job's confinement: the audit hook that refuses and
-records Python-level writes outside the run's roots (Sandbox), and the
-Landlock rules that restrict the job process itself, C code included
-(Landlock)."""
+records Python-level writes outside the run's roots (and, in the candidate
+process, reads outside what it may read and network connections)
+(Sandbox), the Landlock rules that restrict the job's processes
+themselves, C code included (Landlock), and the candidate process's own
+network namespace (isolate_network)."""
 import ctypes
 import os
+import sys
 
 from hrworker.util import LIBC, PR_SET_NO_NEW_PRIVS, prctl
 
@@ -26,8 +29,25 @@ class Sandbox:
     def __init__(self, roots):
         self.roots = [os.path.realpath(r) for r in roots]
         self.deny = []          # inside the roots, yet closed to the candidate
+        self.reads = None       # the candidate process: where it may read (None: anywhere)
+        self.no_network = False     # the candidate process: no connect, bind, sendto
         self.violations = []
         self.active = False
+
+    @staticmethod
+    def beneath(p, roots):
+        return any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+    def readable(self, path):
+        if self.reads is None or isinstance(path, int):
+            return True
+        try:
+            p = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return True
+        if self.beneath(p, self.deny):
+            return False
+        return self.beneath(p, self.reads) or self.beneath(p, self.roots)
 
     def allowed(self, path):
         if isinstance(path, int):
@@ -42,11 +62,20 @@ class Sandbox:
             return False
         return any(p == r or p.startswith(r + os.sep) for r in self.roots)
 
-    def refuse(self, event, path):
+    def refuse(self, event, path, what="outside scratch"):
+        path = path if isinstance(path, str) else (os.fsdecode(path) if isinstance(
+            path, (bytes, os.PathLike)) else repr(path))
         if len(self.violations) < 20:
-            self.violations.append({"event": event, "path": os.fsdecode(path)})
-        raise PermissionError("headroom sandbox: %s outside scratch refused: %s"
-                              % (event, os.fsdecode(path)))
+            self.violations.append({"event": event, "path": path})
+        raise PermissionError("headroom sandbox: %s %s refused: %s" % (event, what, path))
+
+    NET_EVENTS = ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg")
+
+    @staticmethod
+    def local_unix(addr):
+        """A path (AF_UNIX) address, not an abstract one."""
+        return isinstance(addr, (str, bytes)) and not (
+            addr[:1] in ("\0", b"\0") or addr == "" or addr == b"")
 
     def hook(self, event, args):
         if not self.active:
@@ -60,6 +89,15 @@ class Sandbox:
                 writing = bool(flags & self.WRITE_FLAGS)
             if writing and path is not None and not self.allowed(path):
                 self.refuse(event, path)
+            if not writing and path is not None and not self.readable(path):
+                self.refuse(event, path, "outside what the candidate may read")
+        elif event in self.NET_EVENTS:
+            addr = args[1] if len(args) > 1 else None
+            if self.no_network and addr is not None and not (
+                    self.local_unix(addr) and self.allowed(addr)):
+                self.refuse(event, addr, "(the candidate process has no network)")
+        elif event in ("os.listdir", "os.scandir") and args and not self.readable(args[0]):
+            self.refuse(event, args[0], "outside what the candidate may read")
         elif event in self.PATH_EVENTS:
             paths = args[:self.PATH_EVENTS[event]]
             for p in paths[-1:] if event in ("os.symlink", "os.link") else paths:
@@ -133,21 +171,68 @@ class Landlock:
         ABI 8, Linux 7.0: LANDLOCK_RESTRICT_SELF_TSYNC); else this thread
         and the threads it starts afterwards.  Returns which."""
         handled = self.handled()
-        attr = ctypes.c_uint64(handled)
-        ruleset = self.call(0, ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
+        file_rights = handled & (self.WRITE_FILE | self.TRUNCATE)
+        paths = [(r, handled) for r in roots + ["/dev/shm"] if os.path.isdir(r)]
+        paths += self.device_rules(file_rights)
+        return self.restrict(handled, paths, 0, 0, every_thread)
+
+    def device_rules(self, file_rights):
+        """Writing (not creating) the null devices, the GPU's device files
+        and procfs.  CUDA's cuInit names its threads through
+        /proc/PID/task/TID/comm and fails (error 304) where it may not
+        (NVIDIA/OpenShell#1486, PR #710)."""
+        paths = [(p, file_rights) for p in self.DEVICES + ("/proc",) if os.path.exists(p)]
+        paths += [(os.path.join("/dev", n), file_rights) for n in
+                  sorted(os.listdir("/dev")) if n.startswith("nvidia")]
+        return paths
+
+    # Reading (and executing) is handled too in the candidate process.
+    EXECUTE, READ_FILE, READ_DIR = 1 << 0, 1 << 2, 1 << 3
+    NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1          # ABI 4
+    SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1      # ABI 6
+
+    def apply_candidate(self, writes, reads, shm=None):
+        """The candidate process's rules, in one layer: reading and
+        executing beneath reads and writes only, writing beneath writes
+        only (plus the device rules), no TCP bind or connect (ABI 4), no
+        signal to and no abstract Unix socket of a process outside it
+        (ABI 6: the judge, the worker).  shm="cuda": the files of /dev/shm
+        may be read and written (CUDA IPC's reference counts, which torch
+        keeps there), none created or removed.  Returns what was
+        restricted."""
+        read = self.EXECUTE | self.READ_FILE | self.READ_DIR
+        handled = self.handled() | read
+        file_rights = handled & (self.WRITE_FILE | self.TRUNCATE)
+        paths = [(r, handled) for r in writes if os.path.isdir(r)]
+        paths += [(r, read) for r in reads if os.path.exists(r)]
+        paths += [(p, r | self.READ_FILE) for p, r in self.device_rules(file_rights)]
+        if shm and os.path.isdir("/dev/shm"):
+            paths.append(("/dev/shm", self.READ_FILE | self.READ_DIR | file_rights))
+        net = self.NET_BIND_TCP | self.NET_CONNECT_TCP if self.abi >= 4 else 0
+        scope = self.SCOPE_ABSTRACT_UNIX | self.SCOPE_SIGNAL if self.abi >= 6 else 0
+        self.restrict(handled, paths, net, scope, False)
+        return {"abi": self.abi, "reads": "restricted", "writes": "restricted",
+                "tcp": "refused" if net else "not handled (ABI < 4)",
+                "signals_and_abstract_sockets": "scoped" if scope else "not handled (ABI < 6)"}
+
+    def restrict(self, handled, paths, net, scope, every_thread):
+        """One Landlock layer: the ruleset (fs rights handled, net rights
+        handled, scopes), a rule per (path, rights), then restrict_self."""
+        fields = [handled] + ([net] if net or scope else []) + ([scope] if scope else [])
+        attr = (ctypes.c_uint64 * len(fields))(*fields)
+        ruleset = self.call(0, ctypes.byref(attr), ctypes.c_size_t(8 * len(fields)),
+                            ctypes.c_uint32(0))
         try:
-            file_rights = handled & (self.WRITE_FILE | self.TRUNCATE)
-            paths = [(r, handled) for r in roots + ["/dev/shm"] if os.path.isdir(r)]
-            # CUDA's cuInit names its threads through /proc/PID/task/TID/comm
-            # and fails (error 304) where it may not (NVIDIA/OpenShell#1486,
-            # PR #710): writing procfs files is allowed, creating none is.
-            paths += [(p, file_rights) for p in self.DEVICES + ("/proc",)
-                      if os.path.exists(p)]
-            paths += [(os.path.join("/dev", n), file_rights) for n in
-                      sorted(os.listdir("/dev")) if n.startswith("nvidia")]
             for path, rights in paths:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
                 try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue
+                try:
+                    if not os.path.isdir(path):
+                        # a file's rule may name file rights only
+                        rights &= (self.EXECUTE | self.WRITE_FILE | self.READ_FILE |
+                                   self.TRUNCATE)
                     rule = self.PathBeneath(rights, fd)
                     self.call(1, ctypes.c_int(ruleset), ctypes.c_int(1),  # PATH_BENEATH
                               ctypes.byref(rule), ctypes.c_uint32(0))
@@ -161,3 +246,52 @@ class Landlock:
             return "every thread" if flags else "this thread"
         finally:
             os.close(ruleset)
+
+
+def read_roots(cfg, own):
+    """What the candidate process may read and execute: the system's
+    programs and libraries (/usr, /lib*, /bin, /sbin, /opt, /etc), the
+    kernel's and the GPU's files (/proc, /sys, /dev), Python and its
+    packages (every sys.path directory, torch's), the CUDA toolkit
+    ($CUDA_HOME), the build cache and its own scratch.  Not the store, the
+    archive, the inputs directory or the home directory (a virtual
+    environment beneath the home directory is readable, the rest of it
+    not)."""
+    import torch
+    roots = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt", "/etc",
+             "/proc", "/sys", "/dev", "/run/nvidia-persistenced"]
+    roots += [sys.prefix, sys.base_prefix, sys.exec_prefix,
+              os.path.dirname(os.path.dirname(torch.__file__))]
+    roots += [p for p in sys.path if p and os.path.isabs(p)]
+    roots += [os.environ[k] for k in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(k)]
+    roots += [cfg.cache, own]
+    out = []
+    for r in roots:
+        r = os.path.realpath(r)
+        if r != "/" and os.path.exists(r) and r not in out:
+            out.append(r)
+    return out
+
+
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+
+
+def isolate_network():
+    """A network namespace of the process's own (only a loopback, down),
+    made in a user namespace of its own (unprivileged; the uid and gid map
+    to themselves).  Call while the process has one thread.  Returns
+    "own namespace", or why not (the audit hook and Landlock's TCP rules
+    still refuse connections there)."""
+    uid, gid = os.getuid(), os.getgid()
+    if LIBC.unshare(ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNET)) != 0:
+        return "shared (unshare: %s)" % os.strerror(ctypes.get_errno())
+    try:
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write("%d %d 1\n" % (uid, uid))
+        with open("/proc/self/gid_map", "w") as f:
+            f.write("%d %d 1\n" % (gid, gid))
+    except OSError as e:
+        return "own namespace (ids unmapped: %s)" % e
+    return "own namespace"

@@ -8,6 +8,7 @@ import time
 
 from hrworker.audit import (FLOOR_MARGIN, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
+from hrworker.remote import RemoteModel
 from hrworker.util import Laps, exc_text, finite
 
 
@@ -31,7 +32,10 @@ class Timing:
         self.m, self.cfg, self.torch, self.cuda = ctx.m, ctx.cfg, ctx.torch, ctx.cuda
         self.device, self.harness, self.seed = ctx.device, ctx.harness, ctx.seed
         self.checks, self.result, self.sync = ctx.checks, ctx.result, ctx.sync
-        self.fresh_inputs = sets.fresh_inputs
+        self.fresh_inputs = sets.fresh_inputs if sets is not None else None
+        # In the candidate process: its handshake with the judge around
+        # each timed call (candidate.Candidate: ready, then done).
+        self.handshake = None
 
     def flush_bytes(self, robust):
         if self.cuda:
@@ -59,13 +63,19 @@ class Timing:
 
     def time_one(self, fn, args, flush, sync_before, keep=None):
         """One timed call, in ms; its output goes into keep (a list) when
-        given."""
+        given.  The candidate's model (remote.RemoteModel) is timed by its
+        process, the judge's clock around it (CandidateProcess.time_one)."""
+        if isinstance(fn, RemoteModel):
+            return fn.proc.time_one(args, flush, sync_before, keep)
         t = self.torch
+        hs = self.handshake
         if sync_before:
             self.sync()
         if self.cuda:
             start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
             self.flush(flush)
+            if hs is not None:
+                hs.ready()
             start.record()
             out = fn(*args)
             end.record()
@@ -73,15 +83,30 @@ class Timing:
             ms = start.elapsed_time(end)
         else:
             self.flush(flush)
+            if hs is not None:
+                hs.ready()
             t0 = time.perf_counter_ns()
             out = fn(*args)
             ms = (time.perf_counter_ns() - t0) / 1e6
+        if hs is not None:
+            hs.done(ms)
         if keep is not None:
             keep.append(out)
         return ms
 
+    @staticmethod
+    def warm(fn, args):
+        """An untimed, unchecked call (a warm-up)."""
+        if isinstance(fn, RemoteModel):
+            fn.proc.run(args)
+        else:
+            fn(*args)
+
     def kb_loop(self, fn, args):
-        """KernelBench's timing loop for this harness version (timing.py)."""
+        """KernelBench's timing loop for this harness version (timing.py);
+        the candidate's runs in its process (CandidateProcess.kb_loop)."""
+        if isinstance(fn, RemoteModel):
+            return fn.proc.kb_loop(args)
         m = self.m
         warmup, trials = int(m.get("warmup", 3)), int(m.get("perf_trials", 100))
         current = self.harness == "current"
@@ -165,7 +190,7 @@ class Timing:
         with t.no_grad():
             for fn in (self.ref, self.new):       # warm-up, one call per input set
                 for inp in pool:
-                    fn(*inp)
+                    self.warm(fn, inp)
             self.sync()
             self.checks["inputs"] = {"timed": describe(t, pool[0])}
             del pool

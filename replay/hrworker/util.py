@@ -28,6 +28,10 @@ def finite(x):
 
 
 def exc_text(e):
+    """An exception's last line; for one raised in the candidate process
+    (remote.RemoteError), the text that process gave."""
+    if isinstance(getattr(e, "remote_text", None), str):
+        return tail(e.remote_text)
     return tail("".join(traceback.format_exception_only(type(e), e)).strip())
 
 

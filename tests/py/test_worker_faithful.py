@@ -61,7 +61,7 @@ import os
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        d = os.path.join(os.environ["HOME"], "..", "inputs")
+        d = os.path.join(os.environ["HOME"], "..", "..", "inputs")
         for f in os.listdir(d):
             try:
                 with open(os.path.join(d, f), "wb") as out:

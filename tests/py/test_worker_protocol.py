@@ -43,6 +43,21 @@ class ModelNew(nn.Module):
         os.kill(os.getpid(), 9)
 '''
 
+# Signals the judge (its parent) and the worker above it.
+KILLS_JUDGE = '''
+import os
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        judge = os.getppid()
+        with open("/proc/%d/stat" % judge) as f:
+            worker = int(f.read().rsplit(")", 1)[1].split()[1])
+        for pid in (judge, worker):
+            os.kill(pid, 9)
+        return x
+'''
+
 w = Worker()
 check(w.hello["type"] == "hello" and w.hello["protocol"] == 1, "hello comes first")
 check(w.hello["torch"] and w.hello["device"], "hello names torch and the device")
@@ -76,7 +91,22 @@ while not gone(pid) and time.monotonic() < deadline:
 check(gone(pid), "the answered job's process is killed after its result")
 
 msgs, res = w.run(PROBLEM, DIES)
-check(res is None and msgs[-1]["status"] == -9, "a killed job: exit line with -signal, no result")
+check(res is not None and res["verdict"] == "crashed" and "signal 9" in res["error"] and
+      res["error_kind"] == "candidate_process" and res["phase"] == "correctness",
+      "a candidate that kills its own process: the judge answers crashed, in its phase, "
+      "naming the signal: %r" % (res and res.get("error")))
+
+# The judge (the candidate process's parent) and the worker are out of its
+# reach: Landlock's signal scope (ABI 6) where the kernel has it.
+msgs, res = w.run(PROBLEM, KILLS_JUDGE)
+abi = w.hello["fs_jail"].get("landlock_abi") or 0
+if abi >= 6:
+    check(res is not None and res["verdict"] == "runtime_error" and
+          "PermissionError" in res["error"] and msgs[-1]["status"] is None,
+          "a candidate that signals the judge and the worker: refused, the judge answers: %r"
+          % (res and res.get("error")))
+else:
+    print("skip: signals to the judge: Landlock ABI %d has no signal scope" % abi)
 
 msgs, res = w.run(PROBLEM, NOISY, stop_after="build")
 check(res["verdict"] == "built" and res["compiled"] is True, "stop_after=build answers built")

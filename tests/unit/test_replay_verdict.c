@@ -204,6 +204,23 @@ static void priority_picks_harness_patched_over_others(void **s)
 	assert_non_null(strstr(o.why, "first of 3 findings"));
 }
 
+static void judge_findings_rank_first(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"findings\": ["
+				  "{\"id\": \"harness-patched\"}, "
+				  "{\"id\": \"timer-disagrees\"}]}", "robust",
+				  not_vacuous, &o), "exploit:harness-patched");
+	assert_string_equal(audit("correct", "{\"findings\": ["
+				  "{\"id\": \"below-physical-floor\"}, "
+				  "{\"id\": \"timer-disagrees\"}]}", "faithful",
+				  not_vacuous, &o), "exploit:timer-disagrees");
+	assert_string_equal(audit("crashed", "{\"phase\": \"correctness\", "
+				  "\"findings\": [{\"id\": \"channel-tampered\"}]}",
+				  "robust", not_vacuous, &o), "failed:run");
+}
+
 static void unknown_evidence_ranks_after_known(void **s)
 {
 	struct verdict_out o;
@@ -359,6 +376,7 @@ int main(void)
 		cmocka_unit_test(vacuous_faithful_is_vacuous),
 		cmocka_unit_test(evidence_finding_is_an_exploit),
 		cmocka_unit_test(priority_picks_harness_patched_over_others),
+		cmocka_unit_test(judge_findings_rank_first),
 		cmocka_unit_test(unknown_evidence_ranks_after_known),
 		cmocka_unit_test(finding_id_cannot_forge_a_verdict),
 		cmocka_unit_test(below_floor_is_an_exploit_not_a_speedup),

@@ -1,0 +1,420 @@
+"""hrworker/candidate.py - the candidate process: the one process of a job in
+which candidate code runs.  The judge (the job's own process, job.py)
+forks it before either has a CUDA context; it confines itself (confine:
+its descriptors closed but the channel, a network namespace of its own,
+Landlock read, write and network rules, the audit hook), then serves the
+judge's requests over the channel (channel.py): build the candidate in a
+copy of the problem's namespace, make ModelNew, call it on tensors the
+judge shares (host memory: memfd; device memory: CUDA IPC), copy an
+output into memory the judge lends, run a timing loop with the judge
+reading its clock around every timed call, draw inputs in the candidate's
+namespace (a faithful job whose candidate rebound the problem's names).
+What it sends back is data for the judge to check: it never sees the
+reference, its outputs, the check, the judge's timers or the protocol.
+Must not: hold a descriptor of the judge's besides the channel, or send
+anything but JSON."""
+import base64
+import json
+import mmap
+import os
+import platform
+import sys
+import time
+
+from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
+                            rebound)
+from hrworker.channel import CandidateEnd, ChannelError
+from hrworker.context import JobContext, problem_namespace
+from hrworker.timing import Timing
+from hrworker.util import children_cpu, exc_text
+
+
+def cache_dir(cfg, torch, what):
+    """Content-addressed build directory: what is built (an extension's
+    sources and options, or a whole candidate), torch, CUDA, arch, flags."""
+    import hashlib
+    flags = "|".join("%s=%s" % (k, os.environ.get(k, "")) for k in
+                     ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS"))
+    key = "\n".join([what, torch.__version__, str(torch.version.cuda), cfg.arch, flags,
+                     platform.machine()])
+    return os.path.join(cfg.cache, hashlib.sha256(key.encode()).hexdigest()[:24])
+
+
+def hook_load_inline(cfg, torch, exts):
+    """Give each load_inline call without a build_directory one keyed by
+    its own arguments, so an identical extension is built once whatever
+    Python wraps it; record hit or miss per extension.  A build the
+    compiler rejected is kept too (its error text), and answered again
+    from the cache."""
+    import inspect
+    import torch.utils.cpp_extension as cpp
+    orig = cpp.load_inline
+    sig = inspect.signature(orig)
+
+    def load_inline(*args, **kwargs):
+        ba = sig.bind(*args, **kwargs)
+        if ba.arguments.get("build_directory"):
+            return orig(*args, **kwargs)
+        what = json.dumps({k: v for k, v in ba.arguments.items() if k != "verbose"},
+                          sort_keys=True, default=repr)
+        d = cache_dir(cfg, torch, "load_inline\n" + what)
+        hit = os.path.isdir(d) and any(f.endswith(".so") for f in os.listdir(d))
+        os.makedirs(d, exist_ok=True)
+        ba.arguments["build_directory"] = d
+        t0, cpu0 = time.monotonic(), children_cpu()
+        rec = {"name": ba.arguments.get("name"), "dir": os.path.basename(d),
+               "cache": "hit" if hit else "miss"}
+        exts.append(rec)
+        failed = os.path.join(d, ".headroom-build-failed")
+        try:
+            if not hit and os.path.exists(failed):
+                rec.update(cache="hit", failed=True)
+                with open(failed) as f:
+                    raise RuntimeError(f.read())
+            return orig(*ba.args, **ba.kwargs)
+        except Exception as e:
+            # The compiler's "no" is as deterministic as its "yes" for
+            # this key; lock or I/O trouble is not, and is not kept.
+            if "Error building extension" in str(e) and not rec.get("failed"):
+                with open(failed, "w") as f:
+                    f.write(str(e))
+            raise
+        finally:
+            rec["seconds"] = round(time.monotonic() - t0, 3)
+            # the compilers' CPU time (ninja and what it ran, reaped)
+            rec["cpu_seconds"] = round(children_cpu() - cpu0, 3)
+    cpp.load_inline = load_inline
+
+
+def rng_bytes(state):
+    return base64.b64encode(bytes(state.numpy().tobytes())).decode()
+
+
+class Candidate:
+    """The candidate process's server: one request at a time from the
+    judge, one JSON reply (or, inside a timed call, the handshake: ready,
+    then done once the judge said go)."""
+
+    def __init__(self, cfg, torch, end, msg):
+        self.cfg, self.torch, self.end, self.msg = cfg, torch, end, msg
+        self.ctx = JobContext(msg, cfg, torch)
+        self.model, self.ns, self.last = None, None, None
+        self.tensors = {}           # the judge's key -> the tensor it shares
+        self.poison = Poison(torch, self.ctx.cuda, self.ctx.device)
+        self.timing = Timing(self.ctx, None, None, None, None)
+        self.timing.handshake = self
+        self.refs = harness_refs(torch)
+        self.own = {"CandidateEnd.send": (CandidateEnd, "send", CandidateEnd.send),
+                    "Candidate.ready": (Candidate, "ready", Candidate.ready),
+                    "Candidate.done": (Candidate, "done", Candidate.done),
+                    "Timing.time_one": (Timing, "time_one", Timing.time_one),
+                    "Timing.kb_loop": (Timing, "kb_loop", Timing.kb_loop)}
+        self.seen = 0               # sandbox refusals already reported
+
+    # ------------------------------------------------- the timed handshake
+    def ready(self):
+        """Before a timed call's clock starts: tell the judge, wait for go."""
+        self.end.send({"t": "ready"})
+        req, fds = self.end.recv()
+        for fd in fds:
+            os.close(fd)
+        if req.get("op") != "go":
+            raise ChannelError("expected go, got %r" % req.get("op"))
+
+    def done(self, ms):
+        """The timed call ended (synchronised): its own clock's reading."""
+        self.end.send({"t": "done", "ms": ms})
+
+    # ------------------------------------------------------------- tensors
+    def tensor(self, d, fds):
+        """One argument from its descriptor (remote.Share.describe)."""
+        t = self.torch
+        kind = d[0]
+        if kind == "v":
+            return d[1]
+        if kind == "empty":
+            return t.empty(d[2], dtype=getattr(t, d[1]), device=d[3])
+        key = d[1]
+        if key in self.tensors:
+            return self.tensors[key]
+        if kind == "cpu":
+            _, key, slot, dtype, size, stride, offset, nbytes = d
+            fd = fds[slot]
+            mm = mmap.mmap(fd, nbytes)
+            x = t.frombuffer(mm, dtype=t.uint8).view(getattr(t, dtype))
+            x = x.as_strided(size, stride, offset)
+        else:
+            import pickle
+            import torch.multiprocessing  # noqa: F401  the CUDA reductions
+            x = pickle.loads(d[2])
+        self.tensors[key] = x
+        return x
+
+    def args(self, req, fds):
+        for k in req.get("forget", ()):
+            self.tensors.pop(k, None)
+        return [self.tensor(d, fds) for d in req.get("args", ())]
+
+    def out_spec(self, out):
+        """What the judge needs to take the output: its shape and dtype,
+        its type, and the inputs it shares memory with."""
+        t = self.torch
+        if not isinstance(out, t.Tensor):
+            return {"tensor": False, "type": "%s.%s" % (type(out).__module__,
+                                                         type(out).__qualname__)}
+        return {"tensor": True, "shape": list(out.shape), "dtype": str(out.dtype)[6:],
+                "exact_type": type(out) is t.Tensor,
+                "type": "%s.%s" % (type(out).__module__, type(out).__qualname__)}
+
+    # -------------------------------------------------------------- requests
+    def op_build(self, req):
+        """The problem's code, then the candidate's, in one namespace (as
+        KernelBench's exec(src, context)): the names the candidate rebinds
+        (rebound), its build records (load_inline into the cache)."""
+        cfg, t = self.cfg, self.torch
+        exts = []
+        hook_load_inline(cfg, t, exts)
+        code = req["code"]
+        os.environ["TORCH_EXTENSIONS_DIR"] = cache_dir(cfg, t, "candidate\n" + code)
+        ns = problem_namespace(req["problem_code"], req.get("problem_file"))
+        before = namespace_snapshot(ns, (ns.get("get_inputs"), ns.get("get_init_inputs")))
+        t0 = time.monotonic()
+        rep = {"t": "built", "ok": True, "extensions": exts}
+        try:
+            exec(compile(code, req.get("filename") or "candidate.py", "exec"), ns)
+            if ns.get("ModelNew") is None:
+                raise NameError("ModelNew is not defined by the candidate")
+        except Exception as e:
+            rep.update(ok=False, error=exc_text(e))
+        rep["seconds"] = round(time.monotonic() - t0, 3)
+        rep["rebound"] = rebound(before, ns)
+        self.ns = ns
+        return rep
+
+    def op_load(self, req):
+        t, c = self.torch, self.ctx
+        init = [c.place(x) for x in req["init"]]
+        with t.no_grad():
+            c.set_seed(req["seed"])
+            model = self.ns["ModelNew"](*init)
+            self.model = c.place_model(model)
+            c.sync()
+        return {"t": "loaded"}
+
+    def set_rng(self, req):
+        t = self.torch
+        if req.get("rng") is not None:
+            t.set_rng_state(t.frombuffer(bytearray(req["rng"]), dtype=t.uint8))
+        if req.get("cuda_rng") is not None and self.ctx.cuda:
+            t.cuda.set_rng_state(t.frombuffer(bytearray(req["cuda_rng"]), dtype=t.uint8))
+
+    def op_call(self, req, args):
+        """One call of the candidate (memory poisoned first when asked),
+        synchronised; the output is kept for fetch."""
+        t = self.torch
+        self.last = None
+        self.set_rng(req)
+        fill = req.get("poison_bytes")
+        with t.no_grad() if req.get("no_grad", True) else _Nothing():
+            if fill is not None:
+                self.poison.fill(fill)
+            try:
+                out = self.model(*args)
+                self.ctx.sync()
+            finally:
+                if fill is not None:
+                    self.poison.end()
+        self.last = out
+        rep = {"t": "called", "out": self.out_spec(out)}
+        if req.get("watch"):
+            rep["aliases"] = aliases(t, out, args)
+        return rep
+
+    def op_fetch(self, req, args):
+        """Copy the kept output into the judge's buffer (args[0])."""
+        buf, out = args[0], self.last
+        self.last = None
+        if out is None:
+            raise RuntimeError("no output to fetch")
+        buf.copy_(out.detach())
+        self.ctx.sync()
+        return {"t": "fetched"}
+
+    def op_time_one(self, req, args):
+        keep = [] if req.get("keep") else None
+        self.set_rng(req)
+        with self.torch.no_grad() if req.get("no_grad") else _Nothing():
+            ms = self.timing.time_one(self.model, args, req["flush"], req["sync_before"],
+                                      keep)
+        rep = {"t": "timed", "ms": ms}
+        if keep:
+            self.last = keep[0]
+            rep["out"] = self.out_spec(keep[0])
+        return rep
+
+    def op_kb_loop(self, req, args):
+        self.set_rng(req)
+        times, how = self.timing.kb_loop(self.model, args)
+        return {"t": "looped", "times": times, "how": how}
+
+    def op_run(self, req, args):
+        """Calls not timed nor checked (warm-ups): no output kept."""
+        with self.torch.no_grad() if req.get("no_grad", True) else _Nothing():
+            for _ in range(int(req.get("n", 1))):
+                self.model(*args)
+        if req.get("sync"):
+            self.ctx.sync()
+        return {"t": "ran"}
+
+    def op_draw(self, req, args):
+        """set_seed(s); get_inputs() in the candidate's namespace (a
+        faithful job whose candidate rebound the problem's names, as
+        KernelBench draws then): the draw is kept for fetch_draw, its
+        description and the RNG state it left are sent."""
+        t = self.torch
+        self.ctx.set_seed(req["seed"])
+        raw = self.ns["get_inputs"]()
+        self.drawn = list(raw)
+        specs = []
+        for x in self.drawn:
+            if isinstance(x, t.Tensor):
+                specs.append({"tensor": True, "shape": list(x.shape),
+                              "dtype": str(x.dtype)[6:], "device": x.device.type})
+            elif isinstance(x, (int, float, bool, str)) or x is None:
+                specs.append({"tensor": False, "value": x})
+            else:
+                specs.append({"tensor": False, "type": type(x).__name__})
+        return {"t": "drawn", "inputs": specs, "rng": rng_bytes(t.get_rng_state())}
+
+    def op_fetch_draw(self, req, args):
+        """Copy the drawn tensors into the judge's buffers (args, in order)."""
+        bufs = iter(args)
+        for x in self.drawn:
+            if isinstance(x, self.torch.Tensor):
+                next(bufs).copy_(x)
+        self.drawn = None
+        self.ctx.sync()
+        return {"t": "fetched"}
+
+    def op_ping(self, req, args):
+        return {"t": "pong"}
+
+    OPS = {"call": op_call, "fetch": op_fetch, "time_one": op_time_one,
+           "kb_loop": op_kb_loop, "run": op_run, "draw": op_draw,
+           "fetch_draw": op_fetch_draw, "ping": op_ping}
+
+    def reply(self, rep):
+        """Every reply says what the process saw of itself: the harness's
+        functions patched, the sandbox's refusals since the last reply."""
+        names = patched(self.refs, self.torch, self.own)
+        if names:
+            rep["patched"] = names
+        v = self.cfg.sandbox.violations
+        if len(v) > self.seen:
+            rep["sandbox"] = v[self.seen:]
+            self.seen = len(v)
+        self.end.send(rep)
+
+    def serve(self):
+        while True:
+            req, fds = self.end.recv()
+            op = req.get("op")
+            if op == "quit":
+                for fd in fds:
+                    os.close(fd)
+                return
+            try:
+                if op == "build":
+                    rep = self.op_build(req)
+                elif op == "load":
+                    rep = self.op_load(req)
+                else:
+                    rep = self.OPS[op](self, req, self.args(req, fds))
+            except ChannelError:
+                raise
+            except Exception as e:  # noqa: the candidate's, sent as data
+                rep = {"t": "error", "op": op, "error": exc_text(e)}
+            finally:
+                for fd in fds:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+            self.reply(rep)
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# ------------------------------------------------------------ confinement
+def close_fds(keep):
+    """Close every descriptor but stdin, stdout, stderr and keep."""
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = range(3, 1024)
+    for fd in fds:
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def confine(cfg, jobdir, chan_fd):
+    """The candidate process's confinement, in order: descriptors, a
+    network namespace (unprivileged user namespaces), Landlock (reads,
+    writes, TCP, signals and abstract sockets outside the process), the
+    audit hook.  Returns what took (the judge records it)."""
+    from hrworker.sandbox import isolate_network, read_roots
+    close_fds(chan_fd)
+    cand_dir = os.path.join(jobdir, "candidate")
+    os.makedirs(cand_dir, exist_ok=True)
+    os.chdir(cand_dir)
+    for k in ("HOME", "TMPDIR", "TMP", "TEMP"):
+        os.environ[k] = cand_dir
+    got = {"network": isolate_network()}
+    writes = [cand_dir, cfg.cache]
+    cfg.sandbox.roots = [os.path.realpath(r) for r in writes]
+    cfg.sandbox.deny = [cfg.inputs_dir]
+    cfg.sandbox.no_network = True
+    cfg.sandbox.reads = read_roots(cfg, cand_dir)
+    if cfg.jail.abi:
+        try:
+            got["landlock"] = cfg.jail.apply_candidate(
+                cfg.sandbox.roots, cfg.sandbox.reads,
+                shm="cuda" if cfg.device.startswith("cuda") else None)
+        except OSError as e:
+            got["landlock"] = "not applied: %s" % e
+    else:
+        got["landlock"] = "none: %s" % cfg.jail.why
+    cfg.sandbox.active = True
+    return got
+
+
+def candidate_main(cfg, torch, sock, msg, jobdir):
+    """The candidate process, from its fork to its exit; never returns."""
+    code = 0
+    try:
+        from hrworker.util import set_pdeathsig
+        set_pdeathsig()
+        cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
+        end = CandidateEnd(sock)
+        got = confine(cfg, jobdir, sock.fileno())
+        end.send({"t": "hello", "pid": os.getpid(), "confined": got})
+        Candidate(cfg, torch, end, msg).serve()
+    except ChannelError:
+        code = 0
+    except BaseException as e:  # noqa: say why, then go
+        try:
+            sys.stderr.write("headroom candidate process: %s\n" % exc_text(e))
+        except OSError:
+            pass
+        code = 70
+    finally:
+        os._exit(code)

@@ -1,0 +1,480 @@
+"""hrworker/remote.py - the judge's side of the candidate process: forking
+it (CandidateProcess.start), sharing tensors with it (host memory through
+memfd, device memory through CUDA IPC: the judge allocates all of it),
+its requests, and each reply checked field by field (nothing it sends is
+unpickled).  Every timed call is timed twice: by the harness's own clock
+in the candidate process (CUDA events, or perf_counter_ns on a CPU: the
+figure the harness would have read, so faithful figures stay what they
+were; timing events cannot cross a process, cudaEventInterprocess
+requires cudaEventDisableTiming) and by the judge's clock around the
+candidate's handshake (ready, go, done), which admits the first only as
+far as it agrees (clock_check).
+RemoteModel is the candidate's model as the checks and the timing loops
+call it.
+Must not: run candidate code, or trust a reply beyond its checked fields."""
+import math
+import mmap
+import os
+import signal
+import time
+import weakref
+
+from hrworker.channel import ChannelError, JudgeEnd, pair
+
+PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
+
+DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8",
+          "uint8", "bool", "complex64", "complex128")
+
+# The most an output (or a drawn input) the judge takes may hold.
+MAX_TAKE_BYTES = 64 << 30
+
+# No reply within this many seconds: the candidate process is stuck (the
+# orchestrator's job deadline, which kills the whole job, is the real bound).
+REPLY_TIMEOUT = None
+
+
+class RemoteError(Exception):
+    """The candidate's code raised: its text, as exc_text gave it there."""
+
+    def __init__(self, text, op=None):
+        super().__init__(text)
+        self.remote_text, self.op = text, op
+
+
+class CandidateGone(BaseException):
+    """The candidate process ended, or broke the protocol.  Not an
+    Exception: no handler of a candidate's errors (a trial's, the audit's)
+    takes it for one; the job's run() answers it."""
+
+    def __init__(self, text, status=None, tampered=False):
+        super().__init__(text)
+        self.remote_text, self.status, self.tampered = text, status, tampered
+
+
+class Shared:
+    """The judge's tensors as the candidate process receives them: each
+    tensor is given a key the first time it is sent; host tensors live in
+    memfd memory (made by share_cpu, so that the judge's own tensor is the
+    shared one: what the candidate writes, the judge sees); device tensors
+    go by CUDA IPC.  A key whose tensor the judge dropped is forgotten by
+    the candidate process with the next request."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.keys = {}          # id(tensor) -> key, while the tensor lives
+        self.sent = set()
+        self.forget = []
+        self.next_key = 1
+        self.fds = {}           # id(host tensor) -> (its memfd, bytes), while it lives
+
+    def share_cpu(self, x):
+        """x's bytes in memfd memory: a tensor of the same shape, strides
+        and content (x itself when it is shared already)."""
+        t = self.torch
+        if not isinstance(x, t.Tensor) or x.device.type != "cpu" or id(x) in self.fds:
+            return x
+        x = x.detach()
+        st = x.untyped_storage()
+        nbytes = st.nbytes()
+        if nbytes == 0:
+            return x
+        fd = os.memfd_create("headroom-input", os.MFD_CLOEXEC)
+        os.ftruncate(fd, nbytes)
+        mm = mmap.mmap(fd, nbytes)
+        whole = t.frombuffer(mm, dtype=t.uint8)
+        whole.copy_(t.empty(0, dtype=t.uint8).set_(st))
+        y = whole.view(x.dtype).as_strided(x.shape, x.stride(), x.storage_offset())
+        self.fds[id(y)] = (fd, nbytes)
+        weakref.finalize(y, self._dropped_fd, id(y), fd)
+        return y
+
+    def _dropped_fd(self, ident, fd):
+        self.fds.pop(ident, None)
+        _close_quietly(fd)
+
+    def _dropped(self, ident, k):
+        self.keys.pop(ident, None)
+        self.forget.append(k)
+
+    def key(self, x):
+        k = self.keys.get(id(x))
+        if k is None:
+            k = self.keys[id(x)] = self.next_key
+            self.next_key += 1
+            weakref.finalize(x, self._dropped, id(x), k)
+        return k
+
+    def describe(self, args, fds):
+        """The descriptors of args (candidate.Candidate.tensor), their
+        memfds appended to fds."""
+        t = self.torch
+        out = []
+        for x in args:
+            if not isinstance(x, t.Tensor):
+                out.append(("v", x))
+                continue
+            if x.numel() == 0 and x.untyped_storage().nbytes() == 0:
+                out.append(("empty", str(x.dtype)[6:], list(x.shape), x.device.type))
+                continue
+            k = self.key(x)
+            if k in self.sent:
+                out.append(("cpu" if x.device.type == "cpu" else "cuda", k))
+                continue
+            if x.device.type == "cpu":
+                if id(x) not in self.fds:
+                    raise ValueError("a host tensor not in shared memory (share_cpu)")
+                fd, nbytes = self.fds[id(x)]
+                out.append(("cpu", k, len(fds), str(x.dtype)[6:], list(x.shape),
+                            list(x.stride()), x.storage_offset(), nbytes))
+                fds.append(fd)
+            else:
+                from multiprocessing.reduction import ForkingPickler
+                import torch.multiprocessing  # noqa: F401  the CUDA reductions
+                out.append(("cuda", k, bytes(ForkingPickler.dumps(x))))
+            self.sent.add(k)
+        return out
+
+    def take_forgotten(self):
+        f, self.forget = self.forget, []
+        for k in f:
+            self.sent.discard(k)
+        return f
+
+
+def _close_quietly(fd):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _num(x, what):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise CandidateGone("the candidate process sent %s = %r" % (what, x), tampered=True)
+    return float(x)
+
+
+class CandidateProcess:
+    """The candidate process of one job, seen from the judge."""
+
+    def __init__(self, pid, end, torch, device, ctx=None):
+        self.pid, self.end, self.torch, self.device = pid, end, torch, device
+        self.cuda = device.startswith("cuda")
+        self.shared = Shared(torch)
+        self.ctx = ctx
+        self.hello = None
+        self.patched = []           # harness functions it said were patched
+        self.sandbox = []           # sandbox refusals it reported
+        self.walls, self.events = [], []     # every timed call: the judge's ms, its own
+        self.rtt = None             # the channel's round trip (ms): least, median
+
+    @classmethod
+    def start(cls, cfg, torch, msg, jobdir):
+        """Fork the candidate process (before any CUDA context: this is the
+        job's process, forked from the worker which never makes one)."""
+        from hrworker.candidate import candidate_main
+        mine, theirs = pair()
+        pid = os.fork()
+        if pid == 0:
+            mine.close()
+            candidate_main(cfg, torch, theirs, msg, jobdir)
+        theirs.close()
+        cp = cls(pid, JudgeEnd(mine), torch, cfg.device)
+        cp.hello = cp.reply("hello")
+        return cp
+
+    # ------------------------------------------------------------ replies
+    def status(self, wait=2.0):
+        """The candidate process's exit status once it ended (waiting up to
+        wait seconds), else None."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                pid, st = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return "reaped"
+            if pid:
+                if os.WIFSIGNALED(st):
+                    sig = os.WTERMSIG(st)
+                    return "killed by signal %d (%s)" % (sig, signal.Signals(sig).name)
+                return "exit status %d" % os.WEXITSTATUS(st)
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.01)
+
+    def gone(self, why):
+        st = self.status()
+        text = ("the candidate process ended (%s)" % st if st else
+                "the candidate process broke the protocol: %s" % why)
+        return CandidateGone(text, st, tampered=st is None)
+
+    def recv(self):
+        try:
+            return self.end.recv(REPLY_TIMEOUT)
+        except ChannelError as e:
+            raise self.gone(str(e))
+
+    def reply(self, want):
+        """The next reply, which must be of type want (or "error": raised
+        as RemoteError)."""
+        return self.check(self.recv(), want)
+
+    def check(self, rep, want):
+        """What every reply may carry (patched names, sandbox refusals),
+        kept; its type checked."""
+        p = rep.get("patched")
+        if isinstance(p, list):
+            self.patched = sorted(set(self.patched) | {str(x)[:200] for x in p[:64]})
+        s = rep.get("sandbox")
+        if isinstance(s, list):
+            self.sandbox += [{"event": str(v.get("event"))[:64], "path": str(v.get("path"))[:500]}
+                             for v in s[:20] if isinstance(v, dict)]
+        t = rep["t"]
+        if t == "error" and want != "error":
+            raise RemoteError(str(rep.get("error"))[:4000], rep.get("op"))
+        if t != want:
+            raise CandidateGone("the candidate process broke the protocol: %s where %s was "
+                                "due" % (t[:40], want), tampered=True)
+        return rep
+
+    def request(self, op, args=(), **fields):
+        fds = []
+        desc = self.shared.describe(list(args), fds)
+        req = dict(fields, op=op, args=desc, forget=self.shared.take_forgotten())
+        try:
+            self.end.send(req, fds)
+        except OSError as e:
+            raise self.gone(str(e))
+
+    def rng_fields(self):
+        """The judge's RNG state at a call: the candidate's call starts
+        from it, as it would in one process after the reference's call."""
+        t = self.torch
+        f = {"rng": bytes(t.get_rng_state().numpy().tobytes())}
+        if self.cuda:
+            f["cuda_rng"] = bytes(t.cuda.get_rng_state().numpy().tobytes())
+        return f
+
+    # ------------------------------------------------------------ the ops
+    def build(self, **fields):
+        self.request("build", **fields)
+        return self.reply("built")
+
+    def load(self, init, seed):
+        self.request("load", init=list(init), seed=seed)
+        return self.reply("loaded")
+
+    def sync_inputs(self):
+        """The judge's writes to what it shares are done before the candidate
+        process reads them (another process, another stream)."""
+        if self.cuda:
+            self.torch.cuda.synchronize()
+
+    def no_grad(self):
+        """The candidate's call runs in the grad mode the judge's call is in."""
+        return not self.torch.is_grad_enabled()
+
+    def call(self, args, poison_bytes=None, watch=False):
+        """One call of the candidate, synchronised: (its output, copied into
+        the judge's memory, and the reply: out, aliases)."""
+        self.sync_inputs()
+        self.request("call", args, poison_bytes=poison_bytes, watch=watch, no_grad=self.no_grad(),
+                     **self.rng_fields())
+        rep = self.reply("called")
+        return self.take_output(rep.get("out"), args), rep
+
+    def take_output(self, spec, args):
+        """The candidate's kept output, copied into a buffer of the judge's."""
+        if not isinstance(spec, dict) or spec.get("tensor") is not True:
+            typ = spec.get("type") if isinstance(spec, dict) else None
+            raise RemoteError("the candidate's output is %s, not a tensor" % str(typ)[:200])
+        buf = self.buffer(spec, "its output")
+        self.request("fetch", [buf])
+        self.reply("fetched")
+        return buf
+
+    def buffer(self, spec, what, device=None):
+        """Memory of the judge's for what the candidate process describes
+        (spec: shape, dtype), shared with it; on device (the job's by
+        default)."""
+        t = self.torch
+        device = device or self.device
+        shape, dtype = spec.get("shape"), spec.get("dtype")
+        if (not isinstance(shape, list) or len(shape) > 16 or
+                not all(type(n) is int and 0 <= n < 1 << 40 for n in shape) or
+                dtype not in DTYPES):
+            raise CandidateGone("the candidate process described %s as %r" % (what, spec)[:300],
+                                tampered=True)
+        n = math.prod(shape) * t.empty(0, dtype=getattr(t, dtype)).element_size()
+        if n > MAX_TAKE_BYTES:
+            raise RemoteError("%s holds %d bytes: more than the judge takes" % (what, n))
+        buf = t.empty(shape, dtype=getattr(t, dtype), device=device)
+        return self.shared.share_cpu(buf) if buf.device.type == "cpu" else buf
+
+    def run(self, args, n=1, sync=False):
+        self.sync_inputs()
+        self.request("run", args, n=n, sync=sync, no_grad=self.no_grad())
+        self.reply("ran")
+
+    def draw(self, seed):
+        """set_seed(seed); get_inputs() in the candidate's namespace: the
+        drawn values (tensors copied into the judge's memory, on the device
+        they were drawn on) and the CPU RNG state the draw left."""
+        t = self.torch
+        self.request("draw", seed=seed)
+        rep = self.reply("drawn")
+        specs = rep.get("inputs")
+        if not isinstance(specs, list) or len(specs) > 4096:
+            raise CandidateGone("the candidate process sent no inputs", tampered=True)
+        raw, bufs = [], []
+        for s in specs:
+            if not isinstance(s, dict):
+                raise CandidateGone("the candidate process described an input as %r"
+                                    % (s,), tampered=True)
+            if s.get("tensor") is True:
+                b = self.buffer(s, "an input", "cpu" if s.get("device") == "cpu" else None)
+                bufs.append(b)
+                raw.append(b)
+            elif "value" in s and (s["value"] is None or
+                                   isinstance(s["value"], (int, float, bool, str))):
+                raw.append(s["value"])
+            else:
+                raise RemoteError("get_inputs returned a %s" % str(s.get("type"))[:100])
+        self.request("fetch_draw", bufs)
+        self.reply("fetched")
+        import base64
+        try:
+            state = base64.b64decode(rep.get("rng", ""), validate=True)
+        except (ValueError, TypeError):
+            state = b""
+        if len(state) != t.get_rng_state().numel():
+            raise CandidateGone("the candidate process sent an RNG state of %d bytes"
+                                % len(state), tampered=True)
+        return raw, t.frombuffer(bytearray(state), dtype=t.uint8)
+
+    # ------------------------------------------------------------ timing
+    def channel_rtt(self, n=21):
+        """The least and the median round trip of the channel (ms): what a
+        timed call's handshake adds to the judge's reading."""
+        if self.rtt is None:
+            got = []
+            for _ in range(n):
+                t0 = PERF_NS()
+                self.request("ping")
+                self.reply("pong")
+                got.append((PERF_NS() - t0) / 1e6)
+            got.sort()
+            self.rtt = (got[0], got[len(got) // 2])
+        return self.rtt
+
+    def handshakes(self, final):
+        """Serve the timed calls' handshakes until the final reply."""
+        while True:
+            rep = self.recv()
+            if rep["t"] != "ready":
+                return self.check(rep, final)
+            t0 = PERF_NS()
+            try:
+                self.end.send({"op": "go"})
+                done = self.end.recv(REPLY_TIMEOUT)
+            except (ChannelError, OSError) as e:
+                raise self.gone(str(e))
+            wall = (PERF_NS() - t0) / 1e6
+            if done.get("t") == "error":
+                return self.check(done, final)
+            if done.get("t") != "done":
+                raise CandidateGone("the candidate process broke the protocol: %s where "
+                                    "done was due" % str(done.get("t"))[:40], tampered=True)
+            self.walls.append(wall)
+            self.events.append(_num(done.get("ms"), "a timed call's ms"))
+
+    def figure(self, i):
+        """Timed call i's figure: the candidate process's own clock (its
+        CUDA events, or perf_counter_ns on a CPU), as the harness reads it,
+        admitted as far as the judge's clock around the same call agrees
+        (clock_check)."""
+        return self.events[i]
+
+    def time_one(self, args, flush, sync_before, keep=None):
+        self.channel_rtt()
+        self.sync_inputs()
+        self.request("time_one", args, flush=flush, sync_before=sync_before,
+                     keep=keep is not None, no_grad=self.no_grad(), **self.rng_fields())
+        n = len(self.walls)
+        rep = self.handshakes("timed")
+        if len(self.walls) != n + 1:
+            raise CandidateGone("the candidate process timed %d calls where one was asked"
+                                % (len(self.walls) - n), tampered=True)
+        if keep is not None:
+            keep.append(self.take_output(rep.get("out"), args))
+        return self.figure(n)
+
+    def kb_loop(self, args):
+        self.channel_rtt()
+        self.sync_inputs()
+        self.request("kb_loop", args, **self.rng_fields())
+        n = len(self.walls)
+        rep = self.handshakes("looped")
+        how = rep.get("how") if isinstance(rep.get("how"), dict) else {}
+        trials, discard = how.get("trials"), how.get("discard_first", 0)
+        if type(trials) is not int or type(discard) is not int or discard < 0:
+            raise CandidateGone("the candidate process's loop said %r" % (how,), tampered=True)
+        want = trials + discard
+        if len(self.walls) - n != want or trials < 0:
+            raise CandidateGone("the candidate process's loop timed %d calls where %d were "
+                                "due" % (len(self.walls) - n, want), tampered=True)
+        figs = [self.figure(i) for i in range(n, len(self.walls))]
+        how = {k: how[k] for k in ("warmup", "trials", "discard_first", "l2_fill_bytes",
+                                   "sync_before_each", "timer") if k in how}
+        return figs[int(how.get("discard_first", 0)):], how
+
+    def clock_check(self):
+        """Do the candidate's clock and the judge's agree on its timed
+        calls?  None when they do (or nothing was timed), else the
+        evidence.  The judge's reading of a call spans the candidate's own
+        plus the handshake (two wake-ups); a load on the host only adds to
+        it.  So the lower quartile of the gaps between the two is what an
+        honest call's handshake costs, and a candidate that hides work from
+        its own clock (a patched timer, events recorded around part of
+        the work) widens every gap it hides work in: more than a quarter
+        of its judge-read time, or three least round trips and 0.2 ms,
+        the larger, in three calls of four is disagreement.  So is a call
+        its clock says took longer than the judge saw."""
+        if not self.walls:
+            return None
+        least, med_rtt = self.channel_rtt()
+        gaps = sorted(w - e for w, e in zip(self.walls, self.events))
+        walls = sorted(self.walls)
+        q = len(gaps) // 4
+        gap, wall = gaps[q], walls[q]
+        over = sum(e > w + 0.05 for w, e in zip(self.walls, self.events))
+        bound = max(0.25 * wall, 3 * least + 0.2)
+        if not over and gap <= bound:
+            return None
+        return {"calls": len(self.walls), "judge_ms_q1": round(wall, 6),
+                "gap_ms_q1": round(gap, 6), "gap_bound_ms": round(bound, 6),
+                "rtt_ms": [round(least, 6), round(med_rtt, 6)],
+                "calls_longer_than_judge_saw": over}
+
+    def close(self):
+        """Ask the candidate process to go; it is killed with the job's
+        process group either way."""
+        try:
+            self.end.send({"op": "quit"})
+        except OSError:
+            pass
+        self.end.close()
+
+
+class RemoteModel:
+    """The candidate's model as Checks and Timing call it: a call returns
+    its output in the judge's memory; what the call's reply said is in
+    last."""
+
+    def __init__(self, proc):
+        self.proc, self.last = proc, {}
+
+    def __call__(self, *args):
+        out, self.last = self.proc.call(list(args))
+        return out
