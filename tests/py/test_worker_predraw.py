@@ -40,18 +40,24 @@ import ctypes
 import os
 
 def _poison():
+    """Open each input file from C, to write and to read (no Python-level
+    call the audit hook sees): True when any open succeeded."""
     libc = ctypes.CDLL(None, use_errno=True)
-    for f in os.listdir(%(dir)r) + ["planted.pt"]:
-        fd = libc.open(os.path.join(%(dir)r, f).encode(),
-                       os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        if fd >= 0:
-            libc.write(fd, b"poison", 6)
-            libc.close(fd)
+    got = False
+    for f in %(names)r + ["planted.pt"]:
+        path = os.path.join(%(dir)r, f).encode()
+        for flags in (os.O_WRONLY | os.O_CREAT | os.O_TRUNC, os.O_RDONLY):
+            fd = libc.open(path, flags, 0o644)
+            if fd >= 0:
+                got = True
+                if flags != os.O_RDONLY:
+                    libc.write(fd, b"poison", 6)
+                libc.close(fd)
+    return got
 
 class ModelNew(nn.Module):
     def forward(self, x, y):
-        _poison()
-        return x * 2 + y
+        return x if _poison() else x * 2 + y
 '''
 
 RAISES = "raise SystemExit('candidate code ran')\n"
@@ -167,19 +173,19 @@ check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
 after = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
 check(before == after, "the input files are unchanged")
 
-# Writes from C: the jail's second layer (the roots without the inputs)
-# refuses them where the kernel has Landlock.
-_, res = runner.run(PROBLEM, TAMPER_LIBC % {"dir": inputs}, harness="current",
-                    inputs_key=KEY)
+# Opens from C: the candidate process's Landlock rules (the inputs are
+# neither readable nor writable there) refuse them where the kernel has
+# Landlock.
+_, res = runner.run(PROBLEM, TAMPER_LIBC % {"dir": inputs, "names": sorted(before)},
+                    harness="current", inputs_key=KEY)
 after = {f: open(os.path.join(inputs, f), "rb").read() for f in os.listdir(inputs)}
 if runner.hello["fs_jail"].get("landlock_abi"):
-    # (Without it the job itself dies: its own sets are mapped, and a
-    # truncated mapping is a SIGBUS.)
-    layer = res and res["checks"].get("fs_jail_inputs")
-    check(layer in ("this thread", "every thread"),
-          "a run job closes the inputs to its candidate's C code: %r" % layer)
+    jail = (res and res["checks"].get("candidate_process") or {}).get("landlock") or {}
+    check(isinstance(jail, dict) and jail.get("reads") == jail.get("writes") == "restricted",
+          "the candidate process reads and writes under Landlock: %r" % jail)
     check(before == after and res["verdict"] == "correct",
-          "a candidate's writes from C to the inputs are refused, the files unchanged")
+          "a candidate's reads and writes from C of the inputs are refused, the files "
+          "unchanged: %s" % res["verdict"])
 else:
     print("skip: no Landlock here (%r), C code can write the inputs"
           % runner.hello["fs_jail"])
