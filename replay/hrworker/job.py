@@ -53,6 +53,7 @@ class Job:
             "seed": c.seed, "tolerance": c.tol,
             "allclose": "torch.allclose(ref, cand, atol=tol, rtol=tol)",
             "namespace": "one" if c.mode == "faithful" else "separate",
+            "reference": "the judge's own (the candidate process cannot reach it)",
             "inputs_cast": c.harness == "current"}
         try:
             self.stages()
