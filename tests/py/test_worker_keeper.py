@@ -76,8 +76,10 @@ check(res["verdict"] == "correct" and
 # the next job.
 _, res = runner.run(PROBLEM, WRITES_LENT, harness="current", inputs_key=KEY)
 check(res["checks"]["input_cache"]["device_held"] == 6 and res["verdict"] == "correct",
-      "a candidate cannot reach the lent sets (they are in the judge's process): %s"
-      % res["verdict"])
+      "a candidate cannot reach the lent sets (they are in the judge's process): %s %s %s"
+      % (res["verdict"], res.get("error"), [(t.get("pass"), t.get("max_abs_err"),
+                                              t.get("n_violations"))
+                                             for t in res["checks"].get("trials", [])]))
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6,
       "the written sets are dropped and lent again from their files: the next job "
