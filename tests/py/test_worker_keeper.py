@@ -71,15 +71,17 @@ check(res["verdict"] == "correct" and
       "the keeper lends all 6 sets, with KernelBench's values: %s"
       % res["checks"].get("input_cache"))
 
-# The lent sets are the judge's: the candidate's process holds copies of
-# its own inputs only, so its writes spoil neither its later trials nor
-# the next job.
+# The lent sets are the judge's: the candidate's process holds only its
+# own inputs and outputs, so its writes reach no lent set and no next job.
+# (On a CPU nothing of its own is shared memory and its verdict stands; on
+# CUDA torch calls every device tensor shared, its own output included,
+# which it then spoils.)
 _, res = runner.run(PROBLEM, WRITES_LENT, harness="current", inputs_key=KEY)
-check(res["checks"]["input_cache"]["device_held"] == 6 and res["verdict"] == "correct",
-      "a candidate cannot reach the lent sets (they are in the judge's process): %s %s %s"
-      % (res["verdict"], res.get("error"), [(t.get("pass"), t.get("max_abs_err"),
-                                              t.get("n_violations"))
-                                             for t in res["checks"].get("trials", [])]))
+check(res["checks"]["input_cache"]["device_held"] == 6 and
+      res["verdict"] == ("correct" if DEVICE == "cpu" else "incorrect"),
+      "a candidate's writes reach no lent set (they are in the judge's process): %s %s"
+      % (res["verdict"], [(t.get("pass"), t.get("max_abs_err"))
+                          for t in res["checks"].get("trials", [])]))
 _, res = runner.run(PROBLEM, KB_ONLY, harness="current", inputs_key=KEY)
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["device_held"] == 6,
       "the written sets are dropped and lent again from their files: the next job "
