@@ -6,6 +6,7 @@ nowhere else), the correctness trials (hrworker/checks.py) and timing
 (hrworker/timing.py) under the semantics the job asks for -- and sends its
 phases; its one result is what run() returns (Job)."""
 import gc
+import os
 import time
 
 from hrworker.audit import add_finding, clean_inputs_description
@@ -15,6 +16,11 @@ from hrworker.inputs import InputSets
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.timing import Timing
 from hrworker.util import exc_text
+
+# A sandbox refusal in a job's error, by what it refused (Sandbox.refuse).
+REFUSED = {"outside scratch": "write outside scratch",
+           "outside what the candidate may read": "read outside what the candidate may read",
+           "(the candidate process has no network)": "network connection"}
 
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
@@ -60,13 +66,13 @@ class Job:
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
         except CandidateGone as g:
-            # The candidate process died (its code crashed or killed it) or
-            # broke the protocol: the judge answers for it.
+            if g.how is not None:
+                self.die_as(g.how)
+            # The candidate process broke the protocol: the judge answers.
             self.result.update(verdict="crashed", error_kind="candidate_process",
                                error=g.remote_text, correct=False)
-            if g.tampered:
-                add_finding(self.ctx, "channel-tampered", phase=self.result.get("phase"),
-                            what=g.remote_text)
+            add_finding(self.ctx, "channel-tampered", phase=self.result.get("phase"),
+                        what=g.remote_text)
         if self.result.get("phase") is not None:
             self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
         refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
@@ -79,11 +85,25 @@ class Job:
                 self.checks["verdict_without_sandbox"] = self.result["verdict"]
                 self.result.update(verdict="runtime_error", correct=False,
                                    error_kind="sandbox",
-                                   error="%s refused: %s" % (refused[0]["event"],
-                                                             refused[0]["path"]))
+                                   error="%s refused: %s" % (
+                                       REFUSED.get(refused[0].get("what"), refused[0]["event"]),
+                                       refused[0]["path"]))
         if self.cand is not None:
             self.checks["candidate_process"] = self.cand.hello.get("confined")
         return self.result
+
+    @staticmethod
+    def die_as(how):
+        """The candidate process ended (its code crashed, exited or killed
+        it): the job's process ends the same way, without an answer, so
+        that the orchestrator sees what it saw before the split -- the
+        signal or the exit status, after the job's last phase -- and
+        retries a SIGKILL (the kernel's OOM killer) as it does."""
+        import signal as sig
+        if how[0] == "signal":
+            os.kill(os.getpid(), how[1])
+            os.kill(os.getpid(), sig.SIGKILL)   # a signal caught or ignored here
+        os._exit(how[1])
 
     def give_back(self):
         """Before the process exits: free the sets the keeper lent, so that

@@ -47,9 +47,10 @@ class CandidateGone(BaseException):
     Exception: no handler of a candidate's errors (a trial's, the audit's)
     takes it for one; the job's run() answers it."""
 
-    def __init__(self, text, status=None, tampered=False):
+    def __init__(self, text, status=None, tampered=False, how=None):
         super().__init__(text)
         self.remote_text, self.status, self.tampered = text, status, tampered
+        self.how = how          # ("signal", N) or ("exit", N): how the process ended
 
 
 class Shared:
@@ -186,28 +187,30 @@ class CandidateProcess:
 
     # ------------------------------------------------------------ replies
     def status(self, wait=2.0):
-        """The candidate process's exit status once it ended (waiting up to
-        wait seconds), else None."""
+        """How the candidate process ended, once it has (waiting up to wait
+        seconds): ("signal", N) or ("exit", N); else None."""
         deadline = time.monotonic() + wait
         while True:
             try:
                 pid, st = os.waitpid(self.pid, os.WNOHANG)
             except ChildProcessError:
-                return "reaped"
+                return ("exit", 70)
             if pid:
                 if os.WIFSIGNALED(st):
-                    sig = os.WTERMSIG(st)
-                    return "killed by signal %d (%s)" % (sig, signal.Signals(sig).name)
-                return "exit status %d" % os.WEXITSTATUS(st)
+                    return ("signal", os.WTERMSIG(st))
+                return ("exit", os.WEXITSTATUS(st))
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.01)
 
     def gone(self, why):
-        st = self.status()
-        text = ("the candidate process ended (%s)" % st if st else
-                "the candidate process broke the protocol: %s" % why)
-        return CandidateGone(text, st, tampered=st is None)
+        how = self.status()
+        if how is None:
+            return CandidateGone("the candidate process broke the protocol: %s" % why,
+                                 tampered=True)
+        text = ("killed by signal %d (%s)" % (how[1], signal.Signals(how[1]).name)
+                if how[0] == "signal" else "exit status %d" % how[1])
+        return CandidateGone("the candidate process ended (%s)" % text, text, how=how)
 
     def recv(self):
         try:
@@ -228,7 +231,8 @@ class CandidateProcess:
             self.patched = sorted(set(self.patched) | {str(x)[:200] for x in p[:64]})
         s = rep.get("sandbox")
         if isinstance(s, list):
-            self.sandbox += [{"event": str(v.get("event"))[:64], "path": str(v.get("path"))[:500]}
+            self.sandbox += [{"event": str(v.get("event"))[:64], "path": str(v.get("path"))[:500],
+                              "what": str(v.get("what"))[:80]}
                              for v in s[:20] if isinstance(v, dict)]
         t = rep["t"]
         if t == "error" and want != "error":

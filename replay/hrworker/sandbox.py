@@ -66,7 +66,7 @@ class Sandbox:
         path = path if isinstance(path, str) else (os.fsdecode(path) if isinstance(
             path, (bytes, os.PathLike)) else repr(path))
         if len(self.violations) < 20:
-            self.violations.append({"event": event, "path": path})
+            self.violations.append({"event": event, "path": path, "what": what})
         raise PermissionError("headroom sandbox: %s %s refused: %s" % (event, what, path))
 
     NET_EVENTS = ("socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg")
