@@ -193,10 +193,18 @@ def profiled_pass(torch, call, own, cuda, tmpdir=None):
     except Exception as e:                   # noqa: BLE001 - the candidate's
         res["error"] = exc_text(e)
         return res
-    events = _trace_events(prof, tmpdir)
+    res.update(trace_evidence(_trace_events(prof, tmpdir), own, cuda))
+    return res
+
+
+def trace_evidence(events, own, cuda):
+    """profiled_pass's evidence from the pass's Chrome-trace events ("X"
+    events: cat user_annotation, cpu_op, python_function, cuda_runtime,
+    kernel; a kernel's args carry its stream and the correlation id of the
+    launch)."""
     ann = {e["name"]: e for e in events if e.get("cat") == "user_annotation"}
-    res.update(_cuda_part(events, ann, own) if cuda else _cpu_part(events, ann, own))
-    res["findings"] = _pass_findings(res)
+    res = _cuda_part(events, ann, own) if cuda else _cpu_part(events, ann, own)
+    res["findings"] = _pass_findings(res, own, cuda)
     return res
 
 
@@ -204,7 +212,8 @@ def _marker_kernel(events, ann, name):
     """The kernel launched inside the annotation name (by correlation)."""
     w = ann.get(name)
     corr = {e.get("args", {}).get("correlation") for e in events
-            if e.get("cat") == "cuda_runtime" and _within(e, w) and e.get("tid") == w.get("tid")}
+            if e.get("cat") in ("cuda_runtime", "cuda_driver") and _within(e, w)
+            and e.get("tid") == w.get("tid")}
     corr.discard(None)
     for e in events:
         if e.get("cat") == "kernel" and e.get("args", {}).get("correlation") in corr:
@@ -302,7 +311,7 @@ def _reduced_ops(ops):
     return out
 
 
-def _pass_findings(res):
+def _pass_findings(res, own, cuda):
     f = []
     hidden = [k for k in res.get("other_stream", ()) if k.get("end_after_end_marker_us", 0) > 0]
     if hidden:
@@ -317,8 +326,8 @@ def _pass_findings(res):
     sh = res.get("share", {})
     if sh.get("total_us") and not sh.get("by_origin_us", {}).get("own"):
         f.append(finding("no-own-kernel", by_origin_us=sh["by_origin_us"],
-                         own=res["own"], why="none of the call's %s time was in the "
-                         "candidate's own code" % ("kernel" if res["device"] == "cuda" else "op")))
+                         own=own, why="none of the call's %s time was in the "
+                         "candidate's own code" % ("kernel" if cuda else "host")))
     return f
 
 

@@ -97,6 +97,56 @@ def own_names_tests():
           "reduced_kind reads tf32 and half/bf16 from kernel names, not plain fp32 ones")
 
 
+def kernel_event(name, ts, dur, stream, corr):
+    return {"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur,
+            "args": {"stream": stream, "correlation": corr}}
+
+
+def launch_event(ts, corr, tid=1):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts, "dur": 2,
+            "tid": tid, "args": {"correlation": corr}}
+
+
+def trace(side_end):
+    """A profiled pass's events as torch writes them: the two markers on
+    stream 7 (launched inside hr::start and hr::end), the candidate's own
+    kernel on stream 7, and a cuBLAS kernel on stream 13 that ends at
+    side_end (the end marker starts at 200)."""
+    ann = [{"ph": "X", "cat": "user_annotation", "name": n, "ts": ts, "dur": d, "tid": 1}
+           for n, ts, d in (("hr::start", 0, 10), ("hr::call", 10, 50), ("hr::end", 60, 10))]
+    return ann + [
+        launch_event(2, 100), launch_event(20, 101), launch_event(30, 102), launch_event(62, 103),
+        kernel_event("void at::native::vectorized_elementwise_kernel<4, FillFunctor<float> >()",
+                     5, 2, 7, 100),
+        kernel_event("row_sums_kernel(float const*, float*, long, long)", 25, 150, 7, 101),
+        kernel_event("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n", 35, side_end - 35, 13, 102),
+        kernel_event("void at::native::vectorized_elementwise_kernel<4, FillFunctor<float> >()",
+                     200, 2, 7, 103)]
+
+
+def trace_tests():
+    own = {"kernels": ["row_sums_kernel"], "functions": [], "modules": []}
+    r = escapes.trace_evidence(trace(side_end=900), own, True)
+    ids = sorted(f["id"] for f in r["findings"])
+    check(r["markers_found"] and r["current_stream"] == 7 and r["kernels"] == 2,
+          "the markers are found by correlation, their stream is the current one, and "
+          "they are not the call's kernels")
+    check(ids == ["side-stream", "work-after-end-event"]
+          and r["streams"]["13"] == {"kernels": 1, "device_us": 865.0, "current": False},
+          "a kernel on stream 13 ending after the end marker: side-stream and "
+          "work-after-end-event, and the streams table says so (%s)" % ids)
+    share = r["share"]
+    check(abs(share["own_share"] - 150 / 1015) < 1e-9 and share["by_origin_us"]["cublas"] == 865,
+          "the own share is own kernel time over all kernel time: %s" % share)
+    r = escapes.trace_evidence(trace(side_end=150), own, True)
+    check(r["findings"] == [] and r["n_other_stream"] == 1,
+          "the same kernel ending before the end marker (a joined stream) is listed, "
+          "not a finding")
+    r = escapes.trace_evidence(trace(side_end=150), {"kernels": []}, True)
+    check([f["id"] for f in r["findings"]] == ["no-own-kernel"],
+          "without an own kernel in the call: no-own-kernel")
+
+
 def build_extension():
     from torch.utils.cpp_extension import load_inline
     t0 = time.monotonic()
@@ -304,6 +354,7 @@ def nvml_tests():
 
 def main():
     own_names_tests()
+    trace_tests()
     precision_tests()
     thread_tests()
     nvml_tests()
