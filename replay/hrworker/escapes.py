@@ -395,12 +395,13 @@ def thread_check(call, warmup=1, grace_s=0.05):
     the candidate's own)."""
     for _ in range(warmup):
         call()
+    held = threading.enumerate()         # by object: an ident is reused at once
     before = host_threads()
     out = call()
     after = host_threads()
-    alive = {t.ident for t in threading.enumerate()}
-    new_py = [{"name": n, "native_id": nid} for i, (n, nid) in after["python"].items()
-              if i not in before["python"] and i in alive]
+    new_py = [{"name": t.name, "native_id": getattr(t, "native_id", None)}
+              for t in threading.enumerate()
+              if t.is_alive() and not any(t is h for h in held)]
     new_tasks = []
     if before["tasks"] is not None and after["tasks"] is not None:
         new_tasks = [t for t in after["tasks"] if t not in before["tasks"]]
@@ -678,7 +679,9 @@ def graph_timing(torch, fn, inputs, refill=None, reps=20, flush=None, warmup=3):
     does its work only when not captured fails here.  Every replay reads the
     same buffers (a graph's addresses are fixed), so this is the figure
     without launch overhead, not a fresh-input one.  Returns {"captured":
-    False, "why"} where capture fails."""
+    False, "why"} where capture fails (work on another thread, an unjoined
+    stream, a synchronize: no figure, no finding), and with "refused": True
+    where the check fails."""
     if not torch.cuda.is_available():
         return {"captured": False, "why": "needs CUDA"}
     try:
@@ -710,8 +713,9 @@ def graph_timing(torch, fn, inputs, refill=None, reps=20, flush=None, warmup=3):
     torch.cuda.synchronize()
     res["checked"] = "replay equals eager on %s content" % ("refilled" if refill else "the same")
     if not _same(torch, graph_out, eager):
-        res.update(captured=False, why="the replayed graph's output differs from an eager "
-                   "call's on the same inputs: the captured work is not the call's")
+        res.update(captured=False, refused=True,
+                   why="the replayed graph's output differs from an eager call's on the "
+                   "same inputs: the captured work is not the call's")
         return res
     times = []
     for _ in range(reps):

@@ -11,7 +11,10 @@ an fp32 one computed in another order; lowered TF32 flags are found; the
 L2 reset and the graph figure say "needs CUDA"; NVML says why it is absent
 here, decodes throttle-reason bit masks with nvml.h's constants, and, on a
 fake libnvidia-ml built here, samples clocks and marks throttled samples.
-With HR_TEST_DEVICE=cuda (make gpu-check) the same pass runs on the GPU.
+With HR_TEST_DEVICE=cuda (make gpu-check): the pass on a cuBLAS matmul
+and on unjoined side-stream work, wall against event time, a persisting-L2
+carve-out found and reset, the graph figure of an honest call and the
+refusal of one that skips its work under capture, NVML on the real GPU.
 
 Plain script: one line per check, exits non-zero on any failure.
 """
@@ -277,6 +280,72 @@ def cpu_only_tests():
     check(not w["applicable"], "wall against event time on CPU: not applicable")
 
 
+def cuda_tests():
+    """make gpu-check: the pass, the L2 reset and the graph figure on the GPU,
+    with torch's own kernels (the planted GPU suite, built kernels and all,
+    is tests/gpu/escapes_probe.py)."""
+    a = torch.randn(2048, 2048, device="cuda")
+    none = escapes.own_names("")
+    p = escapes.profiled_pass(torch, lambda: a @ a, none, True)
+    check(p["markers_found"] and p["n_other_stream"] == 0 and p["share"]["own_share"] == 0.0
+          and [f["id"] for f in p["findings"]] == ["no-own-kernel"],
+          "a cuBLAS matmul on the current stream: markers found, no other stream, "
+          "no own kernel (%s)" % p["share"]["by_origin_us"])
+    side = torch.cuda.Stream()
+
+    def unjoined():
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(20):
+                b = a @ a
+        return b
+
+    p = escapes.profiled_pass(torch, unjoined, none, True)
+    ids = sorted(f["id"] for f in p["findings"])
+    check("side-stream" in ids and "work-after-end-event" in ids,
+          "20 matmuls on an unjoined stream: side-stream and work-after-end-event (%s)" % ids)
+    torch.cuda.synchronize()
+    w = escapes.wall_vs_event(torch, unjoined)
+    check(w["applicable"] and [f["id"] for f in w["findings"]] == ["work-after-end-event"],
+          "and the wall clock outlasts the events (%s ms against %s)" % (w["wall_ms"], w["event_ms"]))
+    torch.cuda.synchronize()
+    r = escapes.l2_reset(torch)
+    check(r["applicable"] and r["findings"] == [] and r["limit_after_reset"] == 0,
+          "no persisting L2 set: nothing found (limit %s, window %s)" % (r["limit_bytes"], r["window"]))
+    drv = escapes.CudaDriver()
+    mx = r["max_persisting_bytes"] or 0
+    if mx:
+        drv.lib.cuCtxSetLimit(escapes.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, escapes.ctypes.c_size_t(mx))
+        r = escapes.l2_reset(torch)
+        check([f["id"] for f in r["findings"]] == ["l2-persisting"] and r["limit_after_reset"] == 0,
+              "a carve-out of %d bytes is found, then reset to 0" % mx)
+    else:
+        print("skip: this GPU has no persisting L2")
+    x = torch.randn(1 << 20, device="cuda")
+    g = escapes.graph_timing(torch, lambda t: t * 2 + 1, [x],
+                             refill=lambda xs: xs[0].copy_(torch.randn_like(xs[0])))
+    check(g["captured"] and g["ms_median"] > 0, "an elementwise call's graph figure: %s ms"
+          % g.get("ms_median"))
+    cache = {}
+
+    def skips_under_capture(t):
+        if torch.cuda.is_current_stream_capturing():
+            return cache.setdefault("out", torch.zeros_like(t))
+        return t * 2 + 1
+
+    g = escapes.graph_timing(torch, skips_under_capture, [x],
+                             refill=lambda xs: xs[0].copy_(torch.randn_like(xs[0])))
+    check(not g["captured"] and g.get("refused"), "a call that skips its work under capture "
+          "is refused: %s" % g.get("why"))
+    n, why = nvml.open_device(pci_bus_id=nvml.torch_pci_bus_id(torch))
+    if n is None:
+        print("skip: NVML on this GPU: %s" % why)
+    else:
+        smp = n.sample()
+        check(smp["sm_mhz"] and smp["reasons"] is not None, "NVML reads this GPU: %s" % smp)
+        n.close()
+
+
 FAKE_NVML = r"""
 /* A stand-in for libnvidia-ml.so.1: one device at 1980/2619 MHz whose
  * reasons word is taken from $FAKE_NVML_REASONS on every query. */
@@ -359,6 +428,7 @@ def main():
     thread_tests()
     nvml_tests()
     if CUDA:
+        cuda_tests()
         print("skip: the CPU extension's share (this run is on CUDA)")
     else:
         cpu_only_tests()
