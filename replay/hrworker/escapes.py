@@ -109,9 +109,11 @@ def kernel_origin(name, own_kernels):
     return "other"
 
 
-# Reduced precision in a kernel's name: cuBLAS/CUTLASS/cuDNN spell the
-# element types into it (sm90_xmma_gemm_f32f32_tf32f32_f32, s16816gemm_fp16,
-# nvjet_hsh_, bf16, ...), ATen's templates name c10::Half/c10::BFloat16.
+# Reduced precision in a library kernel's name: cuBLAS/CUTLASS/cuDNN spell
+# the element types into it (sm90_xmma_gemm_f32f32_tf32f32_f32,
+# s16816gemm_fp16, nvjet_hsh_, bf16, ...), ATen's templates name
+# c10::Half/c10::BFloat16.  Not read from the candidate's own kernels: their
+# names are its to choose (its error against fp64 speaks for them).
 REDUCED_NAME = re.compile(r"tf32|bf16|bfloat16|fp16|f16|half|__nv_bfloat|"
                           r"[hs]16816|h1688|nvjet_[hbt]", re.I)
 REDUCED_TYPES = ("c10::Half", "c10::BFloat16", "c10::Float8", "half", "bfloat16")
@@ -141,7 +143,7 @@ def _within(e, w):
 def _top_level(ops):
     """The ops (cpu_op events) not inside another op of the same thread."""
     out, ends = [], {}
-    for e in sorted(ops, key=lambda e: (e.get("tid"), e["ts"], -e.get("dur", 0))):
+    for e in sorted(ops, key=lambda e: (str(e.get("tid")), e["ts"], -e.get("dur", 0))):
         end = e["ts"] + e.get("dur", 0)
         if e["ts"] < ends.get(e.get("tid"), -1):
             continue
@@ -245,8 +247,8 @@ def _cuda_part(events, ann, own):
             other.append(brief)
         if end_ts is not None and k["ts"] + dur > end_ts:
             after.append(brief)
-        kind = reduced_kind(name)
-        if kind:
+        kind = reduced_kind(name) if origin != "own" else None   # own names are the
+        if kind:                                                  # candidate's to choose
             reduced.setdefault(name[:160], kind)
     top = {}
     for k in kernels:

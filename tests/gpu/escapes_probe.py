@@ -159,7 +159,7 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
     torch.backends.cudnn.allow_tf32 = flags0.get("cudnn.allow_tf32", True)
     torch.set_float32_matmul_precision(flags0.get("float32_matmul_precision", "highest"))
     escapes.l2_reset(torch)
-    del new, ref, cns, cand, out_f
+    new = ref = cns = cand = out_f = None     # the closures hold the cells
     gc.collect()
     torch.cuda.empty_cache()
     return det, ev
