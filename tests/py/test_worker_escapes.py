@@ -18,6 +18,7 @@ refusal of one that skips its work under capture, NVML on the real GPU.
 
 Plain script: one line per check, exits non-zero on any failure.
 """
+import ctypes
 import os
 import subprocess
 import sys
@@ -215,6 +216,23 @@ def thread_tests():
     check(out == 2 and ev["findings"] == [] and ev["native_started_alive"] == [],
           "a thread the call joins is not a finding (its task may still be leaving at "
           "the return: tasks %s -> %s)" % (ev["tasks_before"], ev["tasks_after"]))
+    # A native thread, as a C extension's std::thread would be: no Python
+    # Thread object, only a task in /proc/self/task.
+    libc = ctypes.CDLL(None)
+    body = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(lambda _: time.sleep(0.3))
+
+    def native_call():
+        tid = ctypes.c_ulong()
+        libc.pthread_create(ctypes.byref(tid), None, body, None)
+        libc.pthread_detach(tid)
+        return 3
+
+    _, ev = escapes.thread_check(native_call, warmup=0)
+    check([f["id"] for f in ev["findings"]] == ["background-thread"]
+          and ev["started_alive"] == [] and len(ev["native_started_alive"]) == 1,
+          "a native thread left running is found by its task alone: %s"
+          % ev["native_started_alive"])
+    time.sleep(0.4)
     snap = escapes.host_threads()
     check(snap["tasks"] is not None and os.getpid() in snap["tasks"],
           "host_threads reads /proc/self/task (the main thread's id is the pid)")
