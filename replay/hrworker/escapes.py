@@ -481,12 +481,16 @@ def _tensors(x):
 
 def rel_err(a, ref64):
     """Normwise relative error ||a - ref||2 / ||ref||2 in fp64 over every
-    output tensor (0/0 = 0; x/0 = inf)."""
+    output tensor (0/0 = 0; x/0 = inf; other shapes or counts: inf)."""
     num = den = 0.0
-    for x, r in zip(_tensors(a), _tensors(ref64)):
-        d = x.detach().double().cpu() - r.detach().double().cpu()
+    xs, rs = _tensors(a), _tensors(ref64)
+    if len(xs) != len(rs) or any(x.shape != r.shape for x, r in zip(xs, rs)):
+        return math.inf
+    for x, r in zip(xs, rs):
+        r = r.detach().double()
+        d = x.detach().to(device=r.device, dtype=r.dtype) - r   # on the reference's device
         num += float((d * d).sum())
-        den += float((r.double().cpu() ** 2).sum())
+        den += float((r * r).sum())
     if den == 0.0:
         return 0.0 if num == 0.0 else math.inf
     return math.sqrt(num / den)
