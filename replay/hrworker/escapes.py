@@ -166,7 +166,8 @@ def profiled_pass(torch, call, own, cuda, tmpdir=None):
     record_function("hr::start"/"hr::end")) bracket the call: the end
     marker stands where the timer's end event is recorded.  Returns
     {"kernels": n, "streams": {stream: {kernels, device_us, current}},
-    "other_stream": [...], "after_end": [...], "share": {by_origin_us,
+    "other_stream": [...], "hidden": [...] (those still running at the end
+    marker), "after_end": [...], "share": {by_origin_us,
     total_us, own_share}, "own_kernels_seen", "top_kernels", "reduced":
     {kernels, ops}, "graph_launches", "findings"}; "error" when the call
     raised.  On CPU the share is over host time: an extension function's
@@ -229,7 +230,7 @@ def _cuda_part(events, ann, own):
     kernels = [e for e in events if e.get("cat") == "kernel" and id(e) not in marks]
     current = (end or start or {}).get("args", {}).get("stream")
     own_k = set(own.get("kernels", ()))
-    times, streams, other, after, seen, reduced = {}, {}, [], [], set(), {}
+    times, streams, other, after, hidden, seen, reduced = {}, {}, [], [], [], set(), {}
     end_ts = end["ts"] if end else None
     for k in kernels:
         name, dur, st = k["name"], float(k.get("dur", 0)), k.get("args", {}).get("stream")
@@ -245,6 +246,8 @@ def _cuda_part(events, ann, own):
             brief["end_after_end_marker_us"] = round(k["ts"] + dur - end_ts, 3)
         if st != current:
             other.append(brief)
+            if end_ts is not None and k["ts"] + dur > end_ts:
+                hidden.append(brief)
         if end_ts is not None and k["ts"] + dur > end_ts:
             after.append(brief)
         kind = reduced_kind(name) if origin != "own" else None   # own names are the
@@ -259,6 +262,7 @@ def _cuda_part(events, ann, own):
     return {"kernels": len(kernels), "current_stream": current,
             "markers_found": start is not None and end is not None,
             "streams": streams, "other_stream": other[:20], "n_other_stream": len(other),
+            "hidden": hidden[:20], "n_hidden": len(hidden),
             "after_end": after[:20], "n_after_end": len(after),
             "share": _share(times), "own_kernels_seen": sorted(seen),
             "top_kernels": [{"name": n[:160], "us": round(t, 3), "origin": kernel_origin(n, own_k)}
@@ -315,9 +319,8 @@ def _reduced_ops(ops):
 
 def _pass_findings(res, own, cuda):
     f = []
-    hidden = [k for k in res.get("other_stream", ()) if k.get("end_after_end_marker_us", 0) > 0]
-    if hidden:
-        f.append(finding("side-stream", kernels=hidden[:5], n=len(hidden),
+    if res.get("n_hidden"):
+        f.append(finding("side-stream", kernels=res["hidden"][:5], n=res["n_hidden"],
                          current_stream=res.get("current_stream"),
                          why="kernels on another stream were still running when the "
                              "current stream reached the end marker"))
@@ -390,11 +393,11 @@ def thread_check(call, warmup=1, grace_s=0.05):
     the call started that are still alive when it returns
     (background-thread): a Python thread alive at the return, or a native
     task (/proc/self/task) the call added still there grace_s later.
-    warmup calls first, so that the pools torch
-    starts on first use (OpenMP, cuBLAS's, the profiler's) exist before the
-    count.  Returns (the call's output, evidence).  Not seen: work a
-    thread started before the counted call does later (a persistent pool of
-    the candidate's own)."""
+    warmup calls come first, so that the pools torch starts on first use
+    (OpenMP, cuBLAS's, the profiler's) exist before the count.  Returns
+    (the call's output, evidence).  Not seen: work that a thread started
+    before the counted call does after it (a persistent pool of the
+    candidate's own)."""
     for _ in range(warmup):
         call()
     held = threading.enumerate()         # by object: an ident is reused at once

@@ -149,7 +149,7 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
     if not fresh_ok:
         det.add("fresh-buffers-wrong")
     ev = {"threads": th, "l2": l2, "profile": {k: prof.get(k) for k in (
-              "kernels", "current_stream", "markers_found", "streams", "n_other_stream",
+              "kernels", "current_stream", "markers_found", "streams", "n_other_stream", "n_hidden",
               "n_after_end", "share", "own_kernels_seen", "top_kernels", "reduced",
               "graph_launches", "error")},
           "wall_vs_event": wall, "precision": prec, "graph": graph,
