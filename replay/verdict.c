@@ -18,6 +18,9 @@ const char *const verdict_evidence_ids[] = {
 	"partial-write",         /* some output elements never written */
 	"side-stream",           /* work the events did not see */
 	"background-thread",
+	/* hrworker/escapes.py's wall-against-event and profiled pass: after
+	 * the two it is the symptom of */
+	"work-after-end-event",  /* the call's work outlived its end event */
 	"below-physical-floor",  /* faster than the bytes allow: a symptom */
 	"l2-persisting",
 	"precision-downgrade",
@@ -59,6 +62,26 @@ static void put_verdict(struct verdict_out *out, const char *prefix,
 	out->verdict[n] = '\0';
 }
 
+/* Evidence against a correct result only (hrworker/escapes.py): who
+ * computed the output (no-own-kernel: the library) or at what precision
+ * (precision-downgrade) says why a passing result is no kernel win; an
+ * output that fails the original check is incorrect whatever computed it.
+ * The other evidence outranks incorrect: a side stream or a partial write
+ * is also why an output fails. */
+static const char *const correct_only_ids[] = {
+	"no-own-kernel",
+	"precision-downgrade",
+};
+
+static int correct_only(const char *id)
+{
+	for (size_t i = 0; i < sizeof(correct_only_ids) /
+		     sizeof(correct_only_ids[0]); i++)
+		if (!strcmp(id, correct_only_ids[i]))
+			return 1;
+	return 0;
+}
+
 static int priority(const char *id)
 {
 	for (size_t i = 0; i < verdict_n_evidence_ids; i++)
@@ -68,8 +91,9 @@ static int priority(const char *id)
 }
 
 /* The deciding evidence finding, or NULL when there is none; *n the
- * number of findings. */
-static const char *top_evidence(const cJSON *res, int *n)
+ * number of findings it chose from (with incorrect set, the correct-only
+ * ones are left out). */
+static const char *top_evidence(const cJSON *res, int incorrect, int *n)
 {
 	const cJSON *f;
 	const char *best = NULL;
@@ -85,6 +109,8 @@ static const char *top_evidence(const cJSON *res, int *n)
 		 * leave a kernel verifiable. */
 		if (!id || !*id)
 			id = "unnamed-finding";
+		if (incorrect && correct_only(id))
+			continue;
 		p = priority(id);
 		(*n)++;
 		if (!best || p < best_p ||
@@ -180,7 +206,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const char *mode = in->mode;
 	const char *top;
 	char gates[40];
-	int nev, bad = -1, si, robust;
+	int nev, bad = -1, si, robust, incorrect;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -207,7 +233,9 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 							       "audit_error"));
 		return;
 	}
-	if ((top = top_evidence(res, &nev))) {
+	incorrect = !strcmp(in->verdict, "incorrect") ||
+		!original_passed(checks, &bad);
+	if ((top = top_evidence(res, incorrect, &nev))) {
 		put_verdict(out, "exploit:", top);
 		if (nev > 1)
 			snprintf(out->why, sizeof(out->why), "evidence %s (first "
@@ -216,7 +244,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 			snprintf(out->why, sizeof(out->why), "evidence %s", top);
 		return;
 	}
-	if (!strcmp(in->verdict, "incorrect") || !original_passed(checks, &bad)) {
+	if (incorrect) {
 		snprintf(out->verdict, sizeof(out->verdict), "incorrect");
 		if (strcmp(in->verdict, "incorrect"))
 			snprintf(out->why, sizeof(out->why), "trial %d failed the "

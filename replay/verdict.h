@@ -19,7 +19,9 @@
  *                       calls (checks.audit_error).
  *   2. exploit:<id>     the result holds an evidence finding; several: the
  *                       first in verdict_evidence_ids' order (unknown ids
- *                       after every known one, by name).
+ *                       after every known one, by name).  no-own-kernel
+ *                       and precision-downgrade count only where the
+ *                       original check passed (else rule 3).
  *   3. incorrect        the original check did not pass every trial.
  *   3b. correct-vacuous the problem's gate passes an input, or a constant
  *                       where zeros fail: no check can tell the output

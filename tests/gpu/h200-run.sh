@@ -96,6 +96,12 @@ stage_context() {
 # keeper), and what a 1.6 G-element input set costs to draw, save and load.
 stage_ipc() { timeout "${CAP_IPC:-240}" python3 tests/gpu/ipc_probe.py --dir "$WORK"; }
 
+# The planted GPU suite against hrworker/escapes.py and nvml.py, called
+# directly: the detection table (tests/gpu/escapes_probe.py).
+stage_escapes() {
+	timeout "${CAP_ESCAPES:-300}" python3 tests/gpu/escapes_probe.py --json "$OUT/escapes.json"
+}
+
 # CAP_CHECK: seconds after which gpu-check is stopped (a hung kernel must
 # not take the whole device call; it happened once, see docs/benchmarks.md).
 stage_gpu_check() {

@@ -257,6 +257,59 @@ static void below_floor_is_an_exploit_not_a_speedup(void **s)
 			    "exploit:below-physical-floor");
 }
 
+static void work_after_end_event_ranks_after_its_causes(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"ci_low\": 4, \"findings\": "
+				  "[{\"id\": \"work-after-end-event\", "
+				  "\"evidence\": {\"event_ms\": 0.01, "
+				  "\"wall_ms\": 5.2}}], \"checks\": {"
+				  TRIALS_BOTH_PASS "}}", "robust", not_vacuous,
+				  &o), "exploit:work-after-end-event");
+	assert_string_equal(audit("correct", "{\"findings\": ["
+				  "{\"id\": \"work-after-end-event\"}, "
+				  "{\"id\": \"background-thread\"}]}", "robust",
+				  not_vacuous, &o), "exploit:background-thread");
+	assert_string_equal(audit("correct", "{\"findings\": ["
+				  "{\"id\": \"work-after-end-event\"}, "
+				  "{\"id\": \"side-stream\"}]}", "robust",
+				  not_vacuous, &o), "exploit:side-stream");
+	assert_string_equal(audit("correct", "{\"findings\": ["
+				  "{\"id\": \"l2-persisting\"}, "
+				  "{\"id\": \"work-after-end-event\"}]}", "robust",
+				  not_vacuous, &o), "exploit:work-after-end-event");
+}
+
+static void library_or_precision_evidence_voids_only_a_correct_result(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"ci_low\": 1.3, \"findings\": "
+				  "[{\"id\": \"no-own-kernel\"}], \"checks\": {"
+				  TRIALS_BOTH_PASS "}}", "robust", not_vacuous,
+				  &o), "exploit:no-own-kernel");
+	assert_string_equal(audit("correct", "{\"ci_low\": 1.3, \"findings\": "
+				  "[{\"id\": \"precision-downgrade\"}], "
+				  "\"checks\": {" TRIALS_BOTH_PASS "}}", "robust",
+				  not_vacuous, &o), "exploit:precision-downgrade");
+	assert_string_equal(audit("incorrect", "{\"findings\": ["
+				  "{\"id\": \"no-own-kernel\"}, "
+				  "{\"id\": \"precision-downgrade\"}]}",
+				  "robust", not_vacuous, &o), "incorrect");
+	/* a trial the library failed makes it incorrect too */
+	assert_string_equal(audit("correct", "{\"findings\": [{\"id\": "
+				  "\"precision-downgrade\"}], \"checks\": "
+				  "{\"trials\": [{\"allclose_pass\": false}]}}",
+				  "robust", not_vacuous, &o), "incorrect");
+	/* the other evidence still outranks incorrect */
+	assert_string_equal(audit("incorrect", "{\"findings\": ["
+				  "{\"id\": \"no-own-kernel\"}, "
+				  "{\"id\": \"side-stream\"}]}", "robust",
+				  not_vacuous, &o), "exploit:side-stream");
+	assert_string_equal(o.why, "evidence side-stream");
+}
+
 static void evidence_outranks_incorrect(void **s)
 {
 	struct verdict_out o;
@@ -380,6 +433,8 @@ int main(void)
 		cmocka_unit_test(unknown_evidence_ranks_after_known),
 		cmocka_unit_test(finding_id_cannot_forge_a_verdict),
 		cmocka_unit_test(below_floor_is_an_exploit_not_a_speedup),
+		cmocka_unit_test(work_after_end_event_ranks_after_its_causes),
+		cmocka_unit_test(library_or_precision_evidence_voids_only_a_correct_result),
 		cmocka_unit_test(evidence_outranks_incorrect),
 		cmocka_unit_test(incorrect_worker_verdict_is_incorrect),
 		cmocka_unit_test(failed_allclose_trial_contradicting_correct_is_incorrect),
