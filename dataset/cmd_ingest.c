@@ -22,6 +22,7 @@ static const char usage[] =
 	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"
 	"                       [--max-entry-mb N] [--max-total-mb N]\n"
 	"                       [--workload NAME] [--domain D] [--stack S]\n"
+	"                       [--adopt]\n"
 	"\n"
 	"Store KernelBench-style evaluations: each PATH is a directory, a\n"
 	".tar/.tar.gz/.tar.xz/.tar.zst/.zip archive, or a .json/.jsonl file.\n"
@@ -51,11 +52,14 @@ static const char usage[] =
 	"                    name)\n"
 	"  --domain D        trace: transformer, recommender, cnn, ...\n"
 	"  --stack S         trace: the software stack, e.g. eager, compile\n"
+	"  --adopt           --db is another program's SQLite database (no\n"
+	"                    headroom application_id): add headroom's\n"
+	"                    tables beside its own (without it, refused)\n"
 	"  --db FILE         database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  -q                no summary lines\n";
 
 enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL,
-	OPT_WORKLOAD, OPT_DOMAIN, OPT_STACK };
+	OPT_WORKLOAD, OPT_DOMAIN, OPT_STACK, OPT_ADOPT };
 
 /* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
  * MiB. */
@@ -180,13 +184,14 @@ static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
  * (open_new_store), an existing file as it is (STORE_APPEND changes
  * nothing until a write commits). */
 static int open_store(const struct hr_global *g, struct ingest_cli *c,
-		      struct hr_err *e)
+		      const struct ingest_opts *o, struct hr_err *e)
 {
 	if (c->s || c->tmp)
 		return HR_OK;
 	if (access(g->db_path, F_OK) && errno == ENOENT)
 		return open_new_store(g, c, e);
-	return store_open(&c->s, g->db_path, STORE_APPEND, e);
+	return store_open(&c->s, g->db_path,
+			  STORE_APPEND | (o->adopt ? STORE_ADOPT : 0), e);
 }
 
 /* A profiler trace: read it whole (streaming) before the database is
@@ -207,7 +212,7 @@ static int ingest_trace(const struct hr_global *g, struct ingest_cli *c,
 	rc = fmt == TRACE_NSYS ? trace_read_nsys(path, &t, e) :
 		trace_read_chrome(path, &t, e);
 	if (rc == HR_OK)
-		rc = open_store(g, c, e);
+		rc = open_store(g, c, o, e);
 	if (rc == HR_OK)
 		rc = trace_store(c->s, &t, &m, &id, &existed, e);
 	if (rc == HR_OK && !existed)
@@ -241,7 +246,7 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		return ingest_trace(g, c, path, fmt, o, e);
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
-	rc = open_store(g, c, e);
+	rc = open_store(g, c, o, e);
 	if (rc == HR_OK)
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
 	if (rc == HR_OK && !res.existed)
@@ -351,6 +356,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "domain", required_argument, NULL, OPT_DOMAIN },
 		{ "stack", required_argument, NULL, OPT_STACK },
+		{ "adopt", no_argument, NULL, OPT_ADOPT },
 		{ 0 }
 	};
 	struct ingest_opts o = { .kind = INGEST_AUTO };
@@ -384,6 +390,9 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		case OPT_STACK:
 			o.stack = optarg;
+			break;
+		case OPT_ADOPT:
+			o.adopt = 1;
 			break;
 		case OPT_MAX_ENTRY:
 		case OPT_MAX_TOTAL:

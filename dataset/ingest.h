@@ -83,6 +83,9 @@ struct ingest_opts {
 	/* Profiler traces (trace.h): what the trace is of; NULL = what the
 	 * trace says, else (workload) the file's base name. */
 	const char *workload, *domain, *stack;
+	/* --adopt: a database of someone else's gets headroom's tables
+	 * beside its own (store.h, STORE_ADOPT); else it is refused. */
+	int adopt;
 };
 
 struct ingest_result {

@@ -272,6 +272,8 @@ struct store {
 	char *path;                 /* as opened, for messages (owned) */
 	int version;                /* user_version last read */
 	int wal;                    /* journal_mode is known to be WAL */
+	int adopt;                  /* STORE_ADOPT: a foreign database is ok */
+	int foreign;                /* identify found someone else's tables */
 	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
 };
 
@@ -328,11 +330,13 @@ static int identify(struct store *s, struct hr_err *e)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
 			       "(user_version %d, no application_id)", s->path,
 			       version);
-	if (app == 0 && tables != 0)
+	s->foreign = app == 0 && tables != 0;
+	if (s->foreign && !s->adopt)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database (an "
 			       "SQLite database with tables of its own and no "
-			       "headroom application_id: left unchanged)",
-			       s->path);
+			       "headroom application_id: left unchanged; "
+			       "'headroom ingest --adopt' adds headroom's "
+			       "tables beside them)", s->path);
 	if (version > N_MIGRATIONS)
 		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
 			       "this headroom (%d); upgrade headroom", s->path,
@@ -352,10 +356,22 @@ static int migrate_locked(struct store *s, struct hr_err *e)
 		return e->code;
 	if (s->version == N_MIGRATIONS)
 		return HR_OK;
-	for (int v = s->version; v < N_MIGRATIONS; v++)
-		if (exec(s, migrations[v], e))
-			return hr_err_prefix(e, "%s: migration %d", s->path,
-					     v + 1);
+	for (int v = s->version; v < N_MIGRATIONS; v++) {
+		if (!exec(s, migrations[v], e))
+			continue;
+		/* An adopted database's own table or index of one of our
+		 * names: its content, not our failure. */
+		if (s->foreign) {
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			hr_err_clear(e);
+			return hr_errf(e, HR_INPUT, "%s: cannot adopt this "
+				       "database: %s (left unchanged)",
+				       s->path, why);
+		}
+		return hr_err_prefix(e, "%s: migration %d", s->path, v + 1);
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", N_MIGRATIONS);
 	if (exec(s, sql, e))
 		return e->code;
@@ -394,14 +410,17 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e)
 {
 	struct store *s = calloc(1, sizeof(*s));
-	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int adopt = (mode & STORE_ADOPT) != 0, flags;
 
+	mode &= ~STORE_ADOPT;
+	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	*out = NULL;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
+	s->adopt = adopt && mode != STORE_READ;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,

@@ -33,6 +33,13 @@ enum store_open_mode {
 	 * switched on after its commit.  A write that is rolled back leaves
 	 * the file byte-identical (a 0-byte file stays 0 bytes). */
 	STORE_APPEND = 2,
+	/* Or'd into STORE_WRITE or STORE_APPEND: adopt a database that is
+	 * someone else's (tables of its own, no application_id, user_version
+	 * 0): headroom's tables are added beside its own, which are left as
+	 * they are.  Without it such a database is refused (HR_INPUT).  One
+	 * with another application_id or a user_version of its own is
+	 * refused either way: its owner keeps its version there. */
+	STORE_ADOPT = 0x10,
 };
 
 struct store;
