@@ -220,6 +220,50 @@ static const char *const migrations[] = {
 	"  max_ns INTEGER NOT NULL,"
 	"  PRIMARY KEY(profile_id, kind, name)"
 	") STRICT;",
+	/* 5 -> 6 (replay): the job verdict needs_gpu, a CPU run's skip of a
+	 * candidate that compiles CUDA or Triton code (replay/jobs.c).  SQLite
+	 * cannot change a CHECK in place: the table is rebuilt (same columns,
+	 * same order, rows copied, indexes made again). */
+	"CREATE TABLE replay_job_6("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES replay_run(id),"
+	"  evaluation_id INTEGER NOT NULL REFERENCES evaluation(id),"
+	"  problem_ref INTEGER REFERENCES problem(id),"
+	"  problem_match TEXT,"
+	"  state TEXT NOT NULL CHECK(state IN ('pending', 'done')),"
+	"  verdict TEXT CHECK(verdict IN ('no_problem', 'no_kernel',"
+	"    'needs_gpu', 'problem_error', 'compile_error', 'runtime_error',"
+	"    'timeout', 'crashed', 'incorrect', 'correct')),"
+	"  compiled INTEGER CHECK(compiled IN (0, 1)),"
+	"  correct INTEGER CHECK(correct IN (0, 1)),"
+	"  trials_passed INTEGER,"
+	"  trials_total INTEGER,"
+	"  runtime_ms REAL,"
+	"  runtime_stats_json TEXT,"
+	"  baseline_kind TEXT,"
+	"  baseline_ms REAL,"
+	"  baseline_stats_json TEXT,"
+	"  speedup REAL,"
+	"  ci_low REAL,"
+	"  ci_high REAL,"
+	"  phase TEXT,"
+	"  error_kind TEXT,"
+	"  error_text TEXT,"
+	"  checks_json TEXT,"
+	"  build_log_tail TEXT,"
+	"  worker_stderr_tail TEXT,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  wall_ms REAL,"
+	"  finished_at TEXT,"
+	"  audit_verdict TEXT,"
+	"  findings_json TEXT,"
+	"  UNIQUE(run_id, evaluation_id)"
+	") STRICT;"
+	"INSERT INTO replay_job_6 SELECT * FROM replay_job;"
+	"DROP TABLE replay_job;"
+	"ALTER TABLE replay_job_6 RENAME TO replay_job;"
+	"CREATE INDEX replay_job_by_evaluation ON replay_job(evaluation_id);"
+	"CREATE INDEX replay_job_by_state ON replay_job(run_id, state);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
