@@ -344,22 +344,8 @@ static void tolerance_line(sqlite3_stmt *st, char *buf, size_t n)
 							   TOL_PRECISION);
 	const char *v = (const char *)sqlite3_column_text(st, last + 1 -
 							   TOL_VALUE);
-	char why[256];
 
-	buf[0] = '\0';
-	if (!v || !h)
-		return;
-	if (run)
-		snprintf(why, sizeof(why), "the run's --harness %s", run);
-	else if (harness_version(tag))
-		snprintf(why, sizeof(why), "the archive's harness tag (%s) "
-			 "names KernelBench %s", tag, harness_version(tag));
-	else
-		snprintf(why, sizeof(why), "assumed: the archive's results "
-			 "(%s) name no KernelBench version, so current's",
-			 tag ? tag : "no harness tag");
-	snprintf(buf, n, "atol = rtol = %s (KernelBench %s, %s): %s", v, h,
-		 p ? p : "fp32", why);
+	harness_tolerance_text(v, h, p, run, tag, buf, n);
 }
 
 static int show_replays(sqlite3 *db, int64_t id, struct out *o,

@@ -7,11 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/harness.h"
 #include "../dataset/store.h"
 
 static const char query[] =
 	"SELECT j.evaluation_id, r.mode, j.correct, j.speedup, j.ci_low,"
-	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json"
+	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json,"
+	/* 9-13: the tolerance the job used and what chose it
+	 * (harness_tolerance_text) */
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.tolerance') END,"
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.harness') END,"
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.semantics.precision') END,"
+	" CASE WHEN json_valid(r.settings_json) THEN"
+	"   json_extract(r.settings_json, '$.harness') END,"
+	" (SELECT harness FROM evaluation WHERE id = j.evaluation_id)"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
@@ -154,6 +166,13 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		snprintf(res->audit, sizeof(res->audit), "%s",
 			 sqlite3_column_type(st, 7) == SQLITE_NULL ? "" :
 			 (const char *)sqlite3_column_text(st, 7));
+		harness_tolerance_text(
+			(const char *)sqlite3_column_text(st, 9),
+			(const char *)sqlite3_column_text(st, 10),
+			(const char *)sqlite3_column_text(st, 11),
+			(const char *)sqlite3_column_text(st, 12),
+			(const char *)sqlite3_column_text(st, 13),
+			res->tolerance, sizeof(res->tolerance));
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL &&
 		    !(res->findings_json = store_col_dup(st, 8, NULL))) {
 			hr_errf(e, HR_SYSTEM, "out of memory");

@@ -26,6 +26,9 @@ struct replay_result {
 	char audit[64];    /* the job's audit verdict (replay/verdict.h), ""
 			      for a job stored before the audit existed */
 	char *findings_json; /* owned; {"evidence", "signals", "why"} or NULL */
+	char tolerance[400]; /* the original check's tolerance and why
+				(harness_tolerance_text), "" when the job
+				recorded none */
 };
 
 struct replay_row {
