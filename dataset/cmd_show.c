@@ -313,14 +313,7 @@ static const char replay_sql[] =
 	" r.tool_version AS replay_tool_version, j.*,"
 	/* The tolerance the worker used (checks.semantics) and what chose
 	 * it: the run's --harness, else the evaluation's tag. */
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.tolerance') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.harness') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.precision') END,"
-	" CASE WHEN json_valid(r.settings_json) THEN"
-	"   json_extract(r.settings_json, '$.harness') END,"
+	HARNESS_TOLERANCE_SQL
 	" e.harness"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" JOIN evaluation e ON e.id = j.evaluation_id"

@@ -27,6 +27,19 @@ const char *harness_replayed(const char *tag);
  * tag naming a version, else "assumed: ... so current's".  tolerance and
  * used come from the job's checks.semantics; "" when either is NULL (the
  * job did not reach the check).  precision NULL reads fp32. */
+/* The four SQL result columns, in harness_tolerance_text's order
+ * (tolerance, used, precision, run_opt), of a replay job aliased j in a
+ * run aliased r; the query adds the evaluation's tag after them. */
+#define HARNESS_TOLERANCE_SQL \
+	" CASE WHEN json_valid(j.checks_json) THEN" \
+	"   json_extract(j.checks_json, '$.semantics.tolerance') END," \
+	" CASE WHEN json_valid(j.checks_json) THEN" \
+	"   json_extract(j.checks_json, '$.semantics.harness') END," \
+	" CASE WHEN json_valid(j.checks_json) THEN" \
+	"   json_extract(j.checks_json, '$.semantics.precision') END," \
+	" CASE WHEN json_valid(r.settings_json) THEN" \
+	"   json_extract(r.settings_json, '$.harness') END,"
+
 void harness_tolerance_text(const char *tolerance, const char *used,
 			    const char *precision, const char *run_opt,
 			    const char *tag, char *buf, size_t n);

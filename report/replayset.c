@@ -15,14 +15,7 @@ static const char query[] =
 	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json,"
 	/* 9-13: the tolerance the job used and what chose it
 	 * (harness_tolerance_text) */
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.tolerance') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.harness') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.precision') END,"
-	" CASE WHEN json_valid(r.settings_json) THEN"
-	"   json_extract(r.settings_json, '$.harness') END,"
+	HARNESS_TOLERANCE_SQL
 	" (SELECT harness FROM evaluation WHERE id = j.evaluation_id)"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
