@@ -104,9 +104,13 @@ static void ingest_print_result(FILE *out, const char *path,
 	}
 	fprintf(out, "%s: source %" PRId64 " '%s' (%s): %" PRId64 " evaluations, %"
 	       PRId64 " kernels (%" PRId64 " new), %" PRId64 " speedups, %"
-	       PRId64 " baselines\n", path, r->source_id, r->name, r->kind,
+	       PRId64 " baselines", path, r->source_id, r->name, r->kind,
 	       r->n_evaluations, r->n_kernels, r->n_kernels_new,
 	       r->n_speedups, r->n_baselines);
+	/* A leaderboard's reference_code target, when the dump had it. */
+	if (r->n_problems && strcmp(r->kind, "export"))
+		fprintf(out, ", %" PRId64 " reference problems", r->n_problems);
+	fputc('\n', out);
 }
 
 /* JSON Lines, or a JSON array: a leaderboard dump, which only --map reads.

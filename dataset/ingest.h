@@ -60,6 +60,12 @@ const char *lb_map_name(const struct lb_map *m);
 int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,
 		       struct ingest_ctx *ctx, struct hr_err *e);
 
+/* The problem set a leaderboard source's records' reference code goes
+ * into (mapping target reference_code): the source's name followed by
+ * this suffix.  Replay matches an evaluation to its own record's
+ * reference first (replay/jobs.c). */
+#define INGEST_REFERENCE_SET_SUFFIX " (record references)"
+
 /* The canonical archive `headroom export` writes (detected by its
  * manifest). */
 int ingest_is_export(const struct afileset *fs);

@@ -271,7 +271,8 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_AUDIT_PUT, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_AUDIT_PUT, ST_PROBLEM_FIND,
+	ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -309,6 +310,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" max_ms, num_trials, hardware, device)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[ST_SOURCE_NOTES] = "UPDATE source SET notes_json = ?2 WHERE id = ?1",
+	[ST_PROBLEM_FIND] = "SELECT id, sha256 FROM problem"
+		" WHERE set_id = ?1 AND level = ?2 AND problem_id = ?3",
 };
 
 struct store {
@@ -793,6 +796,32 @@ int store_add_problem(struct store *s, const struct store_problem *p,
 		return db_error(s, e, "insert problem");
 	*id = sqlite3_last_insert_rowid(s->db);
 	return HR_OK;
+}
+
+int store_find_problem(struct store *s, int64_t set_id, int level,
+		       int problem_id, int64_t *id, char sha[HR_SHA256_HEX],
+		       struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_PROBLEM_FIND, e);
+	int rc, found = 0;
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, level);
+	sqlite3_bind_int(st, 3, problem_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		found = 1;
+		*id = sqlite3_column_int64(st, 0);
+		snprintf(sha, HR_SHA256_HEX, "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+	} else if (rc != SQLITE_DONE) {
+		db_error(s, e, "find problem");
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return e->code ? e->code : found;
 }
 
 /* Name the earlier record that a duplicate collides with. */

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "digest.h"
 #include "err.h"
 
 #define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
@@ -108,6 +109,11 @@ int store_add_problem_set(struct store *s, int64_t source_id,
 			  const char *name, int64_t *id, struct hr_err *e);
 int store_add_problem(struct store *s, const struct store_problem *p,
 		      int64_t *id, struct hr_err *e);
+/* The problem of (set_id, level, problem_id): 1 with *id and sha (the
+ * code's SHA-256) set, 0 when the set has none, or an error code. */
+int store_find_problem(struct store *s, int64_t set_id, int level,
+		       int problem_id, int64_t *id, char sha[HR_SHA256_HEX],
+		       struct hr_err *e);
 
 struct store_eval {
 	int64_t source_id;

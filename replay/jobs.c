@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../dataset/harness.h"
+#include "../dataset/ingest.h"
 #include "../dataset/version.h"
 #include "audit.h"
 #include "proto.h"
@@ -169,7 +170,8 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
 	static const char eval_sql[] =
 		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id,"
-		" k.code FROM evaluation e JOIN source s ON s.id = e.source_id"
+		" k.code, e.source_id"
+		" FROM evaluation e JOIN source s ON s.id = e.source_id"
 		" LEFT JOIN kernel k ON k.id = e.kernel_id"
 		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
 	static const char by_id_sql[] =
@@ -182,6 +184,14 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" JOIN problem_set ps ON ps.id = p.set_id"
 		" WHERE p.level = ?1 AND (?2 IS NULL OR ps.name = ?2)"
 		" ORDER BY p.id DESC";
+	/* The reference code the evaluation's own record carried (a
+	 * leaderboard mapping's reference_code target, dataset/ingest.h). */
+	static const char own_sql[] =
+		"SELECT p.id FROM problem p"
+		" JOIN problem_set ps ON ps.id = p.set_id"
+		" JOIN source s ON s.id = ps.source_id"
+		" WHERE ps.source_id = ?1 AND p.level = ?2 AND p.problem_id = ?3"
+		" AND ps.name = s.name || '" INGEST_REFERENCE_SET_SUFFIX "'";
 	static const char job_sql[] =
 		"INSERT INTO replay_job(run_id, evaluation_id, problem_ref,"
 		" problem_match, state, verdict, error_text, finished_at,"
@@ -189,7 +199,7 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 = 'done' THEN"
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END, ?8, ?9)";
 	sqlite3_stmt *run = NULL, *ev = NULL, *by_id = NULL, *by_name = NULL;
-	sqlite3_stmt *job = NULL;
+	sqlite3_stmt *job = NULL, *own = NULL;
 	struct rules gpu_rules = { 0 };
 	int rc, taken = 0, cpu = !strcmp(device, "cpu");
 	char gpu_why[320];
@@ -205,7 +215,8 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 	}
 	if (prepare(s, run_sql, &run, e) || prepare(s, eval_sql, &ev, e) ||
 	    prepare(s, by_id_sql, &by_id, e) ||
-	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e))
+	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e) ||
+	    prepare(s, own_sql, &own, e))
 		goto fail;
 	sqlite3_bind_text(run, 1, mode, -1, SQLITE_STATIC);
 	sqlite3_bind_text(run, 2, device, -1, SQLITE_STATIC);
@@ -241,7 +252,27 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 			break;
 		}
 		taken++;
-		if (match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
+		/* Its own record's reference first, unless --problems-set
+		 * names the set to match against. */
+		m.problem = 0;
+		if (!f->problems_set) {
+			sqlite3_reset(own);
+			sqlite3_bind_int64(own, 1, sqlite3_column_int64(ev, 6));
+			sqlite3_bind_int(own, 2, sqlite3_column_int(ev, 1));
+			sqlite3_bind_int(own, 3, sqlite3_column_int(ev, 2));
+			rc = sqlite3_step(own);
+			if (rc == SQLITE_ROW) {
+				m.problem = sqlite3_column_int64(own, 0);
+				snprintf(m.how, sizeof(m.how), "{\"by\":"
+					 "\"record-reference\",\"candidates\":1,"
+					 "\"ambiguous\":false}");
+			} else if (rc != SQLITE_DONE) {
+				db_err(s, e, "match problem");
+				goto fail;
+			}
+		}
+		if (!m.problem &&
+		    match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
 				  sqlite3_column_int(ev, 2), name, &m, e))
 			goto fail;
 		if (!m.problem) {
@@ -309,9 +340,11 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 	sqlite3_finalize(by_id);
 	sqlite3_finalize(by_name);
 	sqlite3_finalize(job);
+	sqlite3_finalize(own);
 	rules_release(&gpu_rules);
 	return store_commit(s, e);
 fail:
+	sqlite3_finalize(own);
 	rules_release(&gpu_rules);
 	sqlite3_finalize(run);
 	sqlite3_finalize(ev);
