@@ -177,11 +177,14 @@ static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	for (int tries = 0; fd < 0 && tries < 5; tries++) {
 		snprintf(c->tmp, n, "%s.new-XXXXXX", g->db_path);
-		if ((fd = mkstemp(c->tmp)) < 0)
+		if ((fd = mkostemp(c->tmp, O_CLOEXEC)) < 0)
 			break;
-		if (flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &fst) ||
-		    lstat(c->tmp, &pst) || fst.st_ino != pst.st_ino ||
-		    fst.st_dev != pst.st_dev) {
+		/* Held already: a sweep is removing it.  A filesystem
+		 * without flock (ENOLCK, EOPNOTSUPP) goes on unlocked: no
+		 * sweep can take a lock there either, so none removes it. */
+		if ((flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) ||
+		    fstat(fd, &fst) || lstat(c->tmp, &pst) ||
+		    fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
 			close(fd);
 			fd = -1;
 			errno = EAGAIN;
