@@ -3,13 +3,19 @@
  *
  * Inputs are taken in order; the first one that fails stops the command
  * (exit 3 for bad input) and leaves the database as it was before that
- * input, with the earlier inputs committed.
+ * input, with the earlier inputs committed.  A new database is built
+ * under a private, flock'ed name and published with link(2); what a
+ * killed run left under such a name is removed by the next run
+ * (ingest_sweep_stale, cmd_ingest.h).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +28,7 @@ static const char usage[] =
 	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"
 	"                       [--max-entry-mb N] [--max-total-mb N]\n"
 	"                       [--workload NAME] [--domain D] [--stack S]\n"
+	"                       [--adopt]\n"
 	"\n"
 	"Store KernelBench-style evaluations: each PATH is a directory, a\n"
 	".tar/.tar.gz/.tar.xz/.tar.zst/.zip archive, or a .json/.jsonl file.\n"
@@ -51,11 +58,14 @@ static const char usage[] =
 	"                    name)\n"
 	"  --domain D        trace: transformer, recommender, cnn, ...\n"
 	"  --stack S         trace: the software stack, e.g. eager, compile\n"
+	"  --adopt           --db is another program's SQLite database (no\n"
+	"                    headroom application_id): add headroom's\n"
+	"                    tables beside its own (without it, refused)\n"
 	"  --db FILE         database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  -q                no summary lines\n";
 
 enum { OPT_MAP = 0x2000, OPT_SOURCE, OPT_MAX_ENTRY, OPT_MAX_TOTAL,
-	OPT_WORKLOAD, OPT_DOMAIN, OPT_STACK };
+	OPT_WORKLOAD, OPT_DOMAIN, OPT_STACK, OPT_ADOPT };
 
 /* "--max-entry-mb N" / "--max-total-mb N": a positive whole number of
  * MiB. */
@@ -94,9 +104,13 @@ static void ingest_print_result(FILE *out, const char *path,
 	}
 	fprintf(out, "%s: source %" PRId64 " '%s' (%s): %" PRId64 " evaluations, %"
 	       PRId64 " kernels (%" PRId64 " new), %" PRId64 " speedups, %"
-	       PRId64 " baselines\n", path, r->source_id, r->name, r->kind,
+	       PRId64 " baselines", path, r->source_id, r->name, r->kind,
 	       r->n_evaluations, r->n_kernels, r->n_kernels_new,
 	       r->n_speedups, r->n_baselines);
+	/* A leaderboard's reference_code target, when the dump had it. */
+	if (r->n_problems && strcmp(r->kind, "export"))
+		fprintf(out, ", %" PRId64 " reference problems", r->n_problems);
+	fputc('\n', out);
 }
 
 /* JSON Lines, or a JSON array: a leaderboard dump, which only --map reads.
@@ -146,47 +160,175 @@ static void print_skipped(FILE *out, const char *path,
  * committed: link never replaces a file, so a store that another process
  * created meanwhile is never removed or overwritten, and a refused first
  * ingest leaves no file behind without unlinking a path another process
- * may have opened. */
+ * may have opened.  The private file stays open and flock'ed until it is
+ * published or removed, which is how a later run tells it from what a
+ * killed ingest left (ingest_sweep_stale); a sweep that removed it before
+ * the lock was taken shows as a path that is no longer this file, and a
+ * new name is made. */
 static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
 			  struct hr_err *e)
 {
 	size_t n = strlen(g->db_path) + sizeof(".new-XXXXXX");
+	struct stat fst, pst;
 	mode_t mask;
-	int fd;
+	int fd = -1;
 
 	if (!(c->tmp = malloc(n)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	snprintf(c->tmp, n, "%s.new-XXXXXX", g->db_path);
-	if ((fd = mkstemp(c->tmp)) < 0) {
+	for (int tries = 0; fd < 0 && tries < 5; tries++) {
+		snprintf(c->tmp, n, "%s.new-XXXXXX", g->db_path);
+		if ((fd = mkostemp(c->tmp, O_CLOEXEC)) < 0)
+			break;
+		/* Held already: a sweep is removing it.  A filesystem
+		 * without flock (ENOLCK, EOPNOTSUPP) goes on unlocked: no
+		 * sweep can take a lock there either, so none removes it. */
+		if ((flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) ||
+		    fstat(fd, &fst) || lstat(c->tmp, &pst) ||
+		    fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
+			close(fd);
+			fd = -1;
+			errno = EAGAIN;
+		}
+	}
+	if (fd < 0) {
 		hr_errf(e, HR_SYSTEM, "%s: cannot create the database: %s",
 			g->db_path, strerror(errno));
 		free(c->tmp);
 		c->tmp = NULL;
 		return e->code;
 	}
+	c->tmp_fd = fd;
 	/* mkstemp makes it 0600; a store is as readable as SQLite would
 	 * have made it. */
 	mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
-	close(fd);
 	c->out = open_memstream(&c->out_buf, &c->out_len);
 	if (!c->out)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	return store_open(&c->s, c->tmp, STORE_APPEND, e);
 }
 
+/* The length of NAME's "<base>.new-XXXXXX" part when it is one (then
+ * *suffix is what follows it: "", "-wal", "-shm" or "-journal"), else 0. */
+static size_t stale_name(const char *name, const char *base,
+			 const char **suffix)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	size_t bl = strlen(base), n = bl + sizeof(".new-XXXXXX") - 1;
+
+	if (strncmp(name, base, bl) || strncmp(name + bl, ".new-", 5))
+		return 0;
+	for (size_t i = bl + 5; i < n; i++)
+		if (!name[i] || !strchr("abcdefghijklmnopqrstuvwxyz"
+					"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					"0123456789", name[i]))
+			return 0;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (!strcmp(name + n, sfx[i])) {
+			*suffix = sfx[i];
+			return n;
+		}
+	return 0;
+}
+
+/* A regular file of this user, not a link: one a sweep may remove. */
+static int sweepable(const char *path, struct stat *st)
+{
+	return !lstat(path, st) && S_ISREG(st->st_mode) &&
+		st->st_uid == geteuid();
+}
+
+static void sweep_remove(const struct hr_global *g, const char *path)
+{
+	if (!unlink(path) && !g->quiet)
+		fprintf(stderr, "headroom: removed %s, left by an ingest "
+			"that did not finish\n", path);
+}
+
+/* One stale main file and its sidecars, under its owner's lock. */
+static void sweep_one(const struct hr_global *g, const char *main_path)
+{
+	static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+	char side[4096 + 256 + 32];
+	struct stat st, fst;
+	int fd;
+
+	if (!sweepable(main_path, &st))
+		return;
+	fd = open(main_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	/* Held: its owner is alive.  Taken: it is dead, and no new owner
+	 * can appear, since a new ingest makes a new name. */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && !fstat(fd, &fst) &&
+	    fst.st_ino == st.st_ino && fst.st_dev == st.st_dev) {
+		for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+			snprintf(side, sizeof(side), "%s%s", main_path, sfx[i]);
+			if (sweepable(side, &st))
+				sweep_remove(g, side);
+		}
+		sweep_remove(g, main_path);
+	}
+	close(fd);
+}
+
+void ingest_sweep_stale(const struct hr_global *g)
+{
+	const char *slash = strrchr(g->db_path, '/');
+	const char *base = slash ? slash + 1 : g->db_path;
+	char dir[4096], prefix[4096], path[4096 + 256 + 16];
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+
+	/* Names as the user wrote the database's: DIR/DB.new-..., or
+	 * DB.new-... in the working directory. */
+	snprintf(prefix, sizeof(prefix), "%.*s",
+		 slash ? (int)(slash - g->db_path + 1) : 0, g->db_path);
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - g->db_path +
+							 (slash == g->db_path)),
+			 g->db_path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (!*base || !(dp = opendir(dir)))
+		return;
+	while ((d = readdir(dp))) {
+		const char *suffix;
+		size_t n = stale_name(d->d_name, base, &suffix);
+
+		if (!n)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", prefix, d->d_name);
+		if (!*suffix) {
+			sweep_one(g, path);
+			continue;
+		}
+		/* A sidecar without its main file has no owner. */
+		snprintf(path, sizeof(path), "%s%.*s", prefix, (int)n,
+			 d->d_name);
+		if (lstat(path, &st) && errno == ENOENT) {
+			snprintf(path, sizeof(path), "%s%s", prefix, d->d_name);
+			if (sweepable(path, &st))
+				sweep_remove(g, path);
+		}
+	}
+	closedir(dp);
+}
+
 /* The store of this ingest, opened once: a new database privately
  * (open_new_store), an existing file as it is (STORE_APPEND changes
  * nothing until a write commits). */
 static int open_store(const struct hr_global *g, struct ingest_cli *c,
-		      struct hr_err *e)
+		      const struct ingest_opts *o, struct hr_err *e)
 {
 	if (c->s || c->tmp)
 		return HR_OK;
 	if (access(g->db_path, F_OK) && errno == ENOENT)
 		return open_new_store(g, c, e);
-	return store_open(&c->s, g->db_path, STORE_APPEND, e);
+	return store_open(&c->s, g->db_path,
+			  STORE_APPEND | (o->adopt ? STORE_ADOPT : 0), e);
 }
 
 /* A profiler trace: read it whole (streaming) before the database is
@@ -207,7 +349,7 @@ static int ingest_trace(const struct hr_global *g, struct ingest_cli *c,
 	rc = fmt == TRACE_NSYS ? trace_read_nsys(path, &t, e) :
 		trace_read_chrome(path, &t, e);
 	if (rc == HR_OK)
-		rc = open_store(g, c, e);
+		rc = open_store(g, c, o, e);
 	if (rc == HR_OK)
 		rc = trace_store(c->s, &t, &m, &id, &existed, e);
 	if (rc == HR_OK && !existed)
@@ -241,7 +383,7 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 		return ingest_trace(g, c, path, fmt, o, e);
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
-	rc = open_store(g, c, e);
+	rc = open_store(g, c, o, e);
 	if (rc == HR_OK)
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
 	if (rc == HR_OK && !res.existed)
@@ -257,13 +399,33 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 	return rc;
 }
 
+/* A new store that could not be published is kept under a name no sweep
+ * takes (".new-" becomes ".kept-"), with its WAL; *kept is that name, or
+ * the private one when the rename failed. */
+static const char *keep_aside(struct ingest_cli *c, char *kept, size_t n)
+{
+	char *at = strstr(c->tmp, ".new-"), wal[4096 + 8], kwal[4096 + 8];
+
+	snprintf(kept, n, "%.*s.kept-%s", (int)(at - c->tmp), c->tmp, at + 5);
+	if (link(c->tmp, kept))
+		return c->tmp;
+	snprintf(wal, sizeof(wal), "%s-wal", c->tmp);
+	snprintf(kwal, sizeof(kwal), "%s-wal", kept);
+	if (!access(wal, F_OK) && rename(wal, kwal)) {
+		unlink(kept);
+		return c->tmp;
+	}
+	unlink(c->tmp);
+	return kept;
+}
+
 /* Publish the new store built under c->tmp: HR_OK, INGEST_CLI_AGAIN when
  * the database appeared meanwhile, HR_SYSTEM otherwise. */
 static int publish(const struct hr_global *g, struct ingest_cli *c,
 		   struct hr_err *e)
 {
 	size_t n = strlen(c->tmp) + sizeof("-wal");
-	char *wal = malloc(n);
+	char *wal = malloc(n), kept[4096 + 8];
 	int rc = HR_OK;
 
 	if (!wal)
@@ -275,7 +437,7 @@ static int publish(const struct hr_global *g, struct ingest_cli *c,
 	if (!access(wal, F_OK))
 		rc = hr_errf(e, HR_SYSTEM, "%s: the new database's WAL was "
 			     "not checkpointed; it is kept as %s", g->db_path,
-			     c->tmp);
+			     keep_aside(c, kept, sizeof(kept)));
 	else if (link(c->tmp, g->db_path) == 0)
 		unlink(c->tmp);
 	else if (errno == EEXIST)
@@ -283,7 +445,8 @@ static int publish(const struct hr_global *g, struct ingest_cli *c,
 	else
 		rc = hr_errf(e, HR_SYSTEM, "%s: cannot create the database: "
 			     "%s (what was stored is kept as %s)", g->db_path,
-			     strerror(errno), c->tmp);
+			     strerror(errno), keep_aside(c, kept,
+							 sizeof(kept)));
 	free(wal);
 	return rc;
 }
@@ -307,6 +470,10 @@ int ingest_cli_close(const struct hr_global *g, struct ingest_cli *c, int rc,
 	} else if (c->tmp) {
 		unlink(c->tmp);
 	}
+	/* The lock goes last: until the name is published or gone, a sweep
+	 * must see its owner alive. */
+	if (c->tmp)
+		close(c->tmp_fd);
 	/* The summary lines of a published store; those of a store that lost
 	 * the race are printed by the run that follows. */
 	if (c->out_buf && pub == HR_OK)
@@ -327,6 +494,7 @@ int ingest_cli_run(const struct hr_global *g, char **paths, int n,
 
 	/* Again only when the database appeared during the first run; the
 	 * second opens it, so it cannot lose that race a second time. */
+	ingest_sweep_stale(g);
 	for (int tries = 0; tries < 3; tries++) {
 		rc = HR_OK;
 		hr_err_clear(e);
@@ -351,6 +519,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "domain", required_argument, NULL, OPT_DOMAIN },
 		{ "stack", required_argument, NULL, OPT_STACK },
+		{ "adopt", no_argument, NULL, OPT_ADOPT },
 		{ 0 }
 	};
 	struct ingest_opts o = { .kind = INGEST_AUTO };
@@ -384,6 +553,9 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 			break;
 		case OPT_STACK:
 			o.stack = optarg;
+			break;
+		case OPT_ADOPT:
+			o.adopt = 1;
 			break;
 		case OPT_MAX_ENTRY:
 		case OPT_MAX_TOTAL:

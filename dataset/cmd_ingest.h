@@ -23,6 +23,9 @@ int ingest_parse_cap(const char *cmd, int entry, const char *arg,
 struct ingest_cli {
 	struct store *s;   /* NULL until an input loaded */
 	char *tmp;         /* the private name of a new database, or NULL */
+	int tmp_fd;        /* tmp, open and flock'ed while this process owns
+			    * it (ingest_sweep_stale); -1 (or 0 before the
+			    * first open) when none */
 	FILE *out;         /* summary lines held back while tmp is set */
 	char *out_buf;     /* what out wrote (owned) */
 	size_t out_len;
@@ -45,6 +48,16 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
  * the publication's error, or INGEST_CLI_AGAIN. */
 int ingest_cli_close(const struct hr_global *g, struct ingest_cli *c, int rc,
 		     struct hr_err *e);
+
+/* Remove what ingests that did not finish left beside g->db_path: files
+ * named DB.new-XXXXXX (XXXXXX: mkstemp's six letters and digits), with
+ * their -wal, -shm and -journal, that are regular files of this user and
+ * that no live process holds (their owner keeps an exclusive flock(2) on
+ * the main file from its creation until it is published or removed; the
+ * kernel drops it when the owner dies, SIGKILL included).  A sidecar
+ * whose main file is gone has no owner.  Each removal is named on stderr
+ * unless -q.  Errors are ignored: a file left is only a file left. */
+void ingest_sweep_stale(const struct hr_global *g);
 
 /* The inputs paths[0..n) in order, stopping at the first that fails, with
  * the run again that INGEST_CLI_AGAIN asks for.  Returns the exit code;

@@ -313,14 +313,7 @@ static const char replay_sql[] =
 	" r.tool_version AS replay_tool_version, j.*,"
 	/* The tolerance the worker used (checks.semantics) and what chose
 	 * it: the run's --harness, else the evaluation's tag. */
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.tolerance') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.harness') END,"
-	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.semantics.precision') END,"
-	" CASE WHEN json_valid(r.settings_json) THEN"
-	"   json_extract(r.settings_json, '$.harness') END,"
+	HARNESS_TOLERANCE_SQL
 	" e.harness"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" JOIN evaluation e ON e.id = j.evaluation_id"
@@ -344,22 +337,8 @@ static void tolerance_line(sqlite3_stmt *st, char *buf, size_t n)
 							   TOL_PRECISION);
 	const char *v = (const char *)sqlite3_column_text(st, last + 1 -
 							   TOL_VALUE);
-	char why[256];
 
-	buf[0] = '\0';
-	if (!v || !h)
-		return;
-	if (run)
-		snprintf(why, sizeof(why), "the run's --harness %s", run);
-	else if (harness_version(tag))
-		snprintf(why, sizeof(why), "the archive's harness tag (%s) "
-			 "names KernelBench %s", tag, harness_version(tag));
-	else
-		snprintf(why, sizeof(why), "assumed: the archive's results "
-			 "(%s) name no KernelBench version, so current's",
-			 tag ? tag : "no harness tag");
-	snprintf(buf, n, "atol = rtol = %s (KernelBench %s, %s): %s", v, h,
-		 p ? p : "fp32", why);
+	harness_tolerance_text(v, h, p, run, tag, buf, n);
 }
 
 static int show_replays(sqlite3 *db, int64_t id, struct out *o,

@@ -60,6 +60,12 @@ const char *lb_map_name(const struct lb_map *m);
 int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,
 		       struct ingest_ctx *ctx, struct hr_err *e);
 
+/* The problem set a leaderboard source's records' reference code goes
+ * into (mapping target reference_code): the source's name followed by
+ * this suffix.  Replay matches an evaluation to its own record's
+ * reference first (replay/jobs.c). */
+#define INGEST_REFERENCE_SET_SUFFIX " (record references)"
+
 /* The canonical archive `headroom export` writes (detected by its
  * manifest). */
 int ingest_is_export(const struct afileset *fs);
@@ -83,6 +89,9 @@ struct ingest_opts {
 	/* Profiler traces (trace.h): what the trace is of; NULL = what the
 	 * trace says, else (workload) the file's base name. */
 	const char *workload, *domain, *stack;
+	/* --adopt: a database of someone else's gets headroom's tables
+	 * beside its own (store.h, STORE_ADOPT); else it is refused. */
+	int adopt;
 };
 
 struct ingest_result {

@@ -23,7 +23,7 @@ enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
 
 enum target {
 	T_MODEL, T_LEVEL, T_PROBLEM_ID, T_PROBLEM_NAME, T_SAMPLE_ID, T_CODE,
-	T_COMPILED, T_CORRECT, T_HARDWARE, T_PRECISION, T_RUNTIME,
+	T_REFERENCE_CODE, T_COMPILED, T_CORRECT, T_HARDWARE, T_PRECISION, T_RUNTIME,
 	T_RUNTIME_STD, T_RUNTIME_MIN, T_RUNTIME_MAX, T_NUM_TRIALS, T_ERROR,
 	T_METADATA, T_COUNT
 };
@@ -42,6 +42,7 @@ static const struct {
 	[T_PROBLEM_NAME] = { "problem_name", V_STR, 0 },
 	[T_SAMPLE_ID] = { "sample_id", V_INT, 0 },
 	[T_CODE] = { "code", V_STR, 0 },
+	[T_REFERENCE_CODE] = { "reference_code", V_STR, 0 },
 	[T_COMPILED] = { "compiled", V_BOOL, 0 },
 	[T_CORRECT] = { "correct", V_BOOL, 0 },
 	[T_HARDWARE] = { "hardware", V_STR, 0 },
@@ -499,6 +500,8 @@ struct rec_ctx {
 	struct ingest_ctx *ctx;
 	const char *run;
 	const char *ref;
+	int64_t *ref_set;   /* the source's reference problem set, 0 until
+			       a record carries reference code */
 };
 
 static const cJSON *field(const struct rec_ctx *rc, enum target t,
@@ -704,6 +707,57 @@ static const char *stem(const char *name, char *buf, size_t n)
 	return buf;
 }
 
+/* A record's reference problem code: stored once per (level, problem id)
+ * in the source's reference set, by hash like `problems add`; the same id
+ * with other code in one source is refused (a replay could not tell
+ * which the evaluation was judged against). */
+static int add_reference(const struct rec_ctx *rc, const struct store_eval *ev,
+			 const char *code, struct hr_err *e)
+{
+	struct store *s = rc->ctx->store;
+	char sha[HR_SHA256_HEX], have[HR_SHA256_HEX], name[300], file[320];
+	struct store_problem p;
+	int64_t id;
+	int found;
+
+	if (!*code)
+		return hr_errf(e, HR_INPUT, "%s: reference_code (field '%s'): "
+			       "empty", rc->ref,
+			       path_of(&rc->map->f[T_REFERENCE_CODE]));
+	if (!*rc->ref_set) {
+		snprintf(name, sizeof(name), "%s" INGEST_REFERENCE_SET_SUFFIX,
+			 rc->ctx->source_name);
+		if (store_add_problem_set(s, rc->ctx->source_id, name,
+					  rc->ref_set, e))
+			return e->code;
+	}
+	found = store_find_problem(s, *rc->ref_set, ev->level, ev->problem_id,
+				   &id, have, e);
+	if (found != 0 && found != 1)
+		return e->code;
+	if (hr_sha256_hex(code, strlen(code), sha))
+		return hr_errf(e, HR_SYSTEM, "sha256 failed");
+	if (found)
+		return strcmp(sha, have) ? hr_errf(e, HR_INPUT, "%s: "
+			"reference_code (field '%s'): level %d problem %d has "
+			"other reference code in an earlier record of this "
+			"input (one reference per problem)", rc->ref,
+			path_of(&rc->map->f[T_REFERENCE_CODE]), ev->level,
+			ev->problem_id) : HR_OK;
+	if (ev->problem_name)
+		snprintf(name, sizeof(name), "%s", ev->problem_name);
+	else
+		snprintf(name, sizeof(name), "%d_reference", ev->problem_id);
+	snprintf(file, sizeof(file), "level%d/%s.py", ev->level, name);
+	p = (struct store_problem){ .set_id = *rc->ref_set,
+		.level = ev->level, .problem_id = ev->problem_id,
+		.name = name, .file_name = file, .code = code };
+	if (store_add_problem(s, &p, &id, e))
+		return hr_err_prefix(e, "%s", rc->ref);
+	rc->ctx->n_problems++;
+	return HR_OK;
+}
+
 static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 		      struct hr_err *e)
 {
@@ -714,13 +768,14 @@ static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 		.correct_trials_passed = -1, .correct_trials_total = -1,
 		.record_ref = rc->ref,
 	};
-	const char *code;
+	const char *code, *ref_code;
 	char *meta = NULL, name[256];
 	const cJSON *mv;
 	int64_t id;
 
 	if (read_ids(rc, rec, &ev, e) ||
 	    get_str(rc, T_CODE, rec, &code, e) ||
+	    get_str(rc, T_REFERENCE_CODE, rec, &ref_code, e) ||
 	    get_bool(rc, T_COMPILED, rec, &ev.compiled, e) ||
 	    get_bool(rc, T_CORRECT, rec, &ev.correct, e) ||
 	    get_str(rc, T_HARDWARE, rec, &ev.hardware, e) ||
@@ -733,6 +788,8 @@ static int add_record(const struct rec_ctx *rc, const cJSON *rec,
 	    get_str(rc, T_ERROR, rec, &ev.error_text, e))
 		return e->code;
 	ev.problem_name = stem(ev.problem_name, name, sizeof(name));
+	if (ref_code && add_reference(rc, &ev, ref_code, e))
+		return e->code;
 	if (ev.error_text)
 		ev.error_kind = "reported";
 	if (!isnan(ev.runtime_ms))
@@ -773,10 +830,12 @@ static int is_dump(const char *path)
 }
 
 static int ingest_dump(const struct afile *f, const struct lb_map *map,
-		       struct ingest_ctx *ctx, struct hr_err *e)
+		       struct ingest_ctx *ctx, int64_t *ref_set,
+		       struct hr_err *e)
 {
 	struct jsonrec_iter it;
-	struct rec_ctx rc = { .map = map, .ctx = ctx, .run = f->path };
+	struct rec_ctx rc = { .map = map, .ctx = ctx, .run = f->path,
+			      .ref_set = ref_set };
 	const cJSON *rec;
 	int r;
 
@@ -813,13 +872,14 @@ static int add_notes(const struct lb_map *map, struct ingest_ctx *ctx,
 int ingest_leaderboard(const struct afileset *fs, const struct lb_map *map,
 		       struct ingest_ctx *ctx, struct hr_err *e)
 {
+	int64_t ref_set = 0;
 	size_t n = 0;
 
 	for (size_t i = 0; i < fs->n; i++) {
 		if (!is_dump(fs->files[i].path))
 			continue;
 		n++;
-		if (ingest_dump(&fs->files[i], map, ctx, e))
+		if (ingest_dump(&fs->files[i], map, ctx, &ref_set, e))
 			return e->code;
 	}
 	if (!n)

@@ -220,6 +220,50 @@ static const char *const migrations[] = {
 	"  max_ns INTEGER NOT NULL,"
 	"  PRIMARY KEY(profile_id, kind, name)"
 	") STRICT;",
+	/* 5 -> 6 (replay): the job verdict needs_gpu, a CPU run's skip of a
+	 * candidate that compiles CUDA or Triton code (replay/jobs.c).  SQLite
+	 * cannot change a CHECK in place: the table is rebuilt (same columns,
+	 * same order, rows copied, indexes made again). */
+	"CREATE TABLE replay_job_6("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES replay_run(id),"
+	"  evaluation_id INTEGER NOT NULL REFERENCES evaluation(id),"
+	"  problem_ref INTEGER REFERENCES problem(id),"
+	"  problem_match TEXT,"
+	"  state TEXT NOT NULL CHECK(state IN ('pending', 'done')),"
+	"  verdict TEXT CHECK(verdict IN ('no_problem', 'no_kernel',"
+	"    'needs_gpu', 'problem_error', 'compile_error', 'runtime_error',"
+	"    'timeout', 'crashed', 'incorrect', 'correct')),"
+	"  compiled INTEGER CHECK(compiled IN (0, 1)),"
+	"  correct INTEGER CHECK(correct IN (0, 1)),"
+	"  trials_passed INTEGER,"
+	"  trials_total INTEGER,"
+	"  runtime_ms REAL,"
+	"  runtime_stats_json TEXT,"
+	"  baseline_kind TEXT,"
+	"  baseline_ms REAL,"
+	"  baseline_stats_json TEXT,"
+	"  speedup REAL,"
+	"  ci_low REAL,"
+	"  ci_high REAL,"
+	"  phase TEXT,"
+	"  error_kind TEXT,"
+	"  error_text TEXT,"
+	"  checks_json TEXT,"
+	"  build_log_tail TEXT,"
+	"  worker_stderr_tail TEXT,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  wall_ms REAL,"
+	"  finished_at TEXT,"
+	"  audit_verdict TEXT,"
+	"  findings_json TEXT,"
+	"  UNIQUE(run_id, evaluation_id)"
+	") STRICT;"
+	"INSERT INTO replay_job_6 SELECT * FROM replay_job;"
+	"DROP TABLE replay_job;"
+	"ALTER TABLE replay_job_6 RENAME TO replay_job;"
+	"CREATE INDEX replay_job_by_evaluation ON replay_job(evaluation_id);"
+	"CREATE INDEX replay_job_by_state ON replay_job(run_id, state);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -227,7 +271,8 @@ static const char *const migrations[] = {
 enum stmt_id {
 	ST_SOURCE_FIND, ST_SOURCE_ADD, ST_KERNEL_FIND, ST_KERNEL_ADD,
 	ST_SET_ADD, ST_PROBLEM_ADD, ST_EVAL_ADD, ST_EVAL_FIND, ST_SPEEDUP_ADD,
-	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_AUDIT_PUT, ST_COUNT
+	ST_BASELINE_ADD, ST_SOURCE_NOTES, ST_AUDIT_PUT, ST_PROBLEM_FIND,
+	ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -265,6 +310,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" max_ms, num_trials, hardware, device)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	[ST_SOURCE_NOTES] = "UPDATE source SET notes_json = ?2 WHERE id = ?1",
+	[ST_PROBLEM_FIND] = "SELECT id, sha256 FROM problem"
+		" WHERE set_id = ?1 AND level = ?2 AND problem_id = ?3",
 };
 
 struct store {
@@ -272,6 +319,8 @@ struct store {
 	char *path;                 /* as opened, for messages (owned) */
 	int version;                /* user_version last read */
 	int wal;                    /* journal_mode is known to be WAL */
+	int adopt;                  /* STORE_ADOPT: a foreign database is ok */
+	int foreign;                /* identify found someone else's tables */
 	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
 };
 
@@ -328,11 +377,13 @@ static int identify(struct store *s, struct hr_err *e)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database "
 			       "(user_version %d, no application_id)", s->path,
 			       version);
-	if (app == 0 && tables != 0)
+	s->foreign = app == 0 && tables != 0;
+	if (s->foreign && !s->adopt)
 		return hr_errf(e, HR_INPUT, "%s: not a headroom database (an "
 			       "SQLite database with tables of its own and no "
-			       "headroom application_id: left unchanged)",
-			       s->path);
+			       "headroom application_id: left unchanged; "
+			       "'headroom ingest --adopt' adds headroom's "
+			       "tables beside them)", s->path);
 	if (version > N_MIGRATIONS)
 		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
 			       "this headroom (%d); upgrade headroom", s->path,
@@ -352,10 +403,22 @@ static int migrate_locked(struct store *s, struct hr_err *e)
 		return e->code;
 	if (s->version == N_MIGRATIONS)
 		return HR_OK;
-	for (int v = s->version; v < N_MIGRATIONS; v++)
-		if (exec(s, migrations[v], e))
-			return hr_err_prefix(e, "%s: migration %d", s->path,
-					     v + 1);
+	for (int v = s->version; v < N_MIGRATIONS; v++) {
+		if (!exec(s, migrations[v], e))
+			continue;
+		/* An adopted database's own table or index of one of our
+		 * names: its content, not our failure. */
+		if (s->foreign) {
+			char why[sizeof(e->msg)];
+
+			snprintf(why, sizeof(why), "%s", e->msg);
+			hr_err_clear(e);
+			return hr_errf(e, HR_INPUT, "%s: cannot adopt this "
+				       "database: %s (left unchanged)",
+				       s->path, why);
+		}
+		return hr_err_prefix(e, "%s: migration %d", s->path, v + 1);
+	}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", N_MIGRATIONS);
 	if (exec(s, sql, e))
 		return e->code;
@@ -394,14 +457,17 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e)
 {
 	struct store *s = calloc(1, sizeof(*s));
-	int flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
-		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int adopt = (mode & STORE_ADOPT) != 0, flags;
 
+	mode &= ~STORE_ADOPT;
+	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	*out = NULL;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
+	s->adopt = adopt && mode != STORE_READ;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,
@@ -730,6 +796,32 @@ int store_add_problem(struct store *s, const struct store_problem *p,
 		return db_error(s, e, "insert problem");
 	*id = sqlite3_last_insert_rowid(s->db);
 	return HR_OK;
+}
+
+int store_find_problem(struct store *s, int64_t set_id, int level,
+		       int problem_id, int64_t *id, char sha[HR_SHA256_HEX],
+		       struct hr_err *e)
+{
+	sqlite3_stmt *st = stmt(s, ST_PROBLEM_FIND, e);
+	int rc, found = 0;
+
+	if (!st)
+		return e->code;
+	sqlite3_bind_int64(st, 1, set_id);
+	sqlite3_bind_int(st, 2, level);
+	sqlite3_bind_int(st, 3, problem_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		found = 1;
+		*id = sqlite3_column_int64(st, 0);
+		snprintf(sha, HR_SHA256_HEX, "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+	} else if (rc != SQLITE_DONE) {
+		db_error(s, e, "find problem");
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return e->code ? e->code : found;
 }
 
 /* Name the earlier record that a duplicate collides with. */

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "digest.h"
 #include "err.h"
 
 #define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
@@ -33,6 +34,13 @@ enum store_open_mode {
 	 * switched on after its commit.  A write that is rolled back leaves
 	 * the file byte-identical (a 0-byte file stays 0 bytes). */
 	STORE_APPEND = 2,
+	/* Or'd into STORE_WRITE or STORE_APPEND: adopt a database that is
+	 * someone else's (tables of its own, no application_id, user_version
+	 * 0): headroom's tables are added beside its own, which are left as
+	 * they are.  Without it such a database is refused (HR_INPUT).  One
+	 * with another application_id or a user_version of its own is
+	 * refused either way: its owner keeps its version there. */
+	STORE_ADOPT = 0x10,
 };
 
 struct store;
@@ -101,6 +109,11 @@ int store_add_problem_set(struct store *s, int64_t source_id,
 			  const char *name, int64_t *id, struct hr_err *e);
 int store_add_problem(struct store *s, const struct store_problem *p,
 		      int64_t *id, struct hr_err *e);
+/* The problem of (set_id, level, problem_id): 1 with *id and sha (the
+ * code's SHA-256) set, 0 when the set has none, or an error code. */
+int store_find_problem(struct store *s, int64_t set_id, int level,
+		       int problem_id, int64_t *id, char sha[HR_SHA256_HEX],
+		       struct hr_err *e);
 
 struct store_eval {
 	int64_t source_id;

@@ -86,6 +86,7 @@ static int write_speedup_cdf(const char *dir, const struct evalset *es,
 {
 	struct datafile d;
 	double *v = malloc((es->n ? es->n : 1) * sizeof(*v));
+	char title[600];
 
 	if (!v)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -108,7 +109,11 @@ static int write_speedup_cdf(const char *dir, const struct evalset *es,
 			continue;
 		qsort(v, n, sizeof(*v), cmp_double);
 		fputs(d.blocks ? "\n\n" : "", d.f);
-		gp_string(d.f, es->configs[c]);
+		/* The block's title is its legend entry: the configuration
+		 * and how many problems its curve is drawn from. */
+		snprintf(title, sizeof(title), "%s (n = %zu)", es->configs[c],
+			 n);
+		gp_string(d.f, title);
 		fputs(" \"\"\n", d.f);
 		for (size_t i = 0; i < n; i++)
 			fprintf(d.f, "%.6g %.6g\n", v[i],

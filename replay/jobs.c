@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../dataset/harness.h"
+#include "../dataset/ingest.h"
 #include "../dataset/version.h"
 #include "audit.h"
 #include "proto.h"
@@ -121,6 +122,42 @@ static int match_problem(struct store *s, sqlite3_stmt *by_id,
 	return HR_OK;
 }
 
+/* What a CPU run cannot run (device "cpu"): a candidate that compiles
+ * CUDA code or defines a Triton kernel.  On a machine without a GPU its
+ * build fails in PyTorch's extension builder (an IndexError from the empty
+ * list of CUDA architectures), which would read as the kernel's fault; it
+ * is not built at all.  Matched like the static rules (rules.h: comment
+ * lines never match).  A candidate that carries a CPU path beside its CUDA
+ * source is skipped too: a rule over the source cannot see that path. */
+static const char needs_gpu_rules[] =
+	"[cuda-extension]\n"
+	"regex = (cuda_sources[[:space:]]*=|CUDAExtension[[:space:]]*\\(|"
+	"[\"'][^\"']*\\.cu[\"'])\n"
+	"reason = compiles CUDA code (load_inline with cuda_sources, a .cu "
+	"source or CUDAExtension)\n"
+	"[triton-kernel]\n"
+	"regex = @triton\\.jit\n"
+	"reason = defines a Triton kernel (@triton.jit)\n";
+
+/* why (n bytes) gets the reason a CPU run skips code, when it does: 1,
+ * else 0; or an error code. */
+static int needs_gpu(const struct rules *rs, const char *code, char *why,
+		     size_t n, struct hr_err *e)
+{
+	struct rule_hit *hits = NULL;
+	size_t nh = 0;
+
+	if (rules_match(rs, code, &hits, &nh, e))
+		return e->code;
+	if (nh)
+		snprintf(why, n, "needs a GPU: the candidate %s, line %d: %s; "
+			 "a CPU run does not build it (replay it with "
+			 "--device cuda)", hits[0].rule->reason, hits[0].line,
+			 hits[0].text);
+	free(hits);
+	return nh ? 1 : 0;
+}
+
 int jobs_create_run(struct store *s, const char *mode, const char *device,
 		    const char *shard, const char *settings_json,
 		    const struct jobs_filter *f, int64_t *run_id,
@@ -132,8 +169,10 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" VALUES (lower(hex(randomblob(16))), 'running', ?1, ?2, ?3, ?4,"
 		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
 	static const char eval_sql[] =
-		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id"
+		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id,"
+		" k.code, e.source_id"
 		" FROM evaluation e JOIN source s ON s.id = e.source_id"
+		" LEFT JOIN kernel k ON k.id = e.kernel_id"
 		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
 	static const char by_id_sql[] =
 		"SELECT p.id, p.name FROM problem p"
@@ -145,6 +184,14 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" JOIN problem_set ps ON ps.id = p.set_id"
 		" WHERE p.level = ?1 AND (?2 IS NULL OR ps.name = ?2)"
 		" ORDER BY p.id DESC";
+	/* The reference code the evaluation's own record carried (a
+	 * leaderboard mapping's reference_code target, dataset/ingest.h). */
+	static const char own_sql[] =
+		"SELECT p.id FROM problem p"
+		" JOIN problem_set ps ON ps.id = p.set_id"
+		" JOIN source s ON s.id = ps.source_id"
+		" WHERE ps.source_id = ?1 AND p.level = ?2 AND p.problem_id = ?3"
+		" AND ps.name = s.name || '" INGEST_REFERENCE_SET_SUFFIX "'";
 	static const char job_sql[] =
 		"INSERT INTO replay_job(run_id, evaluation_id, problem_ref,"
 		" problem_match, state, verdict, error_text, finished_at,"
@@ -152,14 +199,24 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 = 'done' THEN"
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END, ?8, ?9)";
 	sqlite3_stmt *run = NULL, *ev = NULL, *by_id = NULL, *by_name = NULL;
-	sqlite3_stmt *job = NULL;
-	int rc, taken = 0;
+	sqlite3_stmt *job = NULL, *own = NULL;
+	struct rules gpu_rules = { 0 };
+	int rc, taken = 0, cpu = !strcmp(device, "cpu");
+	char gpu_why[320];
 
-	if (store_begin(s, e))
+	if (cpu && rules_parse(&gpu_rules, needs_gpu_rules, "needs-gpu rules",
+			       e)) {
+		rules_release(&gpu_rules);
 		return e->code;
+	}
+	if (store_begin(s, e)) {
+		rules_release(&gpu_rules);
+		return e->code;
+	}
 	if (prepare(s, run_sql, &run, e) || prepare(s, eval_sql, &ev, e) ||
 	    prepare(s, by_id_sql, &by_id, e) ||
-	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e))
+	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e) ||
+	    prepare(s, own_sql, &own, e))
 		goto fail;
 	sqlite3_bind_text(run, 1, mode, -1, SQLITE_STATIC);
 	sqlite3_bind_text(run, 2, device, -1, SQLITE_STATIC);
@@ -195,7 +252,27 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 			break;
 		}
 		taken++;
-		if (match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
+		/* Its own record's reference first, unless --problems-set
+		 * names the set to match against. */
+		m.problem = 0;
+		if (!f->problems_set) {
+			sqlite3_reset(own);
+			sqlite3_bind_int64(own, 1, sqlite3_column_int64(ev, 6));
+			sqlite3_bind_int(own, 2, sqlite3_column_int(ev, 1));
+			sqlite3_bind_int(own, 3, sqlite3_column_int(ev, 2));
+			rc = sqlite3_step(own);
+			if (rc == SQLITE_ROW) {
+				m.problem = sqlite3_column_int64(own, 0);
+				snprintf(m.how, sizeof(m.how), "{\"by\":"
+					 "\"record-reference\",\"candidates\":1,"
+					 "\"ambiguous\":false}");
+			} else if (rc != SQLITE_DONE) {
+				db_err(s, e, "match problem");
+				goto fail;
+			}
+		}
+		if (!m.problem &&
+		    match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
 				  sqlite3_column_int(ev, 2), name, &m, e))
 			goto fail;
 		if (!m.problem) {
@@ -206,6 +283,17 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 			verdict = "no_kernel";
 			why = "the archive holds no kernel code for this "
 			      "evaluation";
+		} else if (cpu) {
+			int ng = needs_gpu(&gpu_rules, (const char *)
+					   sqlite3_column_text(ev, 5), gpu_why,
+					   sizeof(gpu_why), e);
+
+			if (ng < 0 || ng > 1)
+				goto fail;
+			if (ng) {
+				verdict = "needs_gpu";
+				why = gpu_why;
+			}
 		}
 		sqlite3_reset(job);
 		sqlite3_clear_bindings(job);
@@ -232,7 +320,7 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 			}
 			cJSON_Delete(doc);
 			sqlite3_bind_text(job, 6, verdict, -1, SQLITE_STATIC);
-			sqlite3_bind_text(job, 7, why, -1, SQLITE_STATIC);
+			sqlite3_bind_text(job, 7, why, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(job, 8, v.verdict, -1,
 					  SQLITE_TRANSIENT);
 			sqlite3_bind_text(job, 9, txt, -1, cJSON_free);
@@ -252,8 +340,12 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 	sqlite3_finalize(by_id);
 	sqlite3_finalize(by_name);
 	sqlite3_finalize(job);
+	sqlite3_finalize(own);
+	rules_release(&gpu_rules);
 	return store_commit(s, e);
 fail:
+	sqlite3_finalize(own);
+	rules_release(&gpu_rules);
 	sqlite3_finalize(run);
 	sqlite3_finalize(ev);
 	sqlite3_finalize(by_id);

@@ -37,7 +37,9 @@ int jobs_shard_of(int64_t evaluation_id, int shard_n);
 
 /* Insert a run (state running) and one job per selected evaluation, in one
  * transaction.  Evaluations without a problem or without kernel code get
- * their verdict (no_problem, no_kernel) at once.  *run_id is the new run. */
+ * their verdict (no_problem, no_kernel) at once, and so does, on device
+ * "cpu", a candidate that compiles CUDA code or defines a Triton kernel
+ * (needs_gpu, the reason in error_text).  *run_id is the new run. */
 int jobs_create_run(struct store *s, const char *mode, const char *device,
 		    const char *shard, const char *settings_json,
 		    const struct jobs_filter *f, int64_t *run_id,

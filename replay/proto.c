@@ -18,6 +18,7 @@ static const char *const phase_names[] = {
 
 static const char *const verdict_names[] = {
 	[PV_NO_PROBLEM] = "no_problem", [PV_NO_KERNEL] = "no_kernel",
+	[PV_NEEDS_GPU] = "needs_gpu",
 	[PV_PROBLEM_ERROR] = "problem_error",
 	[PV_COMPILE_ERROR] = "compile_error",
 	[PV_RUNTIME_ERROR] = "runtime_error", [PV_TIMEOUT] = "timeout",

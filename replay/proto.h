@@ -50,10 +50,11 @@ const char *proto_phase_name(enum proto_phase p);
 int proto_phase_is_build(enum proto_phase p);
 
 /* Verdicts: what a worker answers, and what the orchestrator decides
- * itself (timeout, crashed, no_problem, no_kernel). */
+ * itself (timeout, crashed, no_problem, no_kernel, needs_gpu). */
 enum proto_verdict {
 	PV_NONE,          /* missing or unknown */
-	PV_NO_PROBLEM, PV_NO_KERNEL, PV_PROBLEM_ERROR, PV_COMPILE_ERROR,
+	PV_NO_PROBLEM, PV_NO_KERNEL, PV_NEEDS_GPU, PV_PROBLEM_ERROR,
+	PV_COMPILE_ERROR,
 	PV_RUNTIME_ERROR, PV_TIMEOUT, PV_CRASHED, PV_INCORRECT, PV_CORRECT,
 	/* answers to jobs that stop early: they end no job */
 	PV_BUILT,         /* stop_after "build" */

@@ -215,6 +215,14 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 							       "semantics"),
 			      "mode");
 	robust = mode && !strcmp(mode, "robust");
+	if (in->verdict && !strcmp(in->verdict, "needs_gpu")) {
+		/* not a failure of the candidate: it was not run */
+		snprintf(out->verdict, sizeof(out->verdict),
+			 "skipped:needs-gpu");
+		snprintf(out->why, sizeof(out->why), "the candidate needs a "
+			 "GPU and the run was on the CPU: nothing ran");
+		return;
+	}
 	if (!in->verdict ||
 	    (strcmp(in->verdict, "correct") && strcmp(in->verdict, "incorrect"))) {
 		struct verdict_in f = *in;

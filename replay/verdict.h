@@ -10,6 +10,8 @@
  * in it).
  *
  * The rule, first that applies:
+ *   0. skipped:needs-gpu  a CPU run did not build a candidate that needs a
+ *                       GPU (job verdict needs_gpu): nothing ran.
  *   1. failed:<phase>   the job did not run to a verdict: compile_error ->
  *                       failed:build; runtime_error, timeout, crashed ->
  *                       failed:<phase> (else failed:<error_kind>, else

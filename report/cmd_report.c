@@ -46,7 +46,8 @@ static const char usage[] =
 	"             honest-CLASS-fast|slow): audit verdicts per class,\n"
 	"             kernel and mode, caught / neutralised / missed,\n"
 	"             clean / flagged\n"
-	"  replay     per kernel: reported vs replayed speedup and interval\n"
+	"  replay     per kernel: reported vs replayed speedup and interval,\n"
+	"             status, and the tolerance of the check behind it\n"
 	"  profiles   per profiled workload: GPU time by kernel class, the\n"
 	"             addressable fraction, its bound 1/(1-f) and the\n"
 	"             projection from verified speedups (docs/profiles.md)\n"
@@ -373,6 +374,7 @@ static const struct table_col replay_cols[] = {
 	{ "reported_speedup", COL_REAL }, { "faithful_speedup", COL_REAL },
 	{ "robust_speedup", COL_REAL }, { "robust_ci_low", COL_REAL },
 	{ "robust_ci_high", COL_REAL }, { "status", COL_TEXT },
+	{ "tolerance", COL_TEXT },
 };
 #define N_REPLAY_COLS ((int)(sizeof(replay_cols) / sizeof(replay_cols[0])))
 
@@ -434,6 +436,12 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 		cells[5] = b[3];
 		cells[6] = fmt_sig(b[4], 64, r->speedup);
 		cells[11] = status;
+		/* The verdict behind the status is the original check's at
+		 * this tolerance: the robust job's, else the faithful one's. */
+		cells[12] = !rr ? NULL : rr->robust.have &&
+			rr->robust.tolerance[0] ? rr->robust.tolerance :
+			rr->faithful.have && rr->faithful.tolerance[0] ?
+			rr->faithful.tolerance : NULL;
 		if (table_add_row(*t, cells))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 	}

@@ -159,6 +159,13 @@ int provenance_write_line(const cJSON *prov, const char *lead,
 				cJSON_GetObjectItem(src, "kind")),
 			sha ? sha : "");
 	}
+	/* Where the replayed numbers were measured: the GPU, its driver,
+	 * CUDA, torch and clocks (or the CPU).  The GPU name is the
+	 * driver's text; "--" would end an HTML comment. */
+	fputs("; replay: ", f);
+	for (const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(
+		     prov, "replay_environment")); c && *c; c++)
+		fputc(*c == '\n' || (*c == '-' && c[1] == '-') ? ' ' : *c, f);
 	fputs(tail, f);
 	return ferror(f) ? -1 : 0;
 }

@@ -7,11 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/harness.h"
 #include "../dataset/store.h"
 
 static const char query[] =
 	"SELECT j.evaluation_id, r.mode, j.correct, j.speedup, j.ci_low,"
-	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json"
+	" j.ci_high, j.checks_json, j.audit_verdict, j.findings_json,"
+	/* 9-13: the tolerance the job used and what chose it
+	 * (harness_tolerance_text) */
+	HARNESS_TOLERANCE_SQL
+	" (SELECT harness FROM evaluation WHERE id = j.evaluation_id)"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
@@ -20,7 +25,11 @@ static const char query[] =
  * path: it drew the plain torch.rand calls), 'null' (torch drew them), or
  * NULL (a run from before the library, or no hello stored). */
 static const char env_query[] =
-	"SELECT gpu_name, driver, cuda, torch, json_type(env_json, '$.rand')"
+	"SELECT gpu_name, driver, cuda, torch, json_type(env_json, '$.rand'),"
+	" device, json_extract(env_json, '$.cpu'),"
+	" json_extract(env_json, '$.clocks.\"clocks.sm\"'),"
+	" json_extract(env_json, '$.clocks.\"clocks.max.sm\"'),"
+	" json_extract(env_json, '$.clocks.\"clocks.mem\"')"
 	" FROM replay_run WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
 
 static double col_real(sqlite3_stmt *st, int c)
@@ -52,22 +61,43 @@ static int scale_invariant(const char *checks_json)
 	return seen ? pass : -1;
 }
 
+/* A text column, or "?" when NULL. */
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	const char *v = (const char *)sqlite3_column_text(st, c);
+
+	return v ? v : "?";
+}
+
+/* The worker's hello as one phrase: on a GPU its name, driver, CUDA,
+ * torch and the clocks nvidia-smi read when the worker started (SM now
+ * and at most, memory; as nvidia-smi prints them, e.g. "1980 MHz"); on
+ * the CPU the processor's model and torch.  A hello without clocks
+ * (older runs, no nvidia-smi) says "clocks ?". */
 static void load_env(struct replayset *rs, sqlite3 *db)
 {
 	sqlite3_stmt *st;
-	const char *v[4], *rand;
+	const char *rand;
+	size_t n;
 
 	if (sqlite3_prepare_v2(db, env_query, -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < 4; c++) {
-			v[c] = (const char *)sqlite3_column_text(st, c);
-			if (!v[c])
-				v[c] = "?";
-		}
 		rand = (const char *)sqlite3_column_text(st, 4);
-		snprintf(rs->env, sizeof(rs->env), "%s, driver %s, CUDA %s, "
-			 "torch %s%s", v[0], v[1], v[2], v[3],
+		if (sqlite3_column_text(st, 5) &&
+		    !strcmp((const char *)sqlite3_column_text(st, 5), "cpu"))
+			snprintf(rs->env, sizeof(rs->env), "CPU %s, torch %s",
+				 sqlite3_column_text(st, 6) ? col_text(st, 6) :
+				 col_text(st, 0), col_text(st, 3));
+		else
+			snprintf(rs->env, sizeof(rs->env), "%s, driver %s, "
+				 "CUDA %s, torch %s, clocks SM %s (max %s), "
+				 "memory %s", col_text(st, 0), col_text(st, 1),
+				 col_text(st, 2), col_text(st, 3),
+				 col_text(st, 7), col_text(st, 8),
+				 col_text(st, 9));
+		n = strlen(rs->env);
+		snprintf(rs->env + n, sizeof(rs->env) - n, "%s",
 			 !rand ? "" : !strcmp(rand, "text") ?
 			 "; inputs: torch.rand's stream drawn by headroom's "
 			 "rand library (checked against torch)" :
@@ -129,6 +159,13 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		snprintf(res->audit, sizeof(res->audit), "%s",
 			 sqlite3_column_type(st, 7) == SQLITE_NULL ? "" :
 			 (const char *)sqlite3_column_text(st, 7));
+		harness_tolerance_text(
+			(const char *)sqlite3_column_text(st, 9),
+			(const char *)sqlite3_column_text(st, 10),
+			(const char *)sqlite3_column_text(st, 11),
+			(const char *)sqlite3_column_text(st, 12),
+			(const char *)sqlite3_column_text(st, 13),
+			res->tolerance, sizeof(res->tolerance));
 		if (sqlite3_column_type(st, 8) != SQLITE_NULL &&
 		    !(res->findings_json = store_col_dup(st, 8, NULL))) {
 			hr_errf(e, HR_SYSTEM, "out of memory");

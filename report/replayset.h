@@ -26,6 +26,9 @@ struct replay_result {
 	char audit[64];    /* the job's audit verdict (replay/verdict.h), ""
 			      for a job stored before the audit existed */
 	char *findings_json; /* owned; {"evidence", "signals", "why"} or NULL */
+	char tolerance[400]; /* the original check's tolerance and why
+				(harness_tolerance_text), "" when the job
+				recorded none */
 };
 
 struct replay_row {
@@ -37,8 +40,10 @@ struct replayset {
 	struct replay_row *rows; /* owned; sorted by evaluation_id */
 	size_t n;
 	const char *why;   /* static; why there is nothing, when n is 0 */
-	char env[320];     /* "GPU, driver D, CUDA C, torch T[; inputs: by
-			      whom]" of the latest finished run, or "" */
+	char env[480];     /* "GPU, driver D, CUDA C, torch T, clocks SM S
+			      (max M), memory C[; inputs: by whom]" (a CPU
+			      run: "CPU MODEL, torch T[; ...]") of the latest
+			      finished run, or "" */
 };
 
 int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e);

@@ -7,7 +7,8 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = archive kernelbench problems export leaderboard npy
+FUZZ_TARGETS  = archive kernelbench problems export leaderboard npy \
+                trace_chrome trace_nsys
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -O1 -g $(SYS_CPPFLAGS) $(FUZZ_SAN)

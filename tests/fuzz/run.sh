@@ -17,6 +17,7 @@ for t in "$@"; do
 	case $t in
 	npy) dict=tests/fuzz/npy.dict ;;
 	archive) dict=tests/fuzz/archive.dict ;;
+	trace_nsys) dict=tests/fuzz/nsys.dict ;;
 	*) dict=tests/fuzz/json.dict ;;
 	esac
 	mkdir -p "build/fuzz/corpus/$t"

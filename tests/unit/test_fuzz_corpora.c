@@ -36,6 +36,12 @@
 #define FUZZ_ENTRY fuzz_npy_one
 #include "../fuzz/fuzz_npy.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_trace_chrome_one
+#include "../fuzz/fuzz_trace_chrome.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_trace_nsys_one
+#include "../fuzz/fuzz_trace_nsys.c"
+#undef FUZZ_ENTRY
 
 /* Run one on every file of tests/fuzz/corpus/<name>/; returns how many. */
 static int replay(const char *name, int (*one)(const uint8_t *, size_t))
@@ -87,6 +93,59 @@ CORPUS_TEST(problems)
 CORPUS_TEST(export)
 CORPUS_TEST(leaderboard)
 CORPUS_TEST(npy)
+CORPUS_TEST(trace_chrome)
+CORPUS_TEST(trace_nsys)
+
+/* The trace targets hand the reader a file it can open: the good seeds
+ * are read whole (a target whose file no reader could open would replay
+ * every seed "clean" as a refusal). */
+static void read_seed(const char *name, uint8_t **buf, size_t *len)
+{
+	const char *root = getenv("ROOT");
+	char path[4096];
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/%s",
+		 root && *root ? root : ".", name);
+	assert_non_null(f = fopen(path, "rb"));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	assert_non_null(*buf = malloc((size_t)n + 1));
+	assert_int_equal(fread(*buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+}
+
+static void trace_seed_reads(const char *name,
+			     int (*reader)(const char *, struct trace *,
+					   struct hr_err *),
+			     int64_t activities)
+{
+	struct trace t;
+	struct hr_err e;
+	uint8_t *buf;
+	size_t len;
+	const char *path;
+
+	read_seed(name, &buf, &len);
+	assert_non_null(path = fuzz_trace_file(buf, len));
+	hr_err_clear(&e);
+	trace_init(&t);
+	assert_int_equal(reader(path, &t, &e), HR_OK);
+	assert_int_equal(t.activities, activities);
+	trace_release(&t);
+	free(buf);
+}
+
+static void trace_targets_read_their_good_seeds(void **state)
+{
+	(void)state;
+	trace_seed_reads("trace_chrome/tiny", trace_read_chrome, 7);
+	trace_seed_reads("trace_chrome/legacy-gzip", trace_read_chrome, 4);
+	trace_seed_reads("trace_nsys/step", trace_read_nsys, 6);
+}
 
 int main(void)
 {
@@ -97,6 +156,9 @@ int main(void)
 		cmocka_unit_test(export_corpus_replays_clean),
 		cmocka_unit_test(leaderboard_corpus_replays_clean),
 		cmocka_unit_test(npy_corpus_replays_clean),
+		cmocka_unit_test(trace_chrome_corpus_replays_clean),
+		cmocka_unit_test(trace_nsys_corpus_replays_clean),
+		cmocka_unit_test(trace_targets_read_their_good_seeds),
 	};
 	return cmocka_run_group_tests_name("fuzz corpora", tests, NULL, NULL);
 }

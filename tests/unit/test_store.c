@@ -413,6 +413,56 @@ static void older_store_is_migrated_only_by_a_committed_write(void **state)
 	store_close(s);
 }
 
+/* Migration 6 rebuilds replay_job to admit the verdict needs_gpu: the
+ * jobs of a version-5 store keep every column, the CHECK stays (an
+ * unknown verdict is still refused) and the indexes are made again. */
+static void migration_6_keeps_replay_jobs_and_admits_needs_gpu(void **state)
+{
+	struct store *s = open_rw();
+	struct hr_err e;
+	char buf[64];
+
+	(void)state;
+	/* A version-5 replay_job as far as the rebuild can tell: the same
+	 * columns in the same order, one job in it. */
+	assert_int_equal(sqlite3_exec(store_db(s),
+		"INSERT INTO source(id, name, path, kind, sha256, ingested_at,"
+		" tool_version) VALUES (1, 's', 'p', 'k', 'h', 't', 'v');"
+		"INSERT INTO evaluation(id, source_id, run, model, level,"
+		" problem_id, problem_id_base, sample_id, record_ref)"
+		" VALUES (7, 1, 'r', 'm', 1, 1, 1, 0, 'x');"
+		"INSERT INTO replay_run(id, uuid, state, mode, device,"
+		" settings_json, tool_version, started_at)"
+		" VALUES (1, 'u', 'finished', 'faithful', 'cpu', '{}', 'v', 't');"
+		"INSERT INTO replay_job(run_id, evaluation_id, state, verdict,"
+		" error_text, attempts, audit_verdict)"
+		" VALUES (1, 7, 'done', 'compile_error', 'IndexError', 1,"
+		" 'failed:build');"
+		"ALTER TABLE replay_job RENAME TO j6;"
+		"CREATE TABLE replay_job AS SELECT * FROM j6;"
+		"DROP TABLE j6;"
+		"PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+	store_close(s);
+	hr_err_clear(&e);
+	assert_int_equal(store_open(&s, path, STORE_WRITE, &e), HR_OK);
+	assert_int_equal(scalar(s, "PRAGMA user_version"),
+			 store_schema_version());
+	assert_string_equal(text(s, "SELECT verdict || ' ' || error_text || ' ' ||"
+				 " audit_verdict FROM replay_job WHERE"
+				 " evaluation_id = 7", buf, sizeof(buf)),
+			    "compile_error IndexError failed:build");
+	assert_int_equal(scalar(s, "SELECT count(*) FROM sqlite_schema WHERE"
+				" type = 'index' AND tbl_name = 'replay_job'"
+				" AND name LIKE 'replay_job_by_%'"), 2);
+	assert_int_equal(sqlite3_exec(store_db(s), "UPDATE replay_job SET"
+				      " verdict = 'needs_gpu'", NULL, NULL,
+				      NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(store_db(s), "UPDATE replay_job SET"
+					  " verdict = 'bogus'", NULL, NULL,
+					  NULL), SQLITE_OK);
+	store_close(s);
+}
+
 /* Two connections to a new file: the second migrates it while the first
  * is open; the first one's write must see the new version (read under
  * the lock), not run migration 1 again. */
@@ -451,6 +501,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(empty_file_stays_empty_after_a_rolled_back_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(older_store_is_migrated_only_by_a_committed_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_version_is_read_under_the_write_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(migration_6_keeps_replay_jobs_and_admits_needs_gpu, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
