@@ -77,18 +77,39 @@ def main():
     ap.add_argument("--mode", default="faithful")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--trials", type=int, default=100)
+    ap.add_argument("--only", type=int, default=0, help="the first N candidates only")
+    ap.add_argument("--builders", type=int, default=4, help="workers building at once")
     a = ap.parse_args()
     lib = os.path.join(ROOT, "build", "libhrverify_cuda.so" if a.device == "cuda"
                        else "libhrverify.so")
     lib = lib if os.path.exists(lib) else None
     jobs = pairs(a.problems, a.candidates)
+    if a.only:
+        jobs = jobs[:a.only]
     tmp = tempfile.mkdtemp(prefix="hr-split-")
     cache = os.path.join(tmp, "cache")
     new = Worker(ROOT, os.path.join(tmp, "new"), cache, a.device, lib)
     old = Worker(a.old_tree, os.path.join(tmp, "old"), cache, a.device, lib)
     base = {"mode": a.mode, "harness": "current", "perf_trials": a.trials, "warmup": 3}
-    for prob, cand, _ in jobs:       # every extension built once, outside the figures
-        new.run(dict(base, problem_code=prob, candidate_code=cand, stop_after="build"))
+    # Every extension built once, outside the figures, by builders at once.
+    import threading
+    todo = list(jobs)
+    lock = threading.Lock()
+
+    def build(i):
+        w = Worker(ROOT, os.path.join(tmp, "build-%d" % i), cache, a.device, lib)
+        while True:
+            with lock:
+                if not todo:
+                    break
+                prob, cand, _ = todo.pop()
+            w.run(dict(base, problem_code=prob, candidate_code=cand, stop_after="build"))
+        w.close()
+    ts = [threading.Thread(target=build, args=(i,)) for i in range(max(1, a.builders))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
     rows = []
     for prob, cand, name in jobs:
         job = dict(base, problem_code=prob, candidate_code=cand)
