@@ -437,8 +437,9 @@ class CandidateProcess:
         """Do the candidate's clock and the judge's agree on its timed
         calls?  None when they do (or nothing was timed), else the
         evidence.  The judge's reading of a call spans the candidate's own
-        plus the handshake (two wake-ups); a load on the host only adds to
-        it.  So the lower quartile of the gaps between the two is what an
+        plus the handshake (two wake-ups) and, on a GPU, the flush's kernel
+        before the call (the L2 fill: tens of microseconds on the H200); a
+        load on the host only adds to it.  So the lower quartile of the gaps between the two is what an
         honest call's handshake costs, and a candidate that hides work from
         its own clock (a patched timer, events recorded around part of
         the work) widens every gap it hides work in: more than a quarter
