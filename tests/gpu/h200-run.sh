@@ -278,15 +278,27 @@ stage_planted() {
 # What the audit's own calls cost: a warm faithful and a warm robust
 # replay of $CAND (after stage replay: the cache holds the builds), each
 # run's checks.audit_seconds against its phase seconds (audit_cost.py).
+# AUDIT_MODES: the modes measured (default both).
 stage_audit_cost() {
+	local m rc=0
 	have_replay || return 3
-	rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
-	replay_pass warm-faithful "${CAP_WARM:-300}" &&
-		python3 tests/gpu/audit_cost.py "$WORK/hr.db" | tee "$OUT/audit-cost-faithful.md"
-	rm -rf "$WORK"/scratch-*
-	REPLAY_ARGS="--mode robust" replay_pass warm-robust "${CAP_WARM:-300}" &&
-		python3 tests/gpu/audit_cost.py "$WORK/hr.db" | tee "$OUT/audit-cost-robust.md"
+	for m in ${AUDIT_MODES:-faithful robust}; do
+		rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
+		REPLAY_ARGS="--mode $m" replay_pass "warm-$m" "${CAP_WARM:-300}" &&
+			python3 tests/gpu/audit_cost.py "$WORK/hr.db" |
+			tee "$OUT/audit-cost-$m.md" || rc=1
+	done
 	cp "$WORK/hr.db" "$OUT/audit-cost.db"
+	return $rc
+}
+
+# The judge/candidate split against the tree in $OLD_TREE (a checkout from
+# before it, carried): tests/gpu/split_cost.py on the KernelBench candidates.
+stage_split_cost() {
+	[ -d "${OLD_TREE:-.oldtree}/replay" ] || { echo "no ${OLD_TREE:-.oldtree}/replay"; return 3; }
+	timeout "${CAP_SPLIT:-200}" python3 tests/gpu/split_cost.py "${OLD_TREE:-.oldtree}" \
+		"$KB/KernelBench/level1" "$CAND" --only "${SPLIT_ONLY:-6}" --builders 6 |
+		tee "$OUT/split-cost.md"
 }
 
 for s in "$@"; do
