@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "text.h"
+#include "base/text.h"
 
 #define MIB (1024ull * 1024)
 #define RATIO_FLOOR MIB       /* below this, no ratio check (see .h) */

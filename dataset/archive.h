@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "digest.h"
-#include "err.h"
+#include "base/err.h"
 
 struct archive_limits {
 	uint64_t max_entry_bytes;   /* one entry, uncompressed */

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
+#include "base/commands.h"
+#include "base/runfiles.h"
 #include "cmd_ingest.h"
 #include "trace.h"
 

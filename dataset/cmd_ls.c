@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "select.h"
 #include "store.h"
 

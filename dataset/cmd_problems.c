@@ -3,8 +3,8 @@
  */
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "cmd_ingest.h"
 
 static const char usage[] =

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "harness.h"
 #include "store.h"
 

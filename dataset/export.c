@@ -23,7 +23,7 @@
 #include "digest.h"
 #include "ingest.h"
 #include "jsonrec.h"
-#include "version.h"
+#include "base/version.h"
 
 #define ROOT EXPORT_FORMAT_NAME "/"
 

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "store.h"
 
 #define EXPORT_FORMAT_NAME "headroom-export"

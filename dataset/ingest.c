@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ingest.h"
-#include "text.h"
+#include "base/text.h"
 
 static const char *const archive_exts[] = {
 	".tar.gz", ".tar.xz", ".tar.zst", ".tar.bz2", ".tgz", ".txz",

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "base/text.h"
 
 int json_parse(const char *input, const struct afile *f, cJSON **out,
 	       struct hr_err *e)

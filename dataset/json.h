@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "archive.h"
-#include "err.h"
+#include "base/err.h"
 
 /* Parse member f of input.  On success *out is a tree the caller frees
  * with cJSON_Delete. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "text.h"
+#include "base/text.h"
 
 static long line_of(const char *buf, size_t off)
 {

@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum jsonrec_layout {
 	JSONREC_AUTO,   /* '[' as the first non-blank byte: array, else lines */

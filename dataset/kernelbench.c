@@ -17,7 +17,7 @@
 
 #include "ingest.h"
 #include "json.h"
-#include "text.h"
+#include "base/text.h"
 
 #define PATH_MAX_LEN 4200
 

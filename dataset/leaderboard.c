@@ -17,7 +17,7 @@
 #include "ingest.h"
 #include "json.h"
 #include "jsonrec.h"
-#include "text.h"
+#include "base/text.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
 

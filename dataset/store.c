@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "digest.h"
-#include "text.h"
-#include "version.h"
+#include "base/text.h"
+#include "base/version.h"
 
 
 static const char *const migrations[] = {

@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "ingest.h"
-#include "version.h"
+#include "base/version.h"
 
 void trace_init(struct trace *t)
 {

@@ -16,9 +16,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
-#include "../report/table.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 #include "audit.h"
 #include "pool.h"
 #include "pyenv.h"

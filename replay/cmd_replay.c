@@ -16,9 +16,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
-#include "../report/table.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 #include "jobs.h"
 #include "pool.h"
 #include "pyenv.h"
@@ -425,7 +425,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 }
 
 /* --rules FILE, 'none', or the rule file headroom ships (its share
- * folder, report/runfiles.h). */
+ * folder, dataset/base/runfiles.h). */
 static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 {
 	char *found = NULL;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../dataset/harness.h"
-#include "../dataset/version.h"
+#include "../dataset/base/version.h"
 #include "audit.h"
 #include "proto.h"
 #include "verdict.h"

@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 #define WPROC_ERR_TAIL 4096
 #define WPROC_MAX_LINE (64 << 20)

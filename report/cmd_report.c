@@ -2,7 +2,7 @@
  * evidence|signals|detection|replay|profiles|all`: the tables behind the
  * paper, from the store alone.
  *
- * Every table goes through report/table.h; every output carries its
+ * Every table goes through dataset/base/table.h; every output carries its
  * provenance (report/provenance.h says how per format).  Read-only.
  */
 #include <errno.h>
@@ -13,13 +13,13 @@
 #include "../dataset/store.h"
 #include "auditreport.h"
 #include "claims.h"
-#include "commands.h"
+#include "../dataset/base/commands.h"
 #include "findings.h"
-#include "outdir.h"
+#include "../dataset/base/outdir.h"
 #include "profileset.h"
 #include "provenance.h"
-#include "runfiles.h"
-#include "table.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 
 static const char usage[] =
 	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"

@@ -1,13 +1,13 @@
 /* profileset.c - see profileset.h. */
 #include "profileset.h"
-#include "runfiles.h"
+#include "../dataset/base/runfiles.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../dataset/store.h"
-#include "cli.h"
+#include "../dataset/base/cli.h"
 
 static int db_err(sqlite3 *db, struct hr_err *e)
 {
@@ -199,7 +199,7 @@ static void project(struct profileset *ps)
 }
 
 /* A rule file: the one given, else NAME in the share folder
- * (report/runfiles.h).  must: its absence is an error; else absent is
+ * (dataset/base/runfiles.h).  must: its absence is an error; else absent is
  * HR_OK with *out NULL. */
 static int load_rules(const char *given, const char *name,
 		      struct kclass_rules **out, int must, struct hr_err *e)

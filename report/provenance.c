@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "../dataset/store.h"
-#include "../dataset/version.h"
+#include "../dataset/base/version.h"
 
 static int db_err(sqlite3 *db, struct hr_err *e)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
+#include "../dataset/base/commands.h"
 #include "npy.h"
 #include "verify.h"
 

@@ -10,7 +10,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../dataset/err.h"
+#include "err.h"
 
 enum hr_format { HR_FMT_MD, HR_FMT_CSV, HR_FMT_JSON, HR_FMT_TEX };
 
