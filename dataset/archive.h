@@ -97,4 +97,9 @@ int afile_check_text(const char *input, const struct afile *f,
 const struct afile *afileset_find(const struct afileset *fs,
 				  const char *path);
 
+/* The input's base name without trailing '/' or archive extensions
+ * (.tar.gz, .tgz, .zip, .json, ...): a default source or run name.
+ * Writes at most n bytes into buf. */
+void archive_base_name(const char *path, char *buf, size_t n);
+
 #endif

@@ -21,7 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "digest.h"
-#include "ingest.h"
+#include "reader.h"
 #include "jsonrec.h"
 #include "base/version.h"
 

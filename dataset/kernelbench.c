@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "reader.h"
 #include "json.h"
 #include "base/text.h"
 
@@ -969,7 +969,7 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 		text_copy(r.name, sizeof(r.name), k->fs->root_name,
 			  strlen(k->fs->root_name));
 	else
-		ingest_base_name(k->input, r.name, sizeof(r.name));
+		archive_base_name(k->input, r.name, sizeof(r.name));
 	join(path, sizeof(path), dir, "generation_config.yaml");
 	cfg = afileset_find(k->fs, path);
 	if (cfg && afile_check_text(k->input, cfg, e))

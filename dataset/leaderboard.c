@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
 
-#include "ingest.h"
+#include "reader.h"
 #include "json.h"
 #include "jsonrec.h"
 #include "base/text.h"

@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ingest.h"
+#include "archive.h"
 #include "base/version.h"
 
 void trace_init(struct trace *t)
@@ -333,7 +333,7 @@ int trace_store(struct store *s, struct trace *t, const struct trace_meta *m,
 					   ".pt.trace", ".nsys" };
 
 	/* x.pt.trace.json(.gz) and x.nsys.sqlite name the workload x. */
-	ingest_base_name(m->path, base, sizeof(base));
+	archive_base_name(m->path, base, sizeof(base));
 	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
 		size_t el = strlen(ext[i]);
 
