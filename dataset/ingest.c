@@ -19,14 +19,12 @@ static int count_kernels(struct store *s, int64_t *n, struct hr_err *e)
 
 	if (sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM kernel", -1,
 			       &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(store_db(s)));
+		return store_db_err(store_db(s), NULL, e);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(store_db(s)));
+		return store_db_err(store_db(s), NULL, e);
 	return HR_OK;
 }
 

@@ -16,7 +16,6 @@
 
 #include "reader.h"
 #include "json.h"
-#include "jsonrec.h"
 #include "base/text.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };

@@ -153,12 +153,9 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 
 static int parse_num(const char *s, double min, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= min))
+	if (cli_parse_real(s, &v) || !(v >= min))
 		return -1;
 	*out = v;
 	return 0;

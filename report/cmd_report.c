@@ -259,8 +259,7 @@ static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
 	if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT level, problem_id, name"
 			       " FROM problem ORDER BY level, problem_id, name",
 			       -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(d->db));
+		return store_db_err(d->db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < 3; c++)
 			cells[c] = (const char *)sqlite3_column_text(st, c);
@@ -269,7 +268,7 @@ static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
 			break;
 	}
 	if (rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(d->db));
+		store_db_err(d->db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }
