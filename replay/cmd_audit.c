@@ -22,6 +22,7 @@
 #include "audit.h"
 #include "pool.h"
 #include "pyenv.h"
+#include "scratch.h"
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
@@ -169,7 +170,7 @@ static int make_dirs(const char *db, char scratch[PATH_MAX],
 	char buf[PATH_MAX];
 
 	snprintf(buf, sizeof(buf), "%s.replay/cache", db);
-	if (wproc_absolute_dir(buf, cache, e))
+	if (scratch_absolute_dir(buf, cache, e))
 		return e->code;
 	snprintf(scratch, PATH_MAX, "%.*s", (int)(strlen(cache) - 6), cache);
 	return HR_OK;
