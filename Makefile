@@ -27,7 +27,9 @@ ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
 STAGES   = dataset verify replay report figures
-SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES))))
+# dataset/base/: the shared base below every stage (err, text, the CLI
+# helpers, tables, output folders, runtime files); see docs/architecture.md.
+SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES)) dataset/base/*.c))
 LIBSRCS  = $(filter-out report/main.c,$(SRCS))
 OBJS     = $(SRCS:%.c=build/%.o) build/version.o build/prefix.o
 LIBOBJS  = $(LIBSRCS:%.c=build/%.o) build/version.o build/prefix.o
@@ -45,7 +47,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 VERSION := $(shell v=$$(git describe --always --dirty 2>/dev/null) || v=unknown; \
 	case $$v in (*-dirty) v="$$v+tree.$$(sh tests/gpu/tree-hash.sh)" ;; esac; echo "$$v")
 
-# Runtime files (report/runfiles.h): PREFIX/libexec/headroom (the worker,
+# Runtime files (dataset/base/runfiles.h): PREFIX/libexec/headroom (the worker,
 # its libraries) and PREFIX/share/headroom (ledger, maps, gnuplot scripts,
 # the static rules).
 # ./headroom and build/asan/headroom have PREFIX = this tree's build/,
@@ -94,7 +96,7 @@ deps-run:
 # version.c is rewritten only when the version string changes.
 build/version.c: FORCE
 	@mkdir -p build
-	@printf '#include "../dataset/version.h"\nconst char *hr_version(void) { return "%s"; }\n' \
+	@printf '#include "../dataset/base/version.h"\nconst char *hr_version(void) { return "%s"; }\n' \
 	  '$(VERSION)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
@@ -103,7 +105,7 @@ build/version.c: FORCE
 define prefix_c
 	@mkdir -p $(dir $(1))
 	@case '$(2)' in (*[\"\\\']*|'') echo "prefix '$(2)': no quotes or backslashes" >&2; exit 2 ;; esac
-	@printf '#include "%s/report/runfiles.h"\nconst char *runfiles_builtin_prefix(void) { return "%s"; }\n' \
+	@printf '#include "%s/dataset/base/runfiles.h"\nconst char *runfiles_builtin_prefix(void) { return "%s"; }\n' \
 	  '$(CURDIR)' '$(2)' > $(1).tmp
 	@cmp -s $(1).tmp $(1) && rm -f $(1).tmp || mv $(1).tmp $(1)
 endef

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "text.h"
+#include "base/text.h"
 
 #define MIB (1024ull * 1024)
 #define RATIO_FLOOR MIB       /* below this, no ratio check (see .h) */
@@ -732,4 +732,33 @@ int archive_load(const char *input_path, const struct archive_limits *lim,
 		rc = with_utf8_locale(load_archive_arg, &ld, 0, e);
 	}
 	return finish(out, rc, e);
+}
+
+/* Archive and single-file extensions a base name loses. */
+static const char *const archive_exts[] = {
+	".tar.gz", ".tar.xz", ".tar.zst", ".tar.bz2", ".tgz", ".txz",
+	".tzst", ".tar", ".zip", ".jsonl", ".json",
+};
+
+void archive_base_name(const char *path, char *buf, size_t n)
+{
+	size_t len = strlen(path), start, blen;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	start = len;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	blen = len - start;
+	for (size_t i = 0; i < sizeof(archive_exts) / sizeof(*archive_exts);
+	     i++) {
+		size_t el = strlen(archive_exts[i]);
+
+		if (blen > el && !strncasecmp(path + start + blen - el,
+					      archive_exts[i], el)) {
+			blen -= el;
+			break;
+		}
+	}
+	text_copy(buf, n, path + start, blen);
 }

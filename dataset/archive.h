@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "digest.h"
-#include "err.h"
+#include "base/err.h"
 
 struct archive_limits {
 	uint64_t max_entry_bytes;   /* one entry, uncompressed */
@@ -96,5 +96,10 @@ int afile_check_text(const char *input, const struct afile *f,
 /* Exact path lookup (binary search); NULL when absent. */
 const struct afile *afileset_find(const struct afileset *fs,
 				  const char *path);
+
+/* The input's base name without trailing '/' or archive extensions
+ * (.tar.gz, .tgz, .zip, .json, ...): a default source or run name.
+ * Writes at most n bytes into buf. */
+void archive_base_name(const char *path, char *buf, size_t n);
 
 #endif

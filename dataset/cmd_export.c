@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/commands.h"
+#include "base/commands.h"
 #include "export.h"
 #include "store.h"
 

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
+#include "base/commands.h"
+#include "base/runfiles.h"
 #include "cmd_ingest.h"
 #include "trace.h"
 
@@ -73,11 +73,9 @@ int ingest_parse_cap(const char *cmd, int entry, const char *arg,
 		     struct archive_limits *lim)
 {
 	const char *opt = entry ? "--max-entry-mb" : "--max-total-mb";
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
+	long long v;
 
-	if (*arg < '0' || *arg > '9' || *end || v == 0 ||
-	    v > (UINT64_MAX >> 20))
+	if (cli_parse_int(arg, 1, (long long)(UINT64_MAX >> 20), &v))
 		return cli_usage_error(cmd, "%s wants a positive number of "
 				       "MiB, not '%s'", opt, arg);
 	if (entry)

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "../report/cli.h"
+#include "base/cli.h"
 #include "ingest.h"
 
 /* Parse the value of --max-entry-mb (entry != 0) or --max-total-mb into

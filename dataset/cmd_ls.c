@@ -2,13 +2,14 @@
  *
  * The speedup column is the one a reader of the archive would quote: the
  * reported speedup against eager when there is one, else the one computed
- * from the archive's eager baseline, else any other stored speedup.
+ * from the archive's eager baseline, else any other stored speedup (the
+ * store's quoted_speedup view; the replay columns: latest_replay_job).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "select.h"
 #include "store.h"
 
@@ -52,15 +53,13 @@ static const char query[] =
 	"SELECT e.id, s.name, e.level, e.problem_id, "
 	EVALSEL_PROBLEM_NAME_SQL ", e.model,"
 	" e.sample_id, e.compiled, e.correct, e.runtime_ms,"
-	" (SELECT sp.value FROM speedup sp WHERE sp.evaluation_id = e.id"
-	"   ORDER BY sp.baseline_kind = 'eager' DESC,"
-	"            sp.origin = 'reported' DESC, sp.id LIMIT 1),"
+	" q.value,"
 	" r.verdict, r.correct, r.runtime_ms, r.speedup, r.audit_verdict, "
 	EVALSEL_CONFIG_SQL " AS config"
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
-	" LEFT JOIN replay_job r ON r.id = (SELECT j.id FROM replay_job j"
-	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
-	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
+	" JOIN quoted_speedup q ON q.evaluation_id = e.id"
+	" JOIN latest_replay_job lj ON lj.evaluation_id = e.id"
+	" LEFT JOIN replay_job r ON r.id = lj.job_id"
 	" WHERE " EVALSEL_WHERE
 	/* config (the last column), so that the rows of one run stay
 	 * together */
@@ -77,9 +76,9 @@ static int fill(struct store *s, struct table *t,
 	int rc;
 
 	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		return store_db_err(db, NULL, e);
 	if (evalsel_bind(sel, st) != SQLITE_OK) {
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 		sqlite3_finalize(st);
 		return e->code;
 	}
@@ -103,7 +102,7 @@ static int fill(struct store *s, struct table *t,
 		}
 	}
 	if (rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }

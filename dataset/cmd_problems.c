@@ -3,8 +3,8 @@
  */
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "cmd_ingest.h"
 
 static const char usage[] =
@@ -82,7 +82,7 @@ static int fill(struct store *s, struct table *t, struct hr_err *e)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		return store_db_err(db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < NCOLS; c++)
 			cells[c] = (const char *)sqlite3_column_text(st, c);
@@ -92,7 +92,7 @@ static int fill(struct store *s, struct table *t, struct hr_err *e)
 		}
 	}
 	if (rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }

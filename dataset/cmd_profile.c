@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
+#include "base/commands.h"
+#include "base/runfiles.h"
 #include "cmd_ingest.h"
 
 #define MAX_TRACES 64   /* the traces one command writes and ingests */

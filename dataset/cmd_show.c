@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "base/commands.h"
+#include "base/table.h"
 #include "harness.h"
 #include "store.h"
 
@@ -37,11 +37,6 @@ struct out {
 	enum hr_format fmt;
 	cJSON *root;
 };
-
-static int db_err(sqlite3 *db, struct hr_err *e)
-{
-	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-}
 
 /* A column as JSON: numbers stay numbers, a *_json column becomes the
  * value it holds. */
@@ -107,7 +102,7 @@ static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
 	int rc;
 
 	if (sqlite3_prepare_v2(db, eval_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
@@ -115,7 +110,7 @@ static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
 			hr_errf(e, HR_INPUT, "no evaluation with id %" PRId64
 				" (see 'headroom ls')", id);
 		else
-			db_err(db, e);
+			store_db_err(db, NULL, e);
 		sqlite3_finalize(st);
 		return e->code;
 	}
@@ -157,7 +152,7 @@ static int show_speedups(sqlite3 *db, int64_t id, struct out *o,
 	int rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(db, sp_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int64(st, 1, id);
 	if (o->fmt == HR_FMT_JSON)
 		arr = cJSON_AddArrayToObject(o->root, "speedups");
@@ -187,7 +182,7 @@ static int show_speedups(sqlite3 *db, int64_t id, struct out *o,
 			hr_errf(e, HR_SYSTEM, "out of memory");
 	}
 	if (!e->code && rc != SQLITE_DONE)
-		db_err(db, e);
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	if (t && !e->code) {
 		printf("\n## speedups\n\n");
@@ -212,7 +207,7 @@ static int show_kernel(sqlite3 *db, int64_t id, int with_code,
 	int rc;
 
 	if (sqlite3_prepare_v2(db, kernel_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -220,7 +215,7 @@ static int show_kernel(sqlite3 *db, int64_t id, int with_code,
 		code = (const char *)sqlite3_column_text(st, 1);
 	} else if (rc != SQLITE_DONE) {
 		sqlite3_finalize(st);
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	}
 	if (o->fmt == HR_FMT_JSON) {
 		cJSON *k = sha ? cJSON_AddObjectToObject(o->root, "kernel") :
@@ -349,7 +344,7 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 	int rc, n = 0;
 
 	if (sqlite3_prepare_v2(db, replay_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int64(st, 1, id);
 	if (o->fmt == HR_FMT_JSON)
 		arr = cJSON_AddArrayToObject(o->root, "replays");
@@ -389,7 +384,7 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 		n++;
 	}
 	if (rc != SQLITE_DONE)
-		db_err(db, e);
+		store_db_err(db, NULL, e);
 	else if (!arr && !n)
 		printf("\n(not replayed)\n");
 	sqlite3_finalize(st);
@@ -408,7 +403,6 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	struct hr_err e;
 	int c, r, with_code = 1;
 	long long id;
-	char *end;
 
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
@@ -422,8 +416,7 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "wants one evaluation ID");
-	id = strtoll(argv[optind], &end, 10);
-	if (*end || id < 1 || end == argv[optind])
+	if (cli_parse_int(argv[optind], 1, INT64_MAX, &id))
 		return cli_usage_error("show", "ID must be a positive integer, "
 				       "not '%s'", argv[optind]);
 	if ((r = cli_check_format(g, "show", CLI_FMT(HR_FMT_MD) |

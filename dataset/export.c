@@ -21,9 +21,10 @@
 #include <cjson/cJSON.h>
 
 #include "digest.h"
-#include "ingest.h"
-#include "jsonrec.h"
-#include "version.h"
+#include "reader.h"
+#include "json.h"
+#include "base/clock.h"
+#include "base/version.h"
 
 #define ROOT EXPORT_FORMAT_NAME "/"
 
@@ -194,9 +195,18 @@ static cJSON *row_object(sqlite3_stmt *st)
 	return o;
 }
 
-static int db_err(struct writer *w)
+struct rows {
+	struct writer *w;
+	int (*fn)(struct writer *, sqlite3_stmt *, void *);
+	void *arg;
+};
+
+static int to_writer(sqlite3_stmt *st, void *arg, struct hr_err *e)
 {
-	return hr_errf(w->e, HR_SYSTEM, "database: %s", sqlite3_errmsg(w->db));
+	struct rows *r = arg;
+
+	(void)e;   /* r->w->e, the same */
+	return r->fn(r->w, st, r->arg);
 }
 
 /* Run sql and hand every row to fn (arg passed through). */
@@ -204,18 +214,9 @@ static int for_rows(struct writer *w, const char *sql,
 		    int (*fn)(struct writer *, sqlite3_stmt *, void *),
 		    void *arg)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct rows r = { w, fn, arg };
 
-	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(w);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (fn(w, st, arg))
-			break;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		db_err(w);
-	sqlite3_finalize(st);
-	return w->e->code;
+	return store_each(w->db, sql, to_writer, &r, w->e);
 }
 
 struct lines {
@@ -363,7 +364,7 @@ static int dump_problems(struct writer *w)
 		" FROM problem p JOIN temp.export_set_dir d ON d.set_id = p.set_id"
 		" ORDER BY p.id", &w->counts->problems, add_problem_file);
 dberr:
-	db_err(w);
+	store_db_err(w->db, NULL, w->e);
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(ins);
@@ -441,14 +442,10 @@ static int by_path(const void *a, const void *b)
 /* Fixed mtime: SOURCE_DATE_EPOCH (reproducible-builds.org), else 0. */
 static time_t export_mtime(void)
 {
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long t;
+	time_t t = 0;
 
-	if (!sde || !*sde)
-		return 0;
-	t = strtoll(sde, &end, 10);
-	return *end || t < 0 ? 0 : (time_t)t;
+	clock_epoch(&t);
+	return t;
 }
 
 static int arch_err(struct writer *w, struct archive *a, const char *path)
@@ -576,7 +573,7 @@ int export_write(struct store *s, const char *out_path,
 	memset(n, 0, sizeof(*n));
 	/* One read transaction: every file shows the same state. */
 	if (sqlite3_exec(w.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		return db_err(&w);
+		return store_db_err(w.db, NULL, e);
 	if (!dump_all(&w) && !add_manifest(&w)) {
 		qsort(w.ents, w.n, sizeof(*w.ents), by_path);
 		write_atomically(&w, out_path, fmt, force);

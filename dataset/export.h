@@ -1,7 +1,7 @@
 /* export.h - the canonical archive of a store (`headroom export`).
  *
  * Owns: the export layout (format "headroom-export", version 1), writing
- * it deterministically with libarchive, and reading it back (ingest.h's
+ * it deterministically with libarchive, and reading it back (reader.h's
  * ingest_is_export / ingest_export, implemented in export.c).
  * Must not: print, or write anything but the one output file.
  *
@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "store.h"
 
 #define EXPORT_FORMAT_NAME "headroom-export"

@@ -10,35 +10,7 @@
 #include <string.h>
 
 #include "ingest.h"
-#include "text.h"
-
-static const char *const archive_exts[] = {
-	".tar.gz", ".tar.xz", ".tar.zst", ".tar.bz2", ".tgz", ".txz",
-	".tzst", ".tar", ".zip", ".jsonl", ".json",
-};
-
-void ingest_base_name(const char *path, char *buf, size_t n)
-{
-	size_t len = strlen(path), start, blen;
-
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	start = len;
-	while (start > 0 && path[start - 1] != '/')
-		start--;
-	blen = len - start;
-	for (size_t i = 0; i < sizeof(archive_exts) / sizeof(*archive_exts);
-	     i++) {
-		size_t el = strlen(archive_exts[i]);
-
-		if (blen > el && !strncasecmp(path + start + blen - el,
-					      archive_exts[i], el)) {
-			blen -= el;
-			break;
-		}
-	}
-	text_copy(buf, n, path + start, blen);
-}
+#include "base/text.h"
 
 static int count_kernels(struct store *s, int64_t *n, struct hr_err *e)
 {
@@ -47,41 +19,84 @@ static int count_kernels(struct store *s, int64_t *n, struct hr_err *e)
 
 	if (sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM kernel", -1,
 			       &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(store_db(s)));
+		return store_db_err(store_db(s), NULL, e);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(store_db(s)));
+		return store_db_err(store_db(s), NULL, e);
 	return HR_OK;
 }
 
-static int run_reader(const struct afileset *fs, const struct ingest_opts *o,
-		      const char *kind, struct ingest_ctx *ctx,
-		      struct hr_err *e)
+/* The readers, in the order they are asked: the first whose detect takes
+ * the set reads it.  name is the source kind stored with it. */
+struct ingest_reader {
+	const char *name;
+	int (*detect)(const struct afileset *fs, const struct ingest_opts *o);
+	int (*read)(const struct afileset *fs, struct ingest_ctx *ctx,
+		    struct hr_err *e);
+};
+
+static int is_problems(const struct afileset *fs, const struct ingest_opts *o)
 {
-	if (!strcmp(kind, "problems"))
-		return ingest_problems(fs, ctx, e);
-	if (!strcmp(kind, "export"))
-		return ingest_export(fs, ctx, e);
-	if (!strcmp(kind, "leaderboard"))
-		return ingest_leaderboard(fs, o->map, ctx, e);
-	return ingest_kernelbench(fs, ctx, e);
+	(void)fs;
+	return o->kind == INGEST_PROBLEMS;
+}
+
+static int is_export(const struct afileset *fs, const struct ingest_opts *o)
+{
+	return o->kind == INGEST_AUTO && ingest_is_export(fs);
+}
+
+static int is_leaderboard(const struct afileset *fs,
+			  const struct ingest_opts *o)
+{
+	(void)fs;
+	return o->kind == INGEST_AUTO && o->map;
+}
+
+static int is_kernelbench(const struct afileset *fs,
+			  const struct ingest_opts *o)
+{
+	(void)fs;
+	return o->kind == INGEST_AUTO;
+}
+
+static int read_leaderboard(const struct afileset *fs, struct ingest_ctx *ctx,
+			    struct hr_err *e)
+{
+	return ingest_leaderboard(fs, ctx->map, ctx, e);
+}
+
+static const struct ingest_reader readers[] = {
+	{ "problems", is_problems, ingest_problems },
+	{ "export", is_export, ingest_export },
+	{ "leaderboard", is_leaderboard, read_leaderboard },
+	{ "kernelbench-run", is_kernelbench, ingest_kernelbench },
+};
+
+static const struct ingest_reader *find_reader(const struct afileset *fs,
+					       const struct ingest_opts *o)
+{
+	for (size_t i = 0; i < sizeof(readers) / sizeof(*readers); i++)
+		if (readers[i].detect(fs, o))
+			return &readers[i];
+	return NULL;
 }
 
 /* Everything inside the transaction. */
 static int ingest_set(struct store *s, const struct afileset *fs,
-		      const struct ingest_opts *o, struct ingest_result *r,
-		      struct hr_err *e)
+		      const struct ingest_opts *o,
+		      const struct ingest_reader *reader,
+		      struct ingest_result *r, struct hr_err *e)
 {
 	struct store_source src = {
 		.name = r->name, .path = fs->input, .kind = r->kind,
 		.sha256 = fs->sha256,
 		.map_name = o->map ? lb_map_name(o->map) : NULL,
 	};
-	struct ingest_ctx ctx = { .store = s, .source_name = r->name };
+	struct ingest_ctx ctx = { .store = s, .source_name = r->name,
+				  .map = o->map };
 	int64_t before = 0, after = 0;
 	char *notes = NULL;
 	int rc;
@@ -94,7 +109,7 @@ static int ingest_set(struct store *s, const struct afileset *fs,
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	rc = count_kernels(s, &before, e);
 	if (rc == HR_OK)
-		rc = run_reader(fs, o, r->kind, &ctx, e);
+		rc = reader->read(fs, &ctx, e);
 	if (rc == HR_OK)
 		rc = count_kernels(s, &after, e);
 	if (rc == HR_OK && cJSON_GetArraySize(ctx.notes) > 0) {
@@ -118,6 +133,7 @@ int ingest_fileset(struct store *s, const struct afileset *fs,
 		   const struct ingest_opts *o, struct ingest_result *r,
 		   struct hr_err *e)
 {
+	const struct ingest_reader *reader = find_reader(fs, o);
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -126,18 +142,14 @@ int ingest_fileset(struct store *s, const struct afileset *fs,
 		text_copy(r->name, sizeof(r->name), o->source_name,
 			  strlen(o->source_name));
 	else
-		ingest_base_name(fs->input, r->name, sizeof(r->name));
-	if (o->kind == INGEST_PROBLEMS)
-		r->kind = "problems";
-	else if (ingest_is_export(fs))
-		r->kind = "export";
-	else if (o->map)
-		r->kind = "leaderboard";
-	else
-		r->kind = "kernelbench-run";
+		archive_base_name(fs->input, r->name, sizeof(r->name));
+	if (!reader)
+		return hr_errf(e, HR_USAGE, "%s: no reader for this input",
+			       fs->input);
+	r->kind = reader->name;
 	rc = store_begin(s, e);
 	if (rc == HR_OK)
-		rc = ingest_set(s, fs, o, r, e);
+		rc = ingest_set(s, fs, o, reader, r, e);
 	if (rc == HR_OK && !r->existed)
 		rc = store_commit(s, e);
 	if (rc != HR_OK || r->existed)

@@ -1,5 +1,5 @@
 /* kernelbench.c - ingest_kernelbench: KernelBench run directories and
- * baseline timing files (formats: ../shared/reference/formats.md §2).
+ * baseline timing files (formats: docs/formats.md §2).
  *
  * A run directory holds eval_results.json (problem id -> one record, or
  * -> an array of records since 2025-10; the even older "flat" records with
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "reader.h"
 #include "json.h"
-#include "text.h"
+#include "base/text.h"
 
 #define PATH_MAX_LEN 4200
 
@@ -969,7 +969,7 @@ static int read_run(struct kb *k, const char *dir, struct hr_err *e)
 		text_copy(r.name, sizeof(r.name), k->fs->root_name,
 			  strlen(k->fs->root_name));
 	else
-		ingest_base_name(k->input, r.name, sizeof(r.name));
+		archive_base_name(k->input, r.name, sizeof(r.name));
 	join(path, sizeof(path), dir, "generation_config.yaml");
 	cfg = afileset_find(k->fs, path);
 	if (cfg && afile_check_text(k->input, cfg, e))

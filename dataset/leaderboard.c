@@ -14,10 +14,9 @@
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
 
-#include "ingest.h"
+#include "reader.h"
 #include "json.h"
-#include "jsonrec.h"
-#include "text.h"
+#include "base/text.h"
 
 enum vtype { V_STR, V_INT, V_BOOL, V_TIME, V_ANY };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ingest.h"
+#include "reader.h"
 
 /* "levelN", N >= 1 without leading zeros -> N; else -1. */
 static int level_dir(const char *s, size_t n)

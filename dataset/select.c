@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/cli.h"
+
 /* EVALSEL_BARE_SQL(EVALSEL_NOPY_SQL(x)) in C: "12_Conv2d.py" -> "Conv2d".
  * Returns a malloc'd copy, NULL when out of memory. */
 static char *bare_name(const char *name)
@@ -34,14 +36,9 @@ static char *bare_name(const char *name)
 /* A positive whole number that fits an int. */
 static int parse_pos(const char *s, int *out)
 {
-	char *end;
-	long v;
+	long long v;
 
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || errno || v < 1 || v > INT32_MAX)
+	if (cli_parse_int(s, 1, INT32_MAX, &v))
 		return -1;
 	*out = (int)v;
 	return 0;

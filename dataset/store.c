@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "digest.h"
-#include "text.h"
-#include "version.h"
+#include "base/clock.h"
+#include "base/text.h"
+#include "base/version.h"
 
 
 static const char *const migrations[] = {
@@ -264,6 +264,23 @@ static const char *const migrations[] = {
 	"ALTER TABLE replay_job_6 RENAME TO replay_job;"
 	"CREATE INDEX replay_job_by_evaluation ON replay_job(evaluation_id);"
 	"CREATE INDEX replay_job_by_state ON replay_job(run_id, state);",
+	/* 6 -> 7: the read rules more than one command applies, each written
+	 * once.  quoted_speedup: the speedup a reader of the archive would
+	 * quote for an evaluation, the reported one against eager when there
+	 * is one, else one computed from an eager baseline, else any other
+	 * (NULL when none is stored).  latest_replay_job: the evaluation's
+	 * newest finished replay job (NULL when none). */
+	"CREATE VIEW quoted_speedup(evaluation_id, value) AS"
+	" SELECT e.id, (SELECT sp.value FROM speedup sp"
+	"   WHERE sp.evaluation_id = e.id"
+	"   ORDER BY sp.baseline_kind = 'eager' DESC,"
+	"            sp.origin = 'reported' DESC, sp.id LIMIT 1)"
+	" FROM evaluation e;"
+	"CREATE VIEW latest_replay_job(evaluation_id, job_id) AS"
+	" SELECT e.id, (SELECT j.id FROM replay_job j"
+	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
+	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
+	" FROM evaluation e;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -324,10 +341,30 @@ struct store {
 	sqlite3_stmt *st[ST_COUNT]; /* prepared lazily, finalized on close */
 };
 
-static int db_error(struct store *s, struct hr_err *e, const char *what)
+int store_db_err(sqlite3 *db, const char *what, struct hr_err *e)
 {
-	return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
-		       sqlite3_errmsg(s->db));
+	if (what)
+		return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
+			       sqlite3_errmsg(db));
+	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+}
+
+int store_each(sqlite3 *db, const char *sql,
+	       int (*row)(sqlite3_stmt *st, void *arg, struct hr_err *e),
+	       void *arg, struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_db_err(db, NULL, e);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (row(st, arg, e))
+			break;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_db_err(db, NULL, e);
+	sqlite3_finalize(st);
+	return e->code;
 }
 
 static int exec(struct store *s, const char *sql, struct hr_err *e)
@@ -575,7 +612,7 @@ static sqlite3_stmt *stmt(struct store *s, enum stmt_id id, struct hr_err *e)
 	if (!s->st[id] && sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
 					     SQLITE_PREPARE_PERSISTENT,
 					     &s->st[id], NULL) != SQLITE_OK) {
-		db_error(s, e, "prepare");
+		store_db_err(s->db, "prepare", e);
 		return NULL;
 	}
 	sqlite3_reset(s->st[id]);
@@ -633,7 +670,7 @@ static int step_done(struct store *s, sqlite3_stmt *st, const char *what,
 	int rc = step_reset(st);
 
 	if (rc != SQLITE_DONE)
-		return db_error(s, e, what);
+		return store_db_err(s->db, what, e);
 	return HR_OK;
 }
 
@@ -647,7 +684,7 @@ static int find_id(struct store *s, sqlite3_stmt *st, int64_t *id,
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(st, 0);
 	else if (rc != SQLITE_DONE)
-		return db_error(s, e, "lookup");
+		return store_db_err(s->db, "lookup", e);
 	sqlite3_reset(st);
 	return HR_OK;
 }
@@ -671,19 +708,6 @@ static int check_label(const char *ref, const char *key, const char *v,
 		       (unsigned char)v[bad], bad);
 }
 
-static void utc_now(char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	struct tm tm;
-
-	/* Reproducible builds of reports need a fixed clock too. */
-	if (sde && *sde)
-		t = (time_t)strtoll(sde, NULL, 10);
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 int store_add_source(struct store *s, const struct store_source *src,
 		     int64_t *id, int *existed, struct hr_err *e)
 {
@@ -704,7 +728,7 @@ int store_add_source(struct store *s, const struct store_source *src,
 	if (check_label(src->path, "source name", src->name, e) ||
 	    !(st = stmt(s, ST_SOURCE_ADD, e)))
 		return e->code;
-	utc_now(now, sizeof(now));
+	clock_utc_now(now, sizeof(now));
 	bind_text(st, 1, src->name);
 	bind_text(st, 2, src->path);
 	bind_text(st, 3, src->kind);
@@ -793,7 +817,7 @@ int store_add_problem(struct store *s, const struct store_problem *p,
 			       "problem %d appears twice", p->file_name,
 			       p->level, p->problem_id);
 	if (rc != SQLITE_DONE)
-		return db_error(s, e, "insert problem");
+		return store_db_err(s->db, "insert problem", e);
 	*id = sqlite3_last_insert_rowid(s->db);
 	return HR_OK;
 }
@@ -817,7 +841,7 @@ int store_find_problem(struct store *s, int64_t set_id, int level,
 		snprintf(sha, HR_SHA256_HEX, "%s",
 			 (const char *)sqlite3_column_text(st, 1));
 	} else if (rc != SQLITE_DONE) {
-		db_error(s, e, "find problem");
+		store_db_err(s->db, "find problem", e);
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -936,7 +960,7 @@ int store_add_speedup(struct store *s, const struct store_speedup *sp,
 			       "for evaluation %lld", sp->origin,
 			       sp->baseline_kind, (long long)sp->evaluation_id);
 	if (rc != SQLITE_DONE)
-		return db_error(s, e, "insert speedup");
+		return store_db_err(s->db, "insert speedup", e);
 	return HR_OK;
 }
 
@@ -966,7 +990,7 @@ int store_add_baseline(struct store *s, const struct store_baseline *b,
 			       "%s", b->hardware_dir, b->baseline_kind,
 			       b->level, b->problem_file);
 	if (rc != SQLITE_DONE)
-		return db_error(s, e, "insert baseline");
+		return store_db_err(s->db, "insert baseline", e);
 	return HR_OK;
 }
 
@@ -978,7 +1002,7 @@ int store_put_problem_audit(struct store *s, const struct store_audit *a,
 
 	if (!st)
 		return e->code;
-	utc_now(now, sizeof(now));
+	clock_utc_now(now, sizeof(now));
 	bind_text(st, 1, a->problem_sha256);
 	sqlite3_bind_int(st, 2, a->level);
 	sqlite3_bind_int(st, 3, a->problem_id);

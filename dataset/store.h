@@ -15,8 +15,8 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "digest.h"
-#include "err.h"
 
 #define HR_APPLICATION_ID 0x48526d31 /* "HRm1" */
 
@@ -49,6 +49,18 @@ struct store;
 int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e);
 void store_close(struct store *s);
+
+/* HR_SYSTEM in e, "database: WHAT: MESSAGE" (without "WHAT: " when what
+ * is NULL), MESSAGE being db's last error: the one way a failed SQLite
+ * call becomes an error value. */
+int store_db_err(sqlite3 *db, const char *what, struct hr_err *e);
+
+/* The one row loop: prepare sql on db and call row(st, arg, e) for each
+ * row it gives.  A row that returns non-zero stops the loop, its error in
+ * e; a failed prepare or step is store_db_err.  Returns e->code. */
+int store_each(sqlite3 *db, const char *sql,
+	       int (*row)(sqlite3_stmt *st, void *arg, struct hr_err *e),
+	       void *arg, struct hr_err *e);
 
 /* The raw connection, for prepared SELECTs in report/ and figures/. */
 sqlite3 *store_db(struct store *s);

@@ -8,8 +8,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ingest.h"
-#include "version.h"
+#include "archive.h"
+#include "base/version.h"
 
 void trace_init(struct trace *t)
 {
@@ -234,12 +234,6 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int db_err(struct store *s, struct hr_err *e, const char *what)
-{
-	return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
-		       sqlite3_errmsg(store_db(s)));
-}
-
 static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
@@ -266,7 +260,7 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 			       " kernel_ns, busy_ns, span_ns, notes_json)"
 			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, e, "profile");
+		return store_db_err(store_db(s), "profile", e);
 	sqlite3_bind_int64(st, 1, source_id);
 	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
 	bind_text_or_null(st, 3, m->domain ? m->domain : t->domain);
@@ -282,7 +276,7 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 	sqlite3_bind_text(st, 11, notes, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		sqlite3_finalize(st);
-		return db_err(s, e, "profile");
+		return store_db_err(store_db(s), "profile", e);
 	}
 	sqlite3_finalize(st);
 	pid = sqlite3_last_insert_rowid(db);
@@ -298,7 +292,7 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
 			       NULL) != SQLITE_OK) {
 		free(v);
-		return db_err(s, e, "profile_kernel");
+		return store_db_err(store_db(s), "profile_kernel", e);
 	}
 	for (size_t i = 0; i < k && e->code == HR_OK; i++) {
 		sqlite3_reset(st);
@@ -310,7 +304,7 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 		sqlite3_bind_int64(st, 5, v[i]->total_ns);
 		sqlite3_bind_int64(st, 6, v[i]->max_ns);
 		if (sqlite3_step(st) != SQLITE_DONE)
-			db_err(s, e, "profile_kernel");
+			store_db_err(store_db(s), "profile_kernel", e);
 	}
 	sqlite3_finalize(st);
 	free(v);
@@ -333,7 +327,7 @@ int trace_store(struct store *s, struct trace *t, const struct trace_meta *m,
 					   ".pt.trace", ".nsys" };
 
 	/* x.pt.trace.json(.gz) and x.nsys.sqlite name the workload x. */
-	ingest_base_name(m->path, base, sizeof(base));
+	archive_base_name(m->path, base, sizeof(base));
 	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
 		size_t el = strlen(ext[i]);
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "digest.h"
-#include "err.h"
+#include "base/err.h"
 #include "store.h"
 
 /* Timestamps beyond +-4e18 ns (the year 2096 since the epoch) are refused,

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "../dataset/store.h"
-#include "../report/commands.h"
-#include "../report/outdir.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/outdir.h"
 #include "../report/provenance.h"
-#include "../report/runfiles.h"
+#include "../dataset/base/runfiles.h"
 #include "figures.h"
 
 static const char usage[] =

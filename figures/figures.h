@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "../report/auditset.h"
 #include "../report/evalset.h"
 #include "../report/profileset.h"

@@ -57,13 +57,13 @@ static int load_problems(struct store *s, const struct audit_opts *o,
 	*out = NULL;
 	*n = 0;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		return store_db_err(db, NULL, e);
 	if (o->set)
 		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":set"),
 				  o->set, -1, SQLITE_STATIC);
 	if (o->sel && evalsel_bind(o->sel, st) != SQLITE_OK) {
 		sqlite3_finalize(st);
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		return store_db_err(db, NULL, e);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == cap) {
@@ -89,7 +89,7 @@ static int load_problems(struct store *s, const struct audit_opts *o,
 		}
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	if (e->code) {
 		free_problems(v, *n);

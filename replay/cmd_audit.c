@@ -16,12 +16,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
-#include "../report/table.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 #include "audit.h"
 #include "pool.h"
 #include "pyenv.h"
+#include "scratch.h"
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
@@ -153,12 +154,9 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 
 static int parse_num(const char *s, double min, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= min))
+	if (cli_parse_real(s, &v) || !(v >= min))
 		return -1;
 	*out = v;
 	return 0;
@@ -172,7 +170,7 @@ static int make_dirs(const char *db, char scratch[PATH_MAX],
 	char buf[PATH_MAX];
 
 	snprintf(buf, sizeof(buf), "%s.replay/cache", db);
-	if (wproc_absolute_dir(buf, cache, e))
+	if (scratch_absolute_dir(buf, cache, e))
 		return e->code;
 	snprintf(scratch, PATH_MAX, "%.*s", (int)(strlen(cache) - 6), cache);
 	return HR_OK;

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../report/commands.h"
-#include "../report/table.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/table.h"
 #include "../dataset/store.h"
 
 static const char usage[] =

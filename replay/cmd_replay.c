@@ -16,9 +16,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../report/commands.h"
-#include "../report/runfiles.h"
-#include "../report/table.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 #include "jobs.h"
 #include "pool.h"
 #include "pyenv.h"
@@ -142,10 +142,9 @@ struct args {
 
 static int parse_int(const char *s, int min, int *out)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	long long v;
 
-	if (!*s || *end || v < min || v > INT_MAX)
+	if (cli_parse_int(s, min, INT_MAX, &v))
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -153,10 +152,9 @@ static int parse_int(const char *s, int min, int *out)
 
 static int parse_secs(const char *s, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
+	double v;
 
-	if (!*s || *end || !(v > 0))
+	if (cli_parse_real(s, &v) || !(v > 0))
 		return -1;
 	*out = v;
 	return 0;
@@ -269,8 +267,7 @@ static int print_counts(struct store *s, int64_t run_id, enum hr_format fmt,
 			       " replay_job WHERE run_id = ?1 GROUP BY verdict"
 			       " ORDER BY verdict", -1, &st, NULL) != SQLITE_OK) {
 		table_free(t);
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(store_db(s)));
+		return store_db_err(store_db(s), NULL, e);
 	}
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -285,7 +282,7 @@ static int print_counts(struct store *s, int64_t run_id, enum hr_format fmt,
 		}
 	}
 	if (rc != SQLITE_DONE && !e->code)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(store_db(s)));
+		store_db_err(store_db(s), NULL, e);
 	sqlite3_finalize(st);
 	if (!e->code)
 		table_write(t, fmt, stdout);
@@ -425,7 +422,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 }
 
 /* --rules FILE, 'none', or the rule file headroom ships (its share
- * folder, report/runfiles.h). */
+ * folder, dataset/base/runfiles.h). */
 static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 {
 	char *found = NULL;

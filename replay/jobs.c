@@ -8,23 +8,17 @@
 #include <string.h>
 
 #include "../dataset/harness.h"
+#include "../dataset/base/version.h"
 #include "../dataset/ingest.h"
-#include "../dataset/version.h"
 #include "audit.h"
 #include "proto.h"
 #include "verdict.h"
-
-static int db_err(struct store *s, struct hr_err *e, const char *what)
-{
-	return hr_errf(e, HR_SYSTEM, "database: %s: %s", what,
-		       sqlite3_errmsg(store_db(s)));
-}
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
 		   struct hr_err *e)
 {
 	if (sqlite3_prepare_v2(store_db(s), sql, -1, st, NULL) != SQLITE_OK)
-		return db_err(s, e, "prepare");
+		return store_db_err(store_db(s), "prepare", e);
 	return HR_OK;
 }
 
@@ -89,7 +83,7 @@ static int match_problem(struct store *s, sqlite3_stmt *by_id,
 			first_named = sqlite3_column_int64(by_id, 0);
 	}
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "match problem");
+		return store_db_err(store_db(s), "match problem", e);
 	if (!name || !n_id) {
 		m->problem = first_id;
 		snprintf(m->how, sizeof(m->how), "{\"by\":\"level+id\","
@@ -115,7 +109,7 @@ static int match_problem(struct store *s, sqlite3_stmt *by_id,
 			m->problem = sqlite3_column_int64(by_name, 0);
 	}
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "match problem");
+		return store_db_err(store_db(s), "match problem", e);
 	snprintf(m->how, sizeof(m->how), "{\"by\":\"level+name\","
 		 "\"candidates\":%d,\"ambiguous\":%s,\"id_names_other\":%d}",
 		 n_byname, n_byname > 1 ? "true" : "false", n_id);
@@ -225,12 +219,12 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 	sqlite3_bind_text(run, 4, settings_json, -1, SQLITE_STATIC);
 	sqlite3_bind_text(run, 5, hr_version(), -1, SQLITE_STATIC);
 	if (sqlite3_step(run) != SQLITE_DONE) {
-		db_err(s, e, "insert replay run");
+		store_db_err(store_db(s), "insert replay run", e);
 		goto fail;
 	}
 	*run_id = sqlite3_last_insert_rowid(store_db(s));
 	if (f->sel && evalsel_bind(f->sel, ev) != SQLITE_OK) {
-		db_err(s, e, "select evaluations");
+		store_db_err(store_db(s), "select evaluations", e);
 		goto fail;
 	}
 	if (f->problems_set) {
@@ -267,7 +261,7 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 					 "\"record-reference\",\"candidates\":1,"
 					 "\"ambiguous\":false}");
 			} else if (rc != SQLITE_DONE) {
-				db_err(s, e, "match problem");
+				store_db_err(store_db(s), "match problem", e);
 				goto fail;
 			}
 		}
@@ -326,13 +320,13 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 			sqlite3_bind_text(job, 9, txt, -1, cJSON_free);
 		}
 		if (sqlite3_step(job) != SQLITE_DONE) {
-			db_err(s, e, "insert replay job");
+			store_db_err(store_db(s), "insert replay job", e);
 			hr_err_prefix(e, "evaluation %lld", (long long)eid);
 			goto fail;
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		db_err(s, e, "read evaluations");
+		store_db_err(store_db(s), "read evaluations", e);
 		goto fail;
 	}
 	sqlite3_finalize(run);
@@ -371,7 +365,7 @@ int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,
 		*run_id = sqlite3_column_int64(st, 0);
 		*settings = store_col_dup(st, 1, NULL);
 	} else if (rc != SQLITE_DONE) {
-		db_err(s, e, "find run to resume");
+		store_db_err(store_db(s), "find run to resume", e);
 	}
 	sqlite3_finalize(st);
 	return e->code;
@@ -438,7 +432,7 @@ int jobs_load_pending(struct store *s, int64_t run_id, struct job **jobs,
 		}
 	}
 	if (!e->code && rc != SQLITE_DONE)
-		db_err(s, e, "load pending jobs");
+		store_db_err(store_db(s), "load pending jobs", e);
 	sqlite3_finalize(st);
 	*jobs = v;
 	if (e->code) {
@@ -476,7 +470,7 @@ int jobs_count(struct store *s, int64_t run_id, int *total, int *done,
 		*total = sqlite3_column_int(st, 0);
 		*done = sqlite3_column_int(st, 1);
 	} else {
-		db_err(s, e, "count jobs");
+		store_db_err(store_db(s), "count jobs", e);
 	}
 	sqlite3_finalize(st);
 	return e->code;
@@ -496,7 +490,7 @@ static int exec_bound(struct store *s, const char *sql, int64_t id,
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, what);
+		return store_db_err(store_db(s), what, e);
 	return HR_OK;
 }
 
@@ -612,7 +606,7 @@ static int load_gate(struct store *s, const char *sha, const char *device,
 	if (rc == SQLITE_ROW)
 		doc = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
 	else if (rc != SQLITE_DONE)
-		db_err(s, e, "read problem audit");
+		store_db_err(store_db(s), "read problem audit", e);
 	sqlite3_finalize(st);
 	gate = cJSON_GetObjectItemCaseSensitive(doc, g->preset);
 	if (cJSON_IsObject(gate)) {
@@ -772,7 +766,7 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 	*written = sqlite3_changes(store_db(s)) > 0;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		db_err(s, e, "write job result");
+		store_db_err(store_db(s), "write job result", e);
 		store_rollback(s);
 		return hr_err_prefix(e, "job %lld", (long long)job_id);
 	}
@@ -806,6 +800,6 @@ int jobs_set_env(struct store *s, int64_t run_id, const cJSON *hello,
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "record run environment");
+		return store_db_err(store_db(s), "record run environment", e);
 	return HR_OK;
 }

@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 #define WPROC_ERR_TAIL 4096
 #define WPROC_MAX_LINE (64 << 20)
@@ -90,24 +90,6 @@ void wproc_stop_many(struct wproc *const *ws, int n, int grace_ms);
 
 /* Monotonic seconds: the clock of every worker deadline. */
 double wproc_now(void);
-
-/* mkdir -p path (mode 0755). */
-int wproc_mkdir_p(const char *path, struct hr_err *e);
-
-/* Create dir when missing and write its absolute path into out (workers
- * chdir, so the directories they are given must be absolute). */
-int wproc_absolute_dir(const char *dir, char out[PATH_MAX], struct hr_err *e);
-
-/* Remove the files of dir whose names start with prefix ("" every file);
- * best effort (a missing dir has none).  Returns how many could not be
- * removed. */
-int wproc_remove_files(const char *dir, const char *prefix);
-
-/* Bytes of the regular files directly in dir (0 when it cannot be read);
- * in *largest when not NULL, the largest size of a whole file: names that
- * end in ".tmp" (a worker's set being written) count in the bytes but not
- * there, as a half-written set would understate a set's size. */
-uint64_t wproc_dir_bytes(const char *dir, uint64_t *largest);
 
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
 uint64_t wproc_mem_available(void);

@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 /* The version both sides speak (worker.py PROTOCOL); a worker whose hello
  * names another is refused (proto_hello_check). */

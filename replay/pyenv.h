@@ -13,7 +13,7 @@
 #ifndef HR_REPLAY_PYENV_H
 #define HR_REPLAY_PYENV_H
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 /* The virtual environment .ci/pyenv.sh makes (keep the two in step). */
 #define PYENV_VENV_NAME "venv-torch-2.11.0"

@@ -1,4 +1,5 @@
-/* replay.c - see replay.h.
+/* replay.c - see replay.h: the slots (one worker process each) and the
+ * event loop; the rules the loop asks for are policy.h's.
  *
  * A job moves BUILD -> (a build worker executes the candidate; its
  * extension lands in the cache) -> READY -> (the run worker of a GPU runs
@@ -40,12 +41,10 @@
 #include "jobs.h"
 #include "pool.h"
 #include "proto.h"
+#include "scratch.h"
 
 /* Problems whose inputs build workers may draw beyond one per run worker. */
 #define DRAW_AHEAD 3
-/* Build workers that may draw one problem's sets at once (a faithful job
- * has 6; each worker claims the sets it draws, so they split them). */
-#define DRAW_PAR 6
 
 enum role { ROLE_BUILD, ROLE_RUN };
 enum wstate { WS_STARTING, WS_IDLE, WS_BUSY,
@@ -181,7 +180,7 @@ static void clean_inputs(struct sched *sc, int p)
 		return;
 	if (pr->ds == DS_DRAWN) {
 		snprintf(prefix, sizeof(prefix), "%s-", pr->key);
-		wproc_remove_files(sc->inputs, prefix);
+		scratch_remove_files(sc->inputs, prefix);
 	}
 	pr->ds = DS_CLEANED;
 }
@@ -344,16 +343,6 @@ static int pick_build(struct sched *sc)
 	return -1;
 }
 
-int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail)
-{
-	if (!max_set)
-		return drawers < DRAW_PAR;
-	if (!avail)
-		return 1;
-	return avail >= 2 * max_set * (uint64_t)(drawers + 1) +
-		((uint64_t)4 << 30);
-}
-
 static int drawer_fits(struct sched *sc)
 {
 	int drawers = 0;
@@ -366,20 +355,6 @@ static int drawer_fits(struct sched *sc)
 	}
 	return replay_drawer_fits(sc->max_set, drawers, sc->max_set ?
 				  sc->seen.avail : 0);
-}
-
-int replay_draw_room(const struct draw_room_in *in)
-{
-	uint64_t whole;
-
-	if (in->problems >= in->limit || in->used >= in->budget)
-		return 0;
-	if (!in->max_set || !in->max_sets)
-		return in->drawing < in->nrun;
-	whole = (uint64_t)in->max_sets * in->max_set;
-	if (in->used + (uint64_t)(in->drawing + 1) * whole <= in->budget)
-		return 1;
-	return in->drawing < in->nrun && !in->used;
 }
 
 static int draw_room(struct sched *sc)
@@ -395,7 +370,7 @@ static int draw_room(struct sched *sc)
 	if (in.problems >= in.limit)
 		return 0;
 	if (!sc->seen.dir) {
-		sc->seen.used = wproc_dir_bytes(sc->inputs, &sc->seen.largest);
+		sc->seen.used = scratch_dir_bytes(sc->inputs, &sc->seen.largest);
 		sc->seen.dir = 1;
 	}
 	in.used = sc->seen.used;
@@ -444,29 +419,6 @@ static int pick_draw(struct sched *sc)
 		if (sc->js[j] != JS_DONE && may_draw(sc, sc->pj[j], &room, &fits))
 			return j;
 	return -1;
-}
-
-int replay_pick_run(const struct run_cand *c, int n, int blocked)
-{
-	int started = -1, whole = -1, drawn = -1, first = -1;
-
-	for (int i = 0; i < n; i++) {
-		if (c[i].last)
-			return i;
-		if (c[i].started && started < 0)
-			started = i;
-		if (c[i].whole && (whole < 0 || (c[i].drawn && !c[whole].drawn)))
-			whole = i;
-		if (c[i].drawn && drawn < 0)
-			drawn = i;
-		if (first < 0)
-			first = i;
-	}
-	if (started >= 0)
-		return started;
-	if (blocked)
-		return whole;
-	return drawn >= 0 ? drawn : first;
 }
 
 /* Next job for an idle run worker (replay_pick_run), among the ready jobs
@@ -1082,7 +1034,7 @@ static int make_slots(struct sched *sc)
 				     sc->scratch, sl->role == ROLE_RUN ? "run" :
 				     "build", i) >= sizeof(sl->scratch))
 			return hr_errf(sc->e, HR_USAGE, "scratch path too long");
-		if (wproc_mkdir_p(sl->scratch, sc->e))
+		if (scratch_mkdir_p(sl->scratch, sc->e))
 			return sc->e->code;
 		/* The first replay_first_builders build workers start
 		 * now, the rest once a build compiles (grow_pool). */
@@ -1151,9 +1103,9 @@ static int make_inputs_dir(struct sched *sc)
 	if ((size_t)snprintf(sc->inputs, sizeof(sc->inputs), "%s/inputs",
 			     sc->scratch) >= sizeof(sc->inputs))
 		return hr_errf(sc->e, HR_USAGE, "scratch path too long");
-	if (wproc_mkdir_p(sc->inputs, sc->e))
+	if (scratch_mkdir_p(sc->inputs, sc->e))
 		return sc->e->code;
-	if (wproc_remove_files(sc->inputs, ""))
+	if (scratch_remove_files(sc->inputs, ""))
 		return hr_errf(sc->e, HR_SYSTEM, "%s: cannot empty the inputs "
 			       "directory", sc->inputs);
 	inputs_budget(sc);
@@ -1187,8 +1139,8 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 		goto done;
 	}
 	if (sc.n > 0 && (make_probs(&sc) ||
-			 wproc_absolute_dir(o->scratch, sc.scratch, e) ||
-			 wproc_absolute_dir(o->cache, sc.cache, e) ||
+			 scratch_absolute_dir(o->scratch, sc.scratch, e) ||
+			 scratch_absolute_dir(o->cache, sc.cache, e) ||
 			 make_inputs_dir(&sc) || make_slots(&sc) || loop(&sc)))
 		goto done;
 done:
@@ -1211,7 +1163,7 @@ done:
 	 * processes die with it (PR_SET_PDEATHSIG) but not at once: one may
 	 * still finish writing a set, so try again for up to 2 s. */
 	for (int tries = 0; sc.inputs[0] && tries < 20; tries++) {
-		wproc_remove_files(sc.inputs, "");
+		scratch_remove_files(sc.inputs, "");
 		if (!rmdir(sc.inputs) || errno == ENOENT)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
@@ -1242,33 +1194,4 @@ done:
 	jobs_free(sc.jobs, sc.n);
 	cJSON_Delete(sc.settings);
 	return rc;
-}
-
-int replay_online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
-}
-
-int replay_default_build_workers(int cores)
-{
-	return cores + (cores + 1) / 2;
-}
-
-int replay_first_builders(int cores)
-{
-	return cores / 4 > 2 ? cores / 4 : 2;
-}
-
-int replay_nice_step(int cores)
-{
-	return cores / 4 > 1 ? cores / 4 : 1;
-}
-
-int replay_build_nice(int rank, int step)
-{
-	int level = rank / (step > 0 ? step : 1);
-
-	return level < 18 ? 1 + level : 19;
 }

@@ -32,7 +32,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 enum rule_scope { RULE_FILE, RULE_FORWARD, RULE_MODULE };
 

@@ -14,10 +14,10 @@
 
 #include <stddef.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "evalset.h"
 #include "replayset.h"
-#include "table.h"
+#include "../dataset/base/table.h"
 
 /* One row per evidence finding (dynamic, from the worker) of the latest
  * replay of each evaluation in each mode. */

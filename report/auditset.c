@@ -63,52 +63,49 @@ static int parse_gates(struct audit_row *r, const char *json,
 	return HR_OK;
 }
 
+struct load {
+	struct auditset *as;
+	size_t cap;
+};
+
+static int add_row(sqlite3_stmt *st, void *arg, struct hr_err *e)
+{
+	struct load *l = arg;
+	struct auditset *as = l->as;
+	struct audit_row *r;
+
+	if (as->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 64;
+		struct audit_row *p = realloc(as->rows, nc * sizeof(*p));
+
+		if (!p)
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		as->rows = p;
+		l->cap = nc;
+	}
+	r = &as->rows[as->n++];
+	memset(r, 0, sizeof(*r));
+	r->name = store_col_dup(st, 0, "");
+	r->sha256 = store_col_dup(st, 1, "");
+	r->dtype = store_col_dup(st, 2, "");
+	r->device = store_col_dup(st, 3, "");
+	r->level = sqlite3_column_int(st, 4);
+	r->problem_id = sqlite3_column_int(st, 5);
+	r->max_abs_ref = sqlite3_column_type(st, 6) == SQLITE_NULL ?
+		NAN : sqlite3_column_double(st, 6);
+	r->rms_ref = sqlite3_column_type(st, 7) == SQLITE_NULL ?
+		NAN : sqlite3_column_double(st, 7);
+	if (!r->name || !r->sha256 || !r->dtype || !r->device)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return parse_gates(r, (const char *)sqlite3_column_text(st, 8), e);
+}
+
 int auditset_load(struct auditset *as, sqlite3 *db, struct hr_err *e)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
+	struct load l = { as, 0 };
 
 	memset(as, 0, sizeof(*as));
-	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct audit_row *r;
-
-		if (as->n == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			struct audit_row *p = realloc(as->rows, nc * sizeof(*p));
-
-			if (!p) {
-				hr_errf(e, HR_SYSTEM, "out of memory");
-				break;
-			}
-			as->rows = p;
-			cap = nc;
-		}
-		r = &as->rows[as->n++];
-		memset(r, 0, sizeof(*r));
-		r->name = store_col_dup(st, 0, "");
-		r->sha256 = store_col_dup(st, 1, "");
-		r->dtype = store_col_dup(st, 2, "");
-		r->device = store_col_dup(st, 3, "");
-		r->level = sqlite3_column_int(st, 4);
-		r->problem_id = sqlite3_column_int(st, 5);
-		r->max_abs_ref = sqlite3_column_type(st, 6) == SQLITE_NULL ?
-			NAN : sqlite3_column_double(st, 6);
-		r->rms_ref = sqlite3_column_type(st, 7) == SQLITE_NULL ?
-			NAN : sqlite3_column_double(st, 7);
-		if (!r->name || !r->sha256 || !r->dtype || !r->device) {
-			hr_errf(e, HR_SYSTEM, "out of memory");
-			break;
-		}
-		if (parse_gates(r, (const char *)sqlite3_column_text(st, 8), e))
-			break;
-	}
-	if (e->code == HR_OK && rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(db, query, add_row, &l, e);
 }
 
 void auditset_release(struct auditset *as)

@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 #define AUDIT_MAX_PRESETS 8
 

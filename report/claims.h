@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "auditset.h"
 #include "evalset.h"
 #include "metrics.h"

@@ -2,7 +2,7 @@
  * evidence|signals|detection|replay|profiles|all`: the tables behind the
  * paper, from the store alone.
  *
- * Every table goes through report/table.h; every output carries its
+ * Every table goes through dataset/base/table.h; every output carries its
  * provenance (report/provenance.h says how per format).  Read-only.
  */
 #include <errno.h>
@@ -13,13 +13,13 @@
 #include "../dataset/store.h"
 #include "auditreport.h"
 #include "claims.h"
-#include "commands.h"
+#include "../dataset/base/commands.h"
 #include "findings.h"
-#include "outdir.h"
+#include "../dataset/base/outdir.h"
 #include "profileset.h"
 #include "provenance.h"
-#include "runfiles.h"
-#include "table.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/table.h"
 
 static const char usage[] =
 	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"
@@ -260,8 +260,7 @@ static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
 	if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT level, problem_id, name"
 			       " FROM problem ORDER BY level, problem_id, name",
 			       -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s",
-			       sqlite3_errmsg(d->db));
+		return store_db_err(d->db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < 3; c++)
 			cells[c] = (const char *)sqlite3_column_text(st, c);
@@ -270,7 +269,7 @@ static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
 			break;
 	}
 	if (rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(d->db));
+		store_db_err(d->db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }

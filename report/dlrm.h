@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 
 /* One problem of the mapping and the kernel classes it stands for. */
 struct dlrm_entry {

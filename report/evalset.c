@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../dataset/select.h"
+#include "../dataset/store.h"
 #include "metrics.h"
 
 static const char query[] =
@@ -18,11 +19,9 @@ static const char query[] =
 	"   ORDER BY p.id LIMIT 1)),"
 	" e.precision, e.harness, e.level, e.problem_id, e.sample_id,"
 	" e.compiled, e.correct, e.atol,"
-	" (SELECT sp.value FROM speedup sp WHERE sp.evaluation_id = e.id"
-	"   ORDER BY sp.baseline_kind = 'eager' DESC,"
-	"            sp.origin = 'reported' DESC, sp.id LIMIT 1),"
-	" e.kernel_id"
+	" q.value, e.kernel_id"
 	" FROM evaluation e JOIN source s ON s.id = e.source_id"
+	" JOIN quoted_speedup q ON q.evaluation_id = e.id"
 	" ORDER BY config, e.level, e.problem_id, e.sample_id, s.name, e.id";
 
 static char *col_dup(sqlite3_stmt *st, int c, int *oom)
@@ -69,58 +68,57 @@ static int add_config(struct evalset *es, const char *config)
 	return 0;
 }
 
+struct load {
+	struct evalset *es;
+	size_t cap;
+};
+
+static int add_row(sqlite3_stmt *st, void *arg, struct hr_err *e)
+{
+	struct load *l = arg;
+	struct evalset *es = l->es;
+	struct evalrow *r;
+	int oom = 0;
+
+	if (es->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 256;
+		struct evalrow *p = realloc(es->rows, nc * sizeof(*p));
+
+		if (!p)
+			return hr_errf(e, HR_SYSTEM,
+				       "out of memory reading evaluations");
+		es->rows = p;
+		l->cap = nc;
+	}
+	r = &es->rows[es->n++];
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->source = col_dup(st, 1, &oom);
+	r->model = col_dup(st, 2, &oom);
+	r->config = col_dup(st, 3, &oom);
+	r->problem_name = col_dup(st, 4, &oom);
+	r->precision = col_dup(st, 5, &oom);
+	r->harness = col_dup(st, 6, &oom);
+	r->level = sqlite3_column_int(st, 7);
+	r->problem_id = sqlite3_column_int(st, 8);
+	r->sample_id = sqlite3_column_int(st, 9);
+	r->compiled = col_tri(st, 10);
+	r->correct = col_tri(st, 11);
+	r->atol = col_real(st, 12);
+	r->speedup = col_real(st, 13);
+	r->kernel_id = sqlite3_column_int64(st, 14);
+	if (oom || !r->model || !r->config || add_config(es, r->config))
+		return hr_errf(e, HR_SYSTEM,
+			       "out of memory reading evaluations");
+	return HR_OK;
+}
+
 int evalset_load(struct evalset *es, sqlite3 *db, struct hr_err *e)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc, oom = 0;
+	struct load l = { es, 0 };
 
 	memset(es, 0, sizeof(*es));
-	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct evalrow *r;
-
-		if (es->n == cap) {
-			size_t nc = cap ? 2 * cap : 256;
-			struct evalrow *p = realloc(es->rows, nc * sizeof(*p));
-
-			if (!p) {
-				oom = 1;
-				break;
-			}
-			es->rows = p;
-			cap = nc;
-		}
-		r = &es->rows[es->n++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		r->source = col_dup(st, 1, &oom);
-		r->model = col_dup(st, 2, &oom);
-		r->config = col_dup(st, 3, &oom);
-		r->problem_name = col_dup(st, 4, &oom);
-		r->precision = col_dup(st, 5, &oom);
-		r->harness = col_dup(st, 6, &oom);
-		r->level = sqlite3_column_int(st, 7);
-		r->problem_id = sqlite3_column_int(st, 8);
-		r->sample_id = sqlite3_column_int(st, 9);
-		r->compiled = col_tri(st, 10);
-		r->correct = col_tri(st, 11);
-		r->atol = col_real(st, 12);
-		r->speedup = col_real(st, 13);
-		r->kernel_id = sqlite3_column_int64(st, 14);
-		if (oom || !r->model || !r->config ||
-		    add_config(es, r->config)) {
-			oom = 1;
-			break;
-		}
-	}
-	if (oom)
-		hr_errf(e, HR_SYSTEM, "out of memory reading evaluations");
-	else if (rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(db, query, add_row, &l, e);
 }
 
 void evalset_release(struct evalset *es)
@@ -226,13 +224,13 @@ int evalset_dataset_problems(sqlite3 *db, int level, size_t *n,
 	if (sqlite3_prepare_v2(db, "SELECT COUNT(DISTINCT level * 100000 +"
 			       " problem_id) FROM problem WHERE ?1 = 0 OR"
 			       " level = ?1", -1, &st, NULL) != SQLITE_OK)
-		return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int(st, 1, level);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = (size_t)sqlite3_column_int64(st, 0);
 	else
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/store.h"
+
 /* --- forward() of a Python class, found by indentation ------------------ */
 
 /* Start and end of the body of `def forward` inside `class NAME`, or NULL.
@@ -289,7 +291,7 @@ int findings_collect(sqlite3 *db, const struct evalset *es,
 			       " '$.excessive_speedup') FROM evaluation"
 			       " WHERE id = ?1 AND json_valid(metadata_json)",
 			       -1, &q.flag, NULL) != SQLITE_OK) {
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 		goto done;
 	}
 	/* es is sorted by configuration, problem and sample, and each

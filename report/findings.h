@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "auditset.h"
 #include "evalset.h"
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "runfiles.h"
-#include "../dataset/version.h"
+#include "../dataset/base/cli.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/base/version.h"
 
 
 struct command {

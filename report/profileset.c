@@ -1,18 +1,13 @@
 /* profileset.c - see profileset.h. */
 #include "profileset.h"
-#include "runfiles.h"
+#include "../dataset/base/runfiles.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../dataset/store.h"
-#include "cli.h"
-
-static int db_err(sqlite3 *db, struct hr_err *e)
-{
-	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-}
+#include "../dataset/base/cli.h"
 
 void profileset_release(struct profileset *ps)
 {
@@ -77,7 +72,7 @@ static int classify(sqlite3 *db, const struct kclass_rules *rules,
 			       " profile_kernel WHERE profile_id = ?1"
 			       " ORDER BY kind, name", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	sqlite3_bind_int64(st, 1, r->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(st, 0);
@@ -99,7 +94,7 @@ static int classify(sqlite3 *db, const struct kclass_rules *rules,
 		}
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? HR_OK : db_err(db, e);
+	return rc == SQLITE_DONE ? HR_OK : store_db_err(db, NULL, e);
 }
 
 struct win {
@@ -199,7 +194,7 @@ static void project(struct profileset *ps)
 }
 
 /* A rule file: the one given, else NAME in the share folder
- * (report/runfiles.h).  must: its absence is an error; else absent is
+ * (dataset/base/runfiles.h).  must: its absence is an error; else absent is
  * HR_OK with *out NULL. */
 static int load_rules(const char *given, const char *name,
 		      struct kclass_rules **out, int must, struct hr_err *e)
@@ -238,7 +233,7 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 			       " device, activities, kernel_ns, busy_ns,"
 			       " span_ns FROM profile ORDER BY workload,"
 			       " stack, id", -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct profile_row *r;
 
@@ -272,7 +267,7 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	if (ps->n == 0)
 		return HR_OK;
 	if (load_rules(classes, "maps/kernel-classes.rules",

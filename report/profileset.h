@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "../dataset/kclass.h"
 #include "evalset.h"
 #include "replayset.h"

@@ -7,29 +7,21 @@
 #include <time.h>
 
 #include "../dataset/store.h"
-#include "../dataset/version.h"
-
-static int db_err(sqlite3 *db, struct hr_err *e)
-{
-	return hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
-}
+#include "../dataset/base/clock.h"
+#include "../dataset/base/version.h"
 
 int provenance_date(sqlite3 *db, char *buf, size_t n, struct hr_err *e)
 {
-	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	sqlite3_stmt *st;
+	time_t t;
 
-	if (sde && *sde) {
-		time_t t = (time_t)strtoll(sde, NULL, 10);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (clock_epoch(&t)) {
+		clock_utc(t, buf, n);
 		return HR_OK;
 	}
 	if (sqlite3_prepare_v2(db, "SELECT MAX(ingested_at) FROM source", -1,
 			       &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	snprintf(buf, n, "unknown");
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		snprintf(buf, n, "%s", sqlite3_column_text(st, 0));
@@ -65,13 +57,13 @@ static int add_strings(sqlite3 *db, cJSON *obj, const char *key,
 	if (!arr)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (sqlite3_column_text(st, 0))
 			cJSON_AddItemToArray(arr, cJSON_CreateString(
 				(const char *)sqlite3_column_text(st, 0)));
 	if (rc != SQLITE_DONE)
-		db_err(db, e);
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }
@@ -91,7 +83,7 @@ static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
 			       " tool_version FROM source"
 			       " ORDER BY name, sha256, id", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return db_err(db, e);
+		return store_db_err(db, NULL, e);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cJSON *src = cJSON_CreateObject();
 
@@ -101,7 +93,7 @@ static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
 		cJSON_AddItemToArray(arr, src);
 	}
 	if (rc != SQLITE_DONE)
-		db_err(db, e);
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	return e->code;
 }

@@ -19,8 +19,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "../dataset/err.h"
-#include "cli.h"
+#include "../dataset/base/err.h"
+#include "../dataset/base/cli.h"
 #include "replayset.h"
 
 /* Build the provenance object; *out is owned by the caller

@@ -173,7 +173,7 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		}
 	}
 	if (e->code == HR_OK && rc != SQLITE_DONE)
-		hr_errf(e, HR_SYSTEM, "database: %s", sqlite3_errmsg(db));
+		store_db_err(db, NULL, e);
 	sqlite3_finalize(st);
 	if (rs->n)
 		load_env(rs, db);

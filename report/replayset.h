@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "evalset.h"
 
 struct replay_result {

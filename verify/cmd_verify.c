@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/commands.h"
+#include "../dataset/base/commands.h"
 #include "npy.h"
 #include "verify.h"
 
@@ -189,11 +189,7 @@ struct args {
 
 static int parse_double(const char *s, const char *opt, double *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || end == s || *end || !(*v >= 0.0) || isinf(*v))
+	if (cli_parse_real(s, v) || !(*v >= 0.0))
 		return cli_usage_error("verify", "%s needs a number >= 0, got "
 				       "'%s'", opt, s);
 	return 0;

@@ -14,7 +14,7 @@
 #ifndef HRV_NPY_H
 #define HRV_NPY_H
 
-#include "../dataset/err.h"
+#include "../dataset/base/err.h"
 #include "verify.h"
 
 /* Largest header accepted, in bytes: NumPy's own default max_header_size

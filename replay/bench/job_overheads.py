@@ -4,9 +4,9 @@ way side by side in one run:
   allclose   a job's first torch.allclose(ref, cand) of an output of N
              elements, in a fresh process as a job's is: the whole
              tensors at once (as the worker calls it) against slices of
-             --slice elements, in order, while they pass (the same answer;
-             tried in the tenth session to keep isclose's temporaries
-             small, and measured slower on the H200: not in the worker).
+             --slice elements, in order, while they pass (the same answer
+             with smaller isclose temporaries, measured slower on the
+             H200: not in the worker).
              The answers must agree.
   gc         the job's gc.collect (Job.give_back) in a process forked from
              one that imported what the worker imports, without and with

@@ -14,6 +14,7 @@ FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -O1 -g $(SYS_CPPFLAGS) $(FUZZ_SAN)
 # The readers and what they need; no command layer.
 FUZZ_LIBSRCS  = $(filter-out dataset/cmd_%.c,$(wildcard dataset/*.c)) \
+                dataset/base/err.c dataset/base/text.c \
                 verify/npy.c verify/verify.c tests/fuzz/fuzz_common.c
 FUZZ_LIBOBJS  = $(FUZZ_LIBSRCS:%.c=build/fuzz/obj/%.o) \
                 build/fuzz/obj/version.o

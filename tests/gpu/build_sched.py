@@ -9,14 +9,14 @@ CPU seconds), then a link of 1 s.  The cores are shared as Linux's CFS
 shares them: each runnable step gets a share by the weight of its nice
 level (kernel/sched/core.c, sched_prio_to_weight), at most one core.
 Builds start when a worker is free, in order; their nice levels hold
-`step` builds each (replay_build_nice), or, the policy tried in the eighth
-session, at least `step` and end with a problem.  The GPU runs problems in order, a problem's jobs as their
+`step` builds each (replay_build_nice), or, the other policy the model
+offers, at least `step` and end with a problem.  The GPU runs problems in order, a problem's jobs as their
 builds end, --job seconds each.  Workers start --start seconds in.
 
 Defaults are the H200 run's (tests/gpu/kb-large: 24 builds, 4 problems of
 6; 16 cores; 89 CPU-s a build, of which the nvcc step is taken as 70: a
 guess, not measured; 1.7 s a job; 6 s to start); with them the model puts
-the 16 workers and a level per build of the seventh session at 173 s,
+16 workers with a nice level per build at 173 s,
 where the H200 took 176 s (docs/benchmarks.md).  It prints each policy's wall and
 wall over the bound (build CPU / cores); --sweep adds every mix of worker
 count, builds a level and nice steps between levels, best first.
@@ -109,7 +109,7 @@ def main(argv):
     c = a.cores
     w15, q = c + (c + 1) // 2, max(1, c // 4)
     for name, workers, step, whole in (
-            ("1 worker a core, a level a build (seventh session)", c, 1, False),
+            ("1 worker a core, a level a build", c, 1, False),
             ("1 worker a core, a level per cores/4 builds", c, q, False),
             ("1.5 workers a core, a level a build", w15, 1, False),
             ("1.5 workers a core, a level per cores/4 builds (default)", w15, q, False),

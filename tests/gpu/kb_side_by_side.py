@@ -6,7 +6,7 @@ candidates, judged by KernelBench's `eval_kernel_against_ref` with the settings
 of its scripts/eval_from_generations.py (5 correctness trials, 100 timed
 trials with CUDA events, fp32, gpu_arch Hopper, 180 s per evaluation, one
 spawned process per evaluation), so that verdicts and runtimes can be put side
-by side (docs/benchmarks.md, "replay vs KernelBench").
+by side (docs/benchmarks-history.md, "replay vs KernelBench").
 
 KernelBench itself is not part of headroom: it is imported from a bundle that
 replay/gpu-bundle.sh makes (--kb, default .kb).  Modes:

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "../../dataset/archive.h"
-#include "../../dataset/text.h"
+#include "../../dataset/base/text.h"
 
 struct ent {
 	const char *name;

@@ -2,7 +2,7 @@
  * (replay_drawer_fits, replay_draw_room in replay/replay.c), with the
  * sizes of the H200 runs: 1.6 G-element fp32 sets of 6.4 GB, six a
  * problem, a 40 GB inputs directory, 125 GiB of host memory; the size of
- * a set as the rules see it (wproc_dir_bytes); the run worker's choice
+ * a set as the rules see it (scratch_dir_bytes); the run worker's choice
  * of its next job (replay_pick_run); and how builds share the cores
  * (replay_default_build_workers, replay_nice_step, replay_build_nice,
  * replay_first_builders). */
@@ -17,6 +17,7 @@
 
 #include "../../replay/pool.h"
 #include "../../replay/replay.h"
+#include "../../replay/scratch.h"
 
 #define GB 1000000000ull
 #define GIB (1ull << 30)
@@ -129,9 +130,9 @@ static void write_file(const char *dir, const char *name, size_t n)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* The H200's fifth session: a half-written set (a worker's *.tmp) taken
- * for a set understated a set's size, and the room rule let a third
- * problem draw.  Its bytes count in the directory, not as a set. */
+/* A half-written set (a worker's *.tmp) taken for a set would understate
+ * a set's size and let the room rule draw one problem too many.  Its
+ * bytes count in the directory, not as a set. */
 static void dir_bytes_skip_tmp(void **state)
 {
 	char dir[] = "/tmp/hr-test-draws-XXXXXX";
@@ -139,23 +140,23 @@ static void dir_bytes_skip_tmp(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(wproc_dir_bytes(dir, &largest), 0);
+	assert_int_equal(scratch_dir_bytes(dir, &largest), 0);
 	assert_int_equal(largest, 0);
 	write_file(dir, "00112233aabbccdd-42.pt", 100);
 	write_file(dir, "00112233aabbccdd-7.pt.4242.tmp", 1000);
 	write_file(dir, "00112233aabbccdd-9.pt.held", 0);
-	assert_int_equal(wproc_dir_bytes(dir, &largest), 1100);
+	assert_int_equal(scratch_dir_bytes(dir, &largest), 1100);
 	assert_int_equal(largest, 100);
-	assert_int_equal(wproc_remove_files(dir, ""), 0);
+	assert_int_equal(scratch_remove_files(dir, ""), 0);
 	assert_int_equal(rmdir(dir), 0);
 	/* a directory that cannot be read: nothing */
-	assert_int_equal(wproc_dir_bytes(dir, &largest), 0);
+	assert_int_equal(scratch_dir_bytes(dir, &largest), 0);
 	assert_int_equal(largest, 0);
 }
 
-/* The H200 cold run (fifth session): P19 started with two jobs still
- * building, P21 drawn with two jobs ready, P22 drawn with five of six
- * ready.  The worker must not start either while P19 waits. */
+/* A cold run on the H200: P19 started with two jobs still building, P21
+ * drawn with two jobs ready, P22 drawn with five of six ready.  The
+ * worker must not start either while P19 waits. */
 static void pick_finishes_started(void **state)
 {
 	struct run_cand c[] = {

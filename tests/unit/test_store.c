@@ -266,6 +266,107 @@ static void speedup_needs_an_existing_evaluation(void **state)
 	store_close(s);
 }
 
+/* One evaluation of source "a" with the speedups sp[0..n). */
+static int64_t eval_with_speedups(struct store *s, int64_t sid, int problem,
+				  const struct store_speedup *sp, size_t n)
+{
+	struct store_eval ev = eval_for(sid, problem, 0);
+	struct hr_err e;
+	int64_t id;
+
+	hr_err_clear(&e);
+	assert_int_equal(store_add_evaluation(s, &ev, &id, &e), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct store_speedup one = sp[i];
+
+		one.evaluation_id = id;
+		assert_int_equal(store_add_speedup(s, &one, &e), 0);
+	}
+	return id;
+}
+
+static int64_t source_a(struct store *s)
+{
+	struct store_source src = { .name = "a", .path = "a",
+		.kind = "kernelbench-run", .sha256 = "h" };
+	struct hr_err e;
+	int64_t sid;
+	int existed;
+
+	hr_err_clear(&e);
+	assert_int_equal(store_add_source(s, &src, &sid, &existed, &e), 0);
+	return sid;
+}
+
+/* The quoted speedup: reported against eager, else computed against
+ * eager, else any other, else none (NULL); every evaluation has a row. */
+static void quoted_speedup_is_reported_eager_first(void **state)
+{
+	const struct store_speedup all[] = {
+		{ .baseline_kind = "compile_inductor_default",
+		  .baseline_ms = NAN, .value = 9.0, .origin = "reported" },
+		{ .baseline_kind = "eager", .baseline_ms = 1.0, .value = 2.0,
+		  .origin = "computed" },
+		{ .baseline_kind = "eager", .baseline_ms = NAN, .value = 3.0,
+		  .origin = "reported" },
+	};
+	struct store *s = open_rw();
+	int64_t sid;
+
+	(void)state;
+	sid = source_a(s);
+	eval_with_speedups(s, sid, 1, all, 3);
+	eval_with_speedups(s, sid, 2, all, 2);
+	eval_with_speedups(s, sid, 3, all, 1);
+	eval_with_speedups(s, sid, 4, all, 0);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM quoted_speedup"), 4);
+	assert_int_equal(scalar(s, "SELECT q.value * 10 FROM evaluation e"
+				" JOIN quoted_speedup q ON q.evaluation_id = e.id"
+				" WHERE e.problem_id = 1"), 30);
+	assert_int_equal(scalar(s, "SELECT q.value * 10 FROM evaluation e"
+				" JOIN quoted_speedup q ON q.evaluation_id = e.id"
+				" WHERE e.problem_id = 2"), 20);
+	assert_int_equal(scalar(s, "SELECT q.value * 10 FROM evaluation e"
+				" JOIN quoted_speedup q ON q.evaluation_id = e.id"
+				" WHERE e.problem_id = 3"), 90);
+	assert_int_equal(scalar(s, "SELECT q.value IS NULL FROM evaluation e"
+				" JOIN quoted_speedup q ON q.evaluation_id = e.id"
+				" WHERE e.problem_id = 4"), 1);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM latest_replay_job"
+				" WHERE job_id IS NULL"), 4);
+	store_close(s);
+}
+
+/* A store of schema 5 (before the views) that holds evaluations gets the
+ * views by its first committed write, and they read what it holds. */
+static void schema_5_store_gets_the_views(void **state)
+{
+	const struct store_speedup eager = { .baseline_kind = "eager",
+		.baseline_ms = 1.0, .value = 2.0, .origin = "computed" };
+	struct store *s = open_rw();
+	struct hr_err e;
+
+	(void)state;
+	eval_with_speedups(s, source_a(s), 1, &eager, 1);
+	assert_int_equal(sqlite3_exec(store_db(s), "DROP VIEW quoted_speedup;"
+				      "DROP VIEW latest_replay_job;"
+				      "PRAGMA user_version = 5", NULL, NULL,
+				      NULL), SQLITE_OK);
+	store_close(s);
+	hr_err_clear(&e);
+	assert_int_not_equal(store_open(&s, path, STORE_READ, &e), HR_OK);
+	assert_non_null(strstr(e.msg, "an older schema"));
+	assert_int_equal(store_open(&s, path, STORE_APPEND, &e), HR_OK);
+	assert_int_equal(store_begin(s, &e), HR_OK);
+	assert_int_equal(store_commit(s, &e), HR_OK);
+	assert_int_equal(scalar(s, "PRAGMA user_version"),
+			 store_schema_version());
+	assert_int_equal(scalar(s, "SELECT value * 10 FROM quoted_speedup"), 20);
+	assert_int_equal(scalar(s, "SELECT count(*) FROM latest_replay_job"
+				" WHERE job_id IS NULL"), 1);
+	store_close(s);
+}
+
 /* The whole file, malloc'd (*n bytes); NULL when it does not exist. */
 static unsigned char *slurp(const char *p, size_t *n)
 {
@@ -387,9 +488,11 @@ static void older_store_is_migrated_only_by_a_committed_write(void **state)
 	size_t n;
 
 	(void)state;
-	/* what migrations 3 (replay), 4 (audit: replay_job's columns) and 5
-	 * (profiles) added */
-	assert_int_equal(sqlite3_exec(store_db(s), "DROP TABLE replay_job;"
+	/* what migrations 3 (replay), 4 (audit: replay_job's columns), 5
+	 * (profiles) and 6 (the views) added */
+	assert_int_equal(sqlite3_exec(store_db(s), "DROP VIEW quoted_speedup;"
+				      "DROP VIEW latest_replay_job;"
+				      "DROP TABLE replay_job;"
 				      "DROP TABLE replay_run;"
 				      "DROP TABLE profile_kernel;"
 				      "DROP TABLE profile;"
@@ -424,8 +527,11 @@ static void migration_6_keeps_replay_jobs_and_admits_needs_gpu(void **state)
 
 	(void)state;
 	/* A version-5 replay_job as far as the rebuild can tell: the same
-	 * columns in the same order, one job in it. */
+	 * columns in the same order, one job in it; and no views yet (they
+	 * come with migration 7). */
 	assert_int_equal(sqlite3_exec(store_db(s),
+		"DROP VIEW quoted_speedup;"
+		"DROP VIEW latest_replay_job;"
 		"INSERT INTO source(id, name, path, kind, sha256, ingested_at,"
 		" tool_version) VALUES (1, 's', 'p', 'k', 'h', 't', 'v');"
 		"INSERT INTO evaluation(id, source_id, run, model, level,"
@@ -496,6 +602,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rollback_leaves_store_as_before, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_values_are_stored_as_null, setup, teardown),
 		cmocka_unit_test_setup_teardown(speedup_needs_an_existing_evaluation, setup, teardown),
+		cmocka_unit_test_setup_teardown(quoted_speedup_is_reported_eager_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_5_store_gets_the_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_database_without_id_is_left_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(garbage_file_is_refused_naming_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_file_stays_empty_after_a_rolled_back_write, setup, teardown),

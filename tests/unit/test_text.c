@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "../../dataset/text.h"
+#include "../../dataset/base/text.h"
 
 /* "é" is two bytes (c3 a9): a cut after "aé" at 3 bytes of room would
  * split it; the copy keeps "a" only. */

@@ -10,7 +10,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../dataset/err.h"
+#include "err.h"
 
 enum hr_format { HR_FMT_MD, HR_FMT_CSV, HR_FMT_JSON, HR_FMT_TEX };
 
@@ -66,6 +66,14 @@ int cli_check_format(const struct hr_global *g, const char *cmd,
 const char *cli_format_name(enum hr_format f);
 
 /* Print "headroom CMD: " + message + usage hint on stderr; return HR_USAGE. */
+/* The one number parser of option values: the whole of s, no blanks, no
+ * sign but a '-' where min < 0.  cli_parse_int: decimal digits, a value in
+ * [min, max]; cli_parse_real: a finite number (strtod's syntax, no
+ * overflow or underflow).  0 with *out set, or -1 with *out untouched. */
+int cli_parse_int(const char *s, long long min, long long max,
+		  long long *out);
+int cli_parse_real(const char *s, double *out);
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -5,7 +5,7 @@
 #ifndef HR_OUTDIR_H
 #define HR_OUTDIR_H
 
-#include "../dataset/err.h"
+#include "err.h"
 
 /* mkdir -p path (mode 0777 before umask); an existing folder is fine. */
 int outdir_create(const char *path, struct hr_err *e);

@@ -2,7 +2,9 @@
 #include "cli.h"
 #include "runfiles.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -132,4 +134,36 @@ int cli_check_lib(const char *cmd, const char *opt, const char *path)
 		return CLI_NEXT;
 	return cli_usage_error(cmd, "cannot read --%s %s: %s", opt, path,
 			       strerror(errno));
+}
+
+int cli_parse_int(const char *s, long long min, long long max,
+		  long long *out)
+{
+	const char *d = *s == '-' && min < 0 ? s + 1 : s;
+	char *end;
+	long long v;
+
+	if (*d < '0' || *d > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_real(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s || isspace((unsigned char)*s) || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
 }
