@@ -67,7 +67,8 @@ SHARE_LINKS   = claims.json:../../../paper/claims.json \
                 roles.json:../../../paper/roles.json \
                 maps:../../../dataset/maps figures:../../../figures \
                 static-rules.conf:../../../replay/static-rules.conf \
-                problem-classes.rules:../../../paper/problem-classes.rules
+                problem-classes.rules:../../../paper/problem-classes.rules \
+                dlrm-kernel-classes.json:../../../dataset/problems/dlrm-bench/kernel-classes.json
 
 .PHONY: all run check test bench deps deps-check deps-figures deps-run \
         clean help gpu-check figures paper install uninstall FORCE
@@ -203,7 +204,10 @@ install: build/install/headroom verify-libs replay-libs
 	  $(INSTALL) -m 755 build/libhrverify_cuda.so $(LIBEXECDIR)/; fi
 	$(INSTALL) -m 644 paper/claims.json paper/roles.json replay/static-rules.conf \
 	  paper/problem-classes.rules $(SHAREDIR)/
-	$(INSTALL) -m 644 dataset/maps/*.json dataset/maps/README.md $(SHAREDIR)/maps/
+	$(INSTALL) -m 644 dataset/problems/dlrm-bench/kernel-classes.json \
+	  $(SHAREDIR)/dlrm-kernel-classes.json
+	$(INSTALL) -m 644 dataset/maps/*.json dataset/maps/*.rules dataset/maps/README.md \
+	  $(SHAREDIR)/maps/
 	$(INSTALL) -m 644 figures/*.gp $(SHAREDIR)/figures/
 	$(INSTALL) -m 644 docs/headroom.1 $(MAN1DIR)/headroom.1
 uninstall:

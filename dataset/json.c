@@ -54,6 +54,23 @@ int json_parse(const char *input, const struct afile *f, cJSON **out,
 		       bad >= f->len ? " (unexpected end)" : "");
 }
 
+int json_load_file(const char *path, cJSON **out, struct hr_err *e)
+{
+	struct archive_limits lim;
+	struct afileset fs;
+
+	*out = NULL;
+	archive_limits_default(&lim);
+	if (archive_load(path, &lim, &fs, e) == HR_OK) {
+		if (fs.n != 1)
+			hr_errf(e, HR_INPUT, "%s: not a JSON file", path);
+		else
+			json_parse(path, &fs.files[0], out, e);
+	}
+	afileset_free(&fs);
+	return e->code;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	return strcmp((*(const cJSON *const *)a)->string,

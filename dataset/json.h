@@ -27,6 +27,11 @@
 int json_parse(const char *input, const struct afile *f, cJSON **out,
 	       struct hr_err *e);
 
+/* Read the JSON file at path (the default archive limits; a file, not an
+ * archive of several) and parse it as json_parse does.  On success *out
+ * is a tree the caller frees with cJSON_Delete. */
+int json_load_file(const char *path, cJSON **out, struct hr_err *e);
+
 /* The first member of an object anywhere in v whose key an earlier
  * member of the same object already has, or NULL.  cJSON keeps both and
  * every lookup finds the first: the second would be ignored without a

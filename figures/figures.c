@@ -16,7 +16,7 @@
 
 const char *const figure_names[] = {
 	"speedup_cdf", "correctness", "ref_magnitude", "reported_vs_replayed",
-	"coverage", "addressable", "amdahl", NULL,
+	"coverage", "addressable", "amdahl", "dlrm", NULL,
 };
 
 const char *const figure_support[] = { "style", "render", NULL };
@@ -371,10 +371,73 @@ static int write_replayed(const char *dir, const struct evalset *es,
 	return write_cfg(dir, "reported_vs_replayed", d.rows, 1, NULL, e);
 }
 
+/* DLRM-Bench: per problem, the speedup that counts in the projection
+ * (s_i': a verified win's robust speedup, else 1) and the archive's, one
+ * block per configuration (x offset by block), the problems' weights w_i
+ * (%) on the second axis, and each configuration's R in its title. */
+static int write_dlrm(const char *dir, const struct dlrmset *ds,
+		      const char *why, const cJSON *prov, struct hr_err *e)
+{
+	struct datafile d;
+	char title[512], extra[1024];
+	int rows = 0;
+
+	if (open_data(&d, dir, "dlrm", "dat", prov, e))
+		return e->code;
+	for (size_t i = 0; ds && i < ds->n; i++) {
+		const struct dlrmset_config *c = &ds->c[i];
+		const struct dlrm_projection *p = &c->verified;
+
+		if (ds->have_weights)
+			snprintf(title, sizeof(title), "%s: R %.2f %% (%zu "
+				 "verified wins of %zu; equal shares: %.2f %%)",
+				 c->config, 100.0 * p->reduction, p->wins,
+				 p->problems, isnan(p->simplified) ? 0.0 :
+				 100.0 * p->simplified);
+		else
+			snprintf(title, sizeof(title), "%s: %zu verified wins "
+				 "of %zu", c->config, p->wins, p->problems);
+		fputs(d.blocks ? "\n\n" : "", d.f);
+		gp_string(d.f, title);
+		fputs(" \"\" \"\" \"\" \"\"\n", d.f);
+		for (size_t k = 0; k < ds->map.n; k++) {
+			const struct dlrmset_problem *q = &c->p[k];
+
+			fprintf(d.f, "%zu ", k + 1);
+			gp_string(d.f, q->problem);
+			fprintf(d.f, " %.4f %.6g %.6g\n",
+				isnan(q->weight) ? 0.0 : 100.0 * q->weight,
+				q->verified ? q->robust_speedup : 1.0,
+				isnan(q->archive_speedup) ? 0.0 :
+				q->archive_speedup);
+			rows++;
+		}
+		d.blocks++;
+	}
+	if (close_data(&d, e))
+		return e->code;
+	snprintf(extra, sizeof(extra), "have_weights = %d\nwhy = ",
+		 ds && ds->have_weights);
+	{
+		struct datafile c;
+
+		if (open_data(&c, dir, "dlrm", "cfg", NULL, e))
+			return e->code;
+		fprintf(c.f, "rows = %d\nblocks = %d\n%s", rows, d.blocks,
+			extra);
+		gp_string(c.f, !ds ? why : ds->n == 0 ?
+			  "no DLRM-Bench evaluation stored" :
+			  !ds->have_weights ? ds->why_weights : "");
+		fputc('\n', c.f);
+		return close_data(&c, e);
+	}
+}
+
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
 		       const struct replayset *rs,
-		       const struct profileset *ps, const cJSON *prov,
+		       const struct profileset *ps, const struct dlrmset *ds,
+		       const char *why_dlrm, const cJSON *prov,
 		       struct hr_err *e)
 {
 	return write_speedup_cdf(dir, es, prov, e) ||
@@ -384,7 +447,8 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		write_empty(dir, "coverage", "index coverage_pct kernel (no "
 			    "replay results)", prov, e) ||
 		write_addressable(dir, ps, prov, e) ||
-		write_amdahl(dir, ps, prov, e) ? e->code : HR_OK;
+		write_amdahl(dir, ps, prov, e) ||
+		write_dlrm(dir, ds, why_dlrm, prov, e) ? e->code : HR_OK;
 }
 
 /* --- rendering ----------------------------------------------------------- */

@@ -15,6 +15,7 @@
 
 #include "../dataset/base/err.h"
 #include "../report/auditset.h"
+#include "../report/dlrmset.h"
 #include "../report/evalset.h"
 #include "../report/profileset.h"
 #include "../report/replayset.h"
@@ -26,11 +27,13 @@ extern const char *const figure_names[];
 extern const char *const figure_support[];
 
 /* Write <name>.dat and <name>.cfg of every figure into dir (which
- * exists).  Each .dat starts with a "# provenance:" line. */
+ * exists).  Each .dat starts with a "# provenance:" line.  ds is
+ * DLRM-Bench's projection, or NULL (the dlrm figure then says why_dlrm). */
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
 		       const struct replayset *rs,
-		       const struct profileset *ps, const cJSON *prov,
+		       const struct profileset *ps, const struct dlrmset *ds,
+		       const char *why_dlrm, const cJSON *prov,
 		       struct hr_err *e);
 
 /* Copy the scripts (figure_names + figure_support, *.gp) from scripts_dir

@@ -34,8 +34,35 @@ MAKEVARS=
 [ -d .git ] || [ -f .git ] || MAKEVARS="VERSION=$(cat .version 2>/dev/null || echo unknown)"
 
 have_system_headers() {
-	for h in archive.h cjson/cJSON.h sqlite3.h openssl/evp.h; do
+	for h in archive.h cjson/cJSON.h sqlite3.h openssl/evp.h yajl/yajl_parse.h zlib.h; do
 		echo "#include <$h>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 || return 1
+	done
+}
+
+# A -dev package's libX.so may be an absolute link to the runtime library
+# of its own distribution (zlib1g-dev: /lib/x86_64-linux-gnu/libz.so.1.2.13),
+# which another distribution's version does not have (Ubuntu 24.04 has
+# zlib 1.3): the link dangles and -lX finds nothing.  Point each such link
+# at this machine's library of the same major version (libz.so.1), the one
+# the binary loads at run time anyway.
+relink_dangling() {
+	for l in "$1"/*.so; do
+		[ -L "$l" ] && [ ! -e "$l" ] || continue
+		t=$(readlink "$l")
+		case $t in /*) ;; *) continue ;; esac
+		d=$(dirname "$t") b=$(basename "$t") found=
+		while :; do
+			for dir in "$d" /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu; do
+				[ -e "$dir/$b" ] && { found=$dir/$b; break 2; }
+			done
+			case $b in *.so.*.*) b=${b%.*} ;; *) break ;; esac
+		done
+		if [ -n "$found" ]; then
+			ln -sfn "$found" "$l"
+			echo "gpu-machine: $(basename "$l") -> $found (was $t, absent here)"
+		else
+			echo "gpu-machine: $(basename "$l") -> $t: absent here, no other version found" >&2
+		fi
 	done
 }
 
@@ -52,6 +79,7 @@ else
 	mkdir -p "$SYS"
 	for f in "$DEBS"/*.deb; do dpkg -x "$f" "$SYS"; done
 	echo "gpu-machine: unpacked $(ls "$DEBS"/*.deb | wc -l) packages into .sysroot"
+	relink_dangling "$LIBDIR"
 	make -j"$JOBS" SYSROOT=.sysroot HEADROOM_DEPS=skip $MAKEVARS headroom
 	SYSLIBS=$LIBDIR
 fi

@@ -16,6 +16,7 @@
 
 #include "../dataset/base/err.h"
 #include "auditset.h"
+#include "dlrm.h"
 #include "evalset.h"
 #include "metrics.h"
 #include "profileset.h"
@@ -64,6 +65,8 @@ struct ledger_data {
 	const struct auditset *as;
 	const struct replayset *rs; /* replay results, maybe empty */
 	const struct profileset *ps; /* profiles, or NULL: none loaded */
+	const struct dlrm_map *dlrm; /* DLRM-Bench's problem -> class
+					mapping, or NULL: none loaded */
 };
 
 /* Evaluate every claim into out[0..l->n).  A claim that cannot be computed

@@ -1,5 +1,5 @@
 /* cmd_report.c - `headroom report claims|models|problems|findings|
- * evidence|signals|detection|replay|profiles|all`: the tables behind the
+ * evidence|signals|detection|replay|profiles|dlrm|all`: the tables behind the
  * paper, from the store alone.
  *
  * Every table goes through dataset/base/table.h; every output carries its
@@ -14,6 +14,7 @@
 #include "auditreport.h"
 #include "claims.h"
 #include "../dataset/base/commands.h"
+#include "dlrmset.h"
 #include "findings.h"
 #include "../dataset/base/outdir.h"
 #include "profileset.h"
@@ -25,6 +26,7 @@ static const char usage[] =
 	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"
 	"                       [--claims FILE] [--roles FILE] [--strict]\n"
 	"                       [--classes FILE] [--problem-map FILE]\n"
+	"                       [--dlrm-map FILE] [--workload W] [--stack S]\n"
 	"\n"
 	"Tables recomputed from the store (docs/report.md defines every\n"
 	"column).  REPORT is one of:\n"
@@ -51,6 +53,10 @@ static const char usage[] =
 	"  profiles   per profiled workload: GPU time by kernel class, the\n"
 	"             addressable fraction, its bound 1/(1-f) and the\n"
 	"             projection from verified speedups (docs/profiles.md)\n"
+	"  dlrm       DLRM-Bench per model configuration and problem: weight\n"
+	"             from the DLRM workload's profile, reported and verified\n"
+	"             speedups, and the projected end-to-end time reduction\n"
+	"             R (docs/dlrm-bench.md)\n"
 	"  provenance where the numbers come from (sources, sha256, tool)\n"
 	"  all        every report above; needs --out\n"
 	"\n"
@@ -66,6 +72,11 @@ static const char usage[] =
 	"                 classes.rules, found like --claims)\n"
 	"  --problem-map FILE  problem name -> kernel class, for the\n"
 	"                 projection (default problem-classes.rules there)\n"
+	"  --dlrm-map FILE  DLRM-Bench problem -> kernel classes (default\n"
+	"                 dlrm-kernel-classes.json there)\n"
+	"  --workload W   dlrm, claims: the profiled workload whose class\n"
+	"                 shares weigh DLRM-Bench (default dlrm)\n"
+	"  --stack S      ... and its stack (default eager)\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  --format F     md (default), csv, json or tex\n"
 	"\n"
@@ -79,8 +90,13 @@ struct rdata {
 	struct finding_list fl;
 	struct replayset rs;
 	struct profileset ps;
+	struct dlrmset ds;
+	int have_ds;          /* ds loaded; else dlrm_why says why not */
+	char dlrm_why[1024];
 	const char *claims_path, *roles_path;
 	const char *classes_path, *problem_map_path; /* NULL: shipped */
+	const char *dlrm_map_path;                   /* NULL: shipped */
+	const char *workload, *stack;                /* DLRM-Bench weights */
 	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
 };
@@ -535,6 +551,139 @@ static int build_profiles(struct rdata *d, struct table **t,
 	return HR_OK;
 }
 
+/* --- dlrm ---------------------------------------------------------------- */
+
+/* Per configuration with DLRM-Bench evaluations: one row per problem (its
+ * weight, reported and verified outcome, and what it saves), then the
+ * configuration's projection (row "projection"). */
+static const struct table_col dlrm_cols[] = {
+	{ "row", COL_TEXT }, { "config", COL_TEXT },
+	{ "workload", COL_TEXT }, { "stack", COL_TEXT },
+	{ "problem_id", COL_INT }, { "problem", COL_TEXT },
+	{ "classes", COL_TEXT }, { "weight_pct", COL_REAL },
+	{ "archive_speedup", COL_REAL }, { "archive_win", COL_INT },
+	{ "audit_verdict", COL_TEXT }, { "robust_speedup", COL_REAL },
+	{ "ci_low", COL_REAL }, { "verified_win", COL_INT },
+	{ "s_prime", COL_REAL }, { "saved_pct", COL_REAL },
+	{ "win_rate_pct", COL_REAL }, { "median_win", COL_REAL },
+	{ "speedup", COL_REAL }, { "addressable_pct", COL_REAL },
+	{ "simplified_pct", COL_REAL }, { "status", COL_TEXT },
+};
+#define N_DLRM_COLS ((int)(sizeof(dlrm_cols) / sizeof(dlrm_cols[0])))
+enum { DC_ROW, DC_CONFIG, DC_WORKLOAD, DC_STACK, DC_ID, DC_PROBLEM,
+	DC_CLASSES, DC_WEIGHT, DC_ASPEED, DC_AWIN, DC_VERDICT, DC_RSPEED,
+	DC_CILOW, DC_VWIN, DC_SPRIME, DC_SAVED, DC_WINRATE, DC_MEDIAN,
+	DC_SPEEDUP, DC_ADDR, DC_SIMPLIFIED, DC_STATUS };
+
+static int dlrm_problem_row(const struct dlrmset *ds,
+			    const struct dlrmset_config *c, size_t i,
+			    struct table *t)
+{
+	const struct dlrmset_problem *p = &c->p[i];
+	const struct dlrm_entry *m = &ds->map.v[i];
+	const char *cells[N_DLRM_COLS] = { 0 };
+	char b[N_DLRM_COLS][64], classes[256] = "", status[1100];
+	double s = p->verified ? p->robust_speedup : 1.0;
+
+	for (size_t k = 0; k < m->nclasses; k++)
+		snprintf(classes + strlen(classes), sizeof(classes) -
+			 strlen(classes), "%s%s", k ? "+" : "", m->classes[k]);
+	cells[DC_ROW] = "problem";
+	cells[DC_CONFIG] = c->config;
+	cells[DC_WORKLOAD] = ds->workload;
+	cells[DC_STACK] = ds->stack;
+	cells[DC_ID] = fmt_count(b[DC_ID], 64, (size_t)p->problem_id);
+	cells[DC_PROBLEM] = p->problem;
+	cells[DC_CLASSES] = classes;
+	cells[DC_WEIGHT] = fmt_fixed(b[DC_WEIGHT], 64, 2, 100.0 * p->weight);
+	cells[DC_ASPEED] = fmt_sig(b[DC_ASPEED], 64, p->archive_speedup);
+	cells[DC_AWIN] = p->archive_win ? "1" : "0";
+	cells[DC_VERDICT] = p->verdict;
+	cells[DC_RSPEED] = fmt_sig(b[DC_RSPEED], 64, p->robust_speedup);
+	cells[DC_CILOW] = fmt_sig(b[DC_CILOW], 64, p->ci_low);
+	cells[DC_VWIN] = p->verified ? "1" : "0";
+	cells[DC_SPRIME] = fmt_sig(b[DC_SPRIME], 64, s);
+	cells[DC_SAVED] = fmt_fixed(b[DC_SAVED], 64, 2, 100.0 * p->weight *
+				    (1.0 - 1.0 / s));
+	if (!ds->have_weights)
+		snprintf(status, sizeof(status), "no weight: %s",
+			 ds->why_weights);
+	else if (!p->verdict && isnan(p->robust_speedup))
+		snprintf(status, sizeof(status), "not replayed in robust mode: "
+			 "counts 1x");
+	else
+		snprintf(status, sizeof(status), "%s", p->verified ?
+			 "verified win" : "no verified win: counts 1x");
+	cells[DC_STATUS] = status;
+	return table_add_row(t, cells);
+}
+
+static int dlrm_projection_row(const struct dlrmset *ds,
+			       const struct dlrmset_config *c,
+			       struct table *t)
+{
+	const struct dlrm_projection *p = &c->verified;
+	const char *cells[N_DLRM_COLS] = { 0 };
+	char b[N_DLRM_COLS][64], status[1100];
+
+	cells[DC_ROW] = "projection";
+	cells[DC_CONFIG] = c->config;
+	cells[DC_WORKLOAD] = ds->workload;
+	cells[DC_STACK] = ds->stack;
+	cells[DC_PROBLEM] = "all";
+	cells[DC_WEIGHT] = fmt_fixed(b[DC_WEIGHT], 64, 2, 100.0 * p->reach);
+	cells[DC_AWIN] = fmt_count(b[DC_AWIN], 64, (size_t)c->archive_wins);
+	cells[DC_VWIN] = fmt_count(b[DC_VWIN], 64, p->wins);
+	cells[DC_SAVED] = fmt_fixed(b[DC_SAVED], 64, 2, 100.0 * p->reduction);
+	cells[DC_WINRATE] = fmt_fixed(b[DC_WINRATE], 64, 1,
+				      100.0 * p->win_rate);
+	cells[DC_MEDIAN] = fmt_fixed(b[DC_MEDIAN], 64, 3, p->median_win);
+	cells[DC_SPEEDUP] = fmt_fixed(b[DC_SPEEDUP], 64, 4, p->speedup);
+	cells[DC_ADDR] = fmt_fixed(b[DC_ADDR], 64, 2, 100.0 * ds->addressable);
+	cells[DC_SIMPLIFIED] = fmt_fixed(b[DC_SIMPLIFIED], 64, 2,
+					 100.0 * p->simplified);
+	if (!ds->have_weights)
+		snprintf(status, sizeof(status), "projection not available: "
+			 "%s", ds->why_weights);
+	else if (!c->replayed)
+		snprintf(status, sizeof(status), "no robust replay: no "
+			 "verified win, R is 0");
+	else
+		snprintf(status, sizeof(status), "ok: %d of %zu problems "
+			 "replayed in robust mode", c->replayed, p->problems);
+	cells[DC_STATUS] = status;
+	return table_add_row(t, cells);
+}
+
+static int build_dlrm(struct rdata *d, struct table **t, struct hr_err *e)
+{
+	const char *cells[N_DLRM_COLS] = { 0 };
+	char status[1200];
+	int bad = 0;
+
+	if (!(*t = table_new(dlrm_cols, N_DLRM_COLS)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	table_set_tex_width(*t, DC_STATUS, "4cm");
+	if (!d->have_ds || d->ds.n == 0) {
+		if (!d->have_ds)
+			snprintf(status, sizeof(status), "not available: %s",
+				 d->dlrm_why);
+		else
+			snprintf(status, sizeof(status), "not available: no "
+				 "evaluation at level %d (DLRM-Bench)",
+				 d->ds.level);
+		cells[DC_STATUS] = status;
+		return table_add_row(*t, cells) ?
+			hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
+	}
+	for (size_t i = 0; i < d->ds.n && !bad; i++) {
+		for (size_t k = 0; k < d->ds.map.n && !bad; k++)
+			bad = dlrm_problem_row(&d->ds, &d->ds.c[i], k, *t);
+		bad = bad || dlrm_projection_row(&d->ds, &d->ds.c[i], *t);
+	}
+	return bad ? hr_errf(e, HR_SYSTEM, "out of memory") : HR_OK;
+}
+
 /* --- claims -------------------------------------------------------------- */
 
 static const struct table_col claim_cols[] = {
@@ -558,7 +707,8 @@ static void status_text(enum claim_status s, const struct claim_value *v,
 static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	struct ledger l;
-	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs, &d->ps };
+	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs, &d->ps,
+				  d->have_ds ? &d->ds.map : NULL };
 	struct claim_result *res = NULL;
 	char b[6][320];
 	const char *cells[N_CLAIM_COLS];
@@ -672,6 +822,7 @@ static const struct {
 } reports[] = {
 	{ "claims", build_claims },
 	{ "detection", build_detection },
+	{ "dlrm", build_dlrm },
 	{ "evidence", build_evidence },
 	{ "findings", build_findings },
 	{ "models", build_models },
@@ -742,6 +893,26 @@ static int run_one(struct rdata *d, size_t k, const char *out,
 	return e->code;
 }
 
+/* DLRM-Bench's projection needs the suite's level from the roles file;
+ * a roles file without the suite leaves the dlrm report and claim "not
+ * available", not every report failing.  A bad mapping file is an error. */
+static int load_dlrm(struct rdata *d, struct hr_err *e)
+{
+	struct hr_err le;
+	int level;
+
+	hr_err_clear(&le);
+	if (dlrmset_suite_level(d->roles_path, &level, &le)) {
+		snprintf(d->dlrm_why, sizeof(d->dlrm_why), "%s", le.msg);
+		return HR_OK;
+	}
+	if (dlrmset_load(&d->ds, d->dlrm_map_path, level, d->workload,
+			 d->stack, &d->es, &d->rs, &d->ps, e))
+		return e->code;
+	d->have_ds = 1;
+	return HR_OK;
+}
+
 static int load(struct rdata *d, struct hr_err *e)
 {
 	return evalset_load(&d->es, d->db, e) ||
@@ -749,7 +920,8 @@ static int load(struct rdata *d, struct hr_err *e)
 		replayset_load(&d->rs, d->db, e) ||
 		findings_collect(d->db, &d->es, &d->as, &d->fl, e) ||
 		profileset_load(&d->ps, d->db, d->classes_path,
-				d->problem_map_path, &d->es, &d->rs, e);
+				d->problem_map_path, &d->es, &d->rs, e) ||
+		load_dlrm(d, e);
 }
 
 int cmd_report(int argc, char **argv, struct hr_global *g)
@@ -762,6 +934,9 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 		{ "strict", no_argument, NULL, 's' },
 		{ "classes", required_argument, NULL, 'k' },
 		{ "problem-map", required_argument, NULL, 'p' },
+		{ "dlrm-map", required_argument, NULL, 'D' },
+		{ "workload", required_argument, NULL, 'W' },
+		{ "stack", required_argument, NULL, 'S' },
 		{ 0 }
 	};
 	struct rdata d;
@@ -774,6 +949,8 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	size_t k = 0;
 
 	memset(&d, 0, sizeof(d));
+	d.workload = DLRM_WORKLOAD;
+	d.stack = DLRM_STACK;
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
@@ -801,13 +978,22 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 		case 'p':
 			d.problem_map_path = optarg;
 			break;
+		case 'D':
+			d.dlrm_map_path = optarg;
+			break;
+		case 'W':
+			d.workload = optarg;
+			break;
+		case 'S':
+			d.stack = optarg;
+			break;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("report", "which report? (claims, "
 				       "models, problems, findings, evidence, "
 				       "signals, detection, replay, profiles, "
-				       "provenance, all)");
+				       "dlrm, provenance, all)");
 	which = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'",
@@ -853,6 +1039,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	}
 done:
 	cJSON_Delete(prov);
+	dlrmset_release(&d.ds);
 	profileset_release(&d.ps);
 	finding_list_release(&d.fl);
 	replayset_release(&d.rs);

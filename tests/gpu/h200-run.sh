@@ -25,7 +25,7 @@ have_replay() { [ -x ./headroom ] && ./headroom replay --help >/dev/null 2>&1; }
 stage_setup() {
 	echo "tree $(sh tests/gpu/tree-hash.sh)"
 	sh replay/gpu-machine.sh -d "$DEBS" -j "$JOBS" && . .sysroot/env.sh &&
-		./headroom --version && ldd ./headroom | grep -E 'archive|cjson|sqlite|crypto'
+		./headroom --version && ldd ./headroom | grep -E 'archive|cjson|sqlite|crypto|yajl|libz'
 	[ -f build/libhrverify_cuda.so ] && ldd build/libhrverify_cuda.so | grep -E 'cudart|not found'
 	return 0
 }
@@ -299,6 +299,93 @@ stage_split_cost() {
 	timeout "${CAP_SPLIT:-200}" python3 tests/gpu/split_cost.py "${OLD_TREE:-.oldtree}" \
 		"$KB/KernelBench/level1" "$CAND" --only "${SPLIT_ONLY:-6}" --builders 6 |
 		tee "$OUT/split-cost.md"
+}
+
+# --- Profiles (issue 20) and DLRM-Bench (issue 21), one store ------------
+# Stages profiles, dlrm and dlrm-report share $WORK/gpu.db; dlrm-report
+# copies it to $OUT/headroom-gpu.db, the store every number below is
+# re-run from (`headroom --db headroom-gpu.db report dlrm|profiles|claims`,
+# `figures`).  Typical plan, one device call (docs/gpu-machine.md):
+#     setup dlrm profiles dlrm-report
+# QUICK=1: the smaller run (profiles under eager only).  DRY=1: the same
+# commands on this CPU (tiny workloads, DLRM-Bench at its test sizes, no
+# GPU: traces are refused at ingest, CUDA candidates fail to build), to
+# catch a wrong command before a GPU call.
+GPUDB=$WORK/gpu.db
+DEV=cuda
+[ -n "${DRY:-}" ] && DEV=cpu
+PY=${PYTHON:-python3}
+
+# The seven workloads of dataset/profile_worker.py (sizes there and in
+# docs/profiles.md), PROFILE_STACKS (default "eager compile"; QUICK=1:
+# eager) of PROFILE_WORKLOADS (default all), PROFILE_JOBS at a time
+# (default 7) sharing the GPU through the worker's lock
+# (tests/gpu/profile-workloads.sh), stopped after CAP_PROFILES s (default
+# 240; the traces written by then are kept); each trace is ingested on its
+# own, so that one bad trace does not stop the others.
+stage_profiles() {
+	local dir=$WORK/profiles stacks=${PROFILE_STACKS:-eager compile} f n=0
+	[ -n "${QUICK:-}" ] && stacks=${PROFILE_STACKS:-eager}
+	rm -rf "$dir"
+	if [ -n "${DRY:-}" ]; then
+		export PROFILE_ARGS="--tiny --device cpu --warmup 1 --steps 1"
+	fi
+	PYTHON=$PY timeout "${CAP_PROFILES:-240}" sh tests/gpu/profile-workloads.sh \
+		"$dir" "$stacks" ${PROFILE_WORKLOADS:+"$PROFILE_WORKLOADS"}
+	cp "$dir/runs.jsonl" "$OUT/profile-runs.jsonl"
+	for f in "$dir"/*.pt.trace.json.gz; do
+		[ -f "$f" ] || continue
+		./headroom --db "$GPUDB" ingest "$f" && n=$((n + 1))
+	done
+	echo "profiles: $n traces ingested"
+	./headroom --db "$GPUDB" report profiles --format md | tee "$OUT/profiles.md"
+	[ $n -gt 0 ]
+}
+
+# DLRM-Bench on the GPU: the twelve problems (DRY: their test sizes,
+# tests/py/dlrmlib.py), `audit problems` with the device generator's
+# inputs (CAP_DLRM_AUDIT, default 90 s), and a robust replay of the
+# project's CUDA kernels (tests/gpu/dlrm-candidates: problems 1, 5, 8, 11)
+# with KernelBench v0.1's harness, which moves the int64 ids to the device
+# uncast (docs/dlrm-bench.md; CAP_DLRM_REPLAY, default 180 s).
+stage_dlrm() {
+	have_replay || { echo "headroom replay is not in this checkout"; return 3; }
+	local run=$WORK/dlrm-run/headroom-own_dlrm-bench set=dataset/problems/dlrm-bench
+	local rc=0 build=${DLRM_BUILD_TIMEOUT:-300}
+	rm -rf "$WORK/dlrm-run" && mkdir -p "$run" || return 1
+	cp tests/gpu/dlrm-candidates/*.py "$run/"
+	if [ -n "${DRY:-}" ]; then
+		set=$WORK/dlrm-bench-small
+		rm -rf "$set" && $PY tests/py/dlrmlib.py "$set" >/dev/null || return 1
+		build=${DLRM_BUILD_TIMEOUT:-20}
+	fi
+	./headroom --db "$GPUDB" -q problems add "$set" --name dlrm-bench &&
+		./headroom --db "$GPUDB" -q ingest "$WORK/dlrm-run" --source headroom-own ||
+		return 1
+	timeout "${CAP_DLRM_AUDIT:-90}" ./headroom --db "$GPUDB" --format csv audit problems \
+		--device "$DEV" --inputs device --set dlrm-bench --python "$PY" --timeout 60 \
+		>"$OUT/dlrm-audit.csv" || rc=1
+	cat "$OUT/dlrm-audit.csv"
+	timeout "${CAP_DLRM_REPLAY:-180}" ./headroom --db "$GPUDB" replay --device "$DEV" \
+		--mode robust --harness v0.1 --level 5 --source headroom-own \
+		--python "$PY" --timeout-build "$build" || rc=1
+	return $rc
+}
+
+# The outputs: `report dlrm` (per problem: weight from the DLRM profile,
+# audit verdict, verified speedup; R per configuration), the claims with
+# the project's kernels in the role "frontier model on DLRM-Bench" (a
+# roles file of this run only), `ls`, and the store itself.
+stage_dlrm_report() {
+	sed 's|"frontier model on DLRM-Bench": null|"frontier model on DLRM-Bench": "headroom-own_dlrm-bench"|' \
+		paper/roles.json >"$WORK/roles.json"
+	./headroom --db "$GPUDB" ls --level 5
+	./headroom --db "$GPUDB" report dlrm --format md | tee "$OUT/dlrm.md"
+	./headroom --db "$GPUDB" report claims --roles "$WORK/roles.json" --format md |
+		tee "$OUT/claims.md"
+	./headroom --db "$GPUDB" -q figures --data-only --out "$WORK/figures" &&
+		cat "$WORK/figures/dlrm.dat"
+	cp "$GPUDB" "$OUT/headroom-gpu.db"
 }
 
 for s in "$@"; do

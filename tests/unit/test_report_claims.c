@@ -91,7 +91,7 @@ static int teardown(void **state)
 /* Load the claims text and evaluate it; returns the load's code. */
 static int run(struct fixture *x, const char *claims)
 {
-	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs, x->ps };
+	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs, x->ps, NULL };
 	struct hr_err e;
 
 	hr_err_clear(&e);
