@@ -28,7 +28,7 @@ class InputSets:
         self.late_seed = None   # fresh_inputs: the one late set kept
         self.pool_seeds = []    # robust: the timing pool's seeds
         self.fast_draws = 0     # draws the rand library served (FastRand)
-        self.clean = None       # the timing set's description, drawn before any candidate code
+        self.clean = {}         # seed -> the timed sets' descriptions, drawn before any candidate code
         self.in_namespace = False   # drawn again in the candidate's namespace (redraw_in_namespace)
         self.remote = None      # there: the candidate process (remote.CandidateProcess)
         # Every set handed out goes through share: on a CPU job with a
@@ -367,15 +367,19 @@ class InputSets:
             ic["drawn_in_candidate_namespace"] = True
 
     def describe_clean(self):
-        """The timing set as the problem alone draws it (before candidate
-        code ran): audit.describe of it, when the job holds it."""
-        kept = (self.draws or {}).get(self.seed)
-        if kept is None:
-            return
+        """The sets timing uses (the timing seed's; robust: the pool's
+        first, whose description the timing records) as the problem alone
+        draws them (before candidate code ran): audit.describe of each the
+        job holds, by seed.  A problem whose shapes depend on the seed (bags
+        of random length) is compared seed with seed."""
         t, cast = self.torch, self.ctx.harness == "current"
-        self.clean = describe(t, [t.empty(x.shape, device="meta",
-                                          dtype=self.ctx.dtype if cast else x.dtype)
-                                  if isinstance(x, t.Tensor) else x for x in kept[0]])
+        for seed in [self.seed] + self.pool_seeds[:1]:
+            kept = (self.draws or {}).get(seed)
+            if kept is None:
+                continue
+            self.clean[seed] = describe(t, [t.empty(x.shape, device="meta",
+                                                    dtype=self.ctx.dtype if cast else x.dtype)
+                                            if isinstance(x, t.Tensor) else x for x in kept[0]])
 
     def fresh_content(self, seed):
         """A set of new content for the audit's calls: set_seed(seed);

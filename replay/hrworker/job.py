@@ -278,13 +278,15 @@ class Job:
 
     def inputs_redefined(self):
         """inputs-redefined: the inputs the timing used differ from the
-        problem's own (its get_inputs in a clean namespace)."""
+        problem's own (its get_inputs in a clean namespace, with the seed
+        the timed set was drawn with)."""
         timed = self.checks.get("inputs", {}).get("timed")
-        clean = self.sets.clean
+        seed = self.checks.get("inputs", {}).get("timed_seed", self.seed)
+        clean = self.sets.clean.get(seed)
         if clean is None:
             try:
                 clean = clean_inputs_description(self.torch, self.m["problem_code"],
-                                                 self.m.get("problem_file"), self.seed,
+                                                 self.m.get("problem_file"), seed,
                                                  problem_namespace)
             except Exception as e:     # noqa: a get_inputs the meta device cannot run
                 self.checks.setdefault("inputs", {})["problem_error"] = exc_text(e)

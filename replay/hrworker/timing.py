@@ -137,7 +137,7 @@ class Timing:
     def time_faithful(self):
         # KernelBench: set_seed(seed); inputs = get_inputs(); timed outside no_grad.
         inputs = self.fresh_inputs(self.seed)
-        self.checks["inputs"] = {"timed": describe(self.torch, inputs)}
+        self.checks["inputs"] = {"timed": describe(self.torch, inputs), "timed_seed": self.seed}
         cand_times, how = self.kb_loop(self.new, inputs)
         ref_times, _ = self.kb_loop(self.ref, self.fresh_inputs(self.seed))
         cs, rs = self.stats(cand_times), self.stats(ref_times)
@@ -197,7 +197,8 @@ class Timing:
                 for inp in pool:
                     self.warm(fn, inp)
             self.sync()
-            self.checks["inputs"] = {"timed": describe(t, pool[0])}
+            self.checks["inputs"] = {"timed": describe(t, pool[0]),
+                                     "timed_seed": self.sets.pool_seeds[0]}
             del pool
             ref_t, new_t = [], []
             for r in range(rounds):

@@ -133,6 +133,39 @@ check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox" and
 _, res = w.run(FRESH, KB_INPUTS_ONLY, harness="current")
 check(res["verdict"] == "correct" and res["checks"]["input_cache"]["hits"] == 6,
       "and the next job still gets KernelBench's draws")
+
+# A problem whose shapes depend on the seed (a bag of random length, as
+# DLRM-Bench's embedding bags): the timed set is compared with the problem's
+# own draw of the same seed, in either mode, and an honest candidate raises
+# no inputs-redefined.
+RAGGED = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+def get_inputs():
+    n = int(torch.randint(100, 200, (1,)).item())
+    return [torch.rand(n)]
+
+def get_init_inputs():
+    return []
+"""
+RAGGED_NEW = """
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x + x
+"""
+for mode in ("faithful", "robust"):
+    _, res = w.run(RAGGED, RAGGED_NEW, mode=mode, harness="current")
+    ids = [f["id"] for f in res.get("findings") or []]
+    check(res["verdict"] == "correct" and "inputs-redefined" not in ids,
+          "seed-dependent shapes, %s: compared seed with seed, no inputs-redefined (%s, %s)"
+          % (mode, res["verdict"], ids))
 w.close()
 
 # The verify library (verify/verify.h through ctypes) gives the same verdicts
