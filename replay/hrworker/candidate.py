@@ -14,6 +14,7 @@ reference, its outputs, the check, the judge's timers or the protocol.
 Must not: hold a descriptor of the judge's besides the channel, or send
 anything but JSON."""
 import base64
+import contextlib
 import json
 import mmap
 import os
@@ -87,7 +88,7 @@ def hook_load_inline(cfg, torch, exts):
 
 
 def rng_bytes(state):
-    return base64.b64encode(bytes(state.numpy().tobytes())).decode()
+    return base64.b64encode(state.numpy().tobytes()).decode()
 
 
 class Candidate:
@@ -215,7 +216,7 @@ class Candidate:
         self.last = None
         self.set_rng(req)
         fill = req.get("poison_bytes")
-        with t.no_grad() if req.get("no_grad", True) else _Nothing():
+        with t.no_grad() if req.get("no_grad", True) else contextlib.nullcontext():
             if fill is not None:
                 self.poison.fill(fill)
             try:
@@ -225,10 +226,7 @@ class Candidate:
                 if fill is not None:
                     self.poison.end()
         self.last = out
-        rep = {"t": "called", "out": self.out_spec(out)}
-        if req.get("watch"):
-            rep["aliases"] = aliases(t, out, args)
-        return rep
+        return {"t": "called", "out": self.out_spec(out), "aliases": aliases(t, out, args)}
 
     def op_fetch(self, req, args):
         """Copy the kept output into the judge's buffer (args[0])."""
@@ -243,7 +241,7 @@ class Candidate:
     def op_time_one(self, req, args):
         keep = [] if req.get("keep") else None
         self.set_rng(req)
-        with self.torch.no_grad() if req.get("no_grad") else _Nothing():
+        with self.torch.no_grad() if req.get("no_grad") else contextlib.nullcontext():
             ms = self.timing.time_one(self.model, args, req["flush"], req["sync_before"],
                                       keep)
         rep = {"t": "timed", "ms": ms}
@@ -259,11 +257,8 @@ class Candidate:
 
     def op_run(self, req, args):
         """Calls not timed nor checked (warm-ups): no output kept."""
-        with self.torch.no_grad() if req.get("no_grad", True) else _Nothing():
-            for _ in range(int(req.get("n", 1))):
-                self.model(*args)
-        if req.get("sync"):
-            self.ctx.sync()
+        with self.torch.no_grad() if req.get("no_grad", True) else contextlib.nullcontext():
+            self.model(*args)
         return {"t": "ran"}
 
     def op_draw(self, req, args):
@@ -343,27 +338,11 @@ class Candidate:
             self.reply(rep)
 
 
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 # ------------------------------------------------------------ confinement
 def close_fds(keep):
     """Close every descriptor but stdin, stdout, stderr and keep."""
-    try:
-        fds = [int(n) for n in os.listdir("/proc/self/fd")]
-    except OSError:
-        fds = range(3, 1024)
-    for fd in fds:
-        if fd > 2 and fd != keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
 
 
 def confine(cfg, jobdir, chan_fd):

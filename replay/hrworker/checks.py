@@ -140,7 +140,7 @@ class Checks:
         when bits is given; its output in the judge's memory (the reply in
         self.new.last)."""
         fill = out.numel() * out.element_size() if bits is not None else None
-        out_new, self.new.last = self.new.proc.call(inputs, poison_bytes=fill, watch=True)
+        out_new, self.new.last = self.new.proc.call(inputs, poison_bytes=fill)
         return out_new
 
     def note_coverage(self, rec, seed, how):

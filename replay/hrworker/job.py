@@ -14,13 +14,9 @@ from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.inputs import InputSets
 from hrworker.remote import CandidateGone, RemoteModel
+from hrworker.sandbox import Sandbox
 from hrworker.timing import Timing
 from hrworker.util import exc_text
-
-# A sandbox refusal in a job's error, by what it refused (Sandbox.refuse).
-REFUSED = {"outside scratch": "write outside scratch",
-           "outside what the candidate may read": "read outside what the candidate may read",
-           "(the candidate process has no network)": "network connection"}
 
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
@@ -85,9 +81,7 @@ class Job:
                 self.checks["verdict_without_sandbox"] = self.result["verdict"]
                 self.result.update(verdict="runtime_error", correct=False,
                                    error_kind="sandbox",
-                                   error="%s refused: %s" % (
-                                       REFUSED.get(refused[0].get("what"), refused[0]["event"]),
-                                       refused[0]["path"]))
+                                   error=Sandbox.describe(refused[0]))
         if self.cand is not None:
             self.checks["candidate_process"] = self.cand.hello.get("confined")
         return self.result
@@ -242,9 +236,8 @@ class Job:
         (its own evidence against itself: the judge's functions are out of
         its reach); True then."""
         names = self.cand.patched
-        if names and names != getattr(self, "_patched_seen", None):
+        if names:
             add_finding(self.ctx, "harness-patched", when=when, names=names)
-            self._patched_seen = list(names)
         return bool(names)
 
     def clock_check(self):

@@ -12,6 +12,7 @@ far as it agrees (clock_check).
 RemoteModel is the candidate's model as the checks and the timing loops
 call it.
 Must not: run candidate code, or trust a reply beyond its checked fields."""
+import base64
 import math
 import mmap
 import os
@@ -28,10 +29,6 @@ DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16"
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
-
-# No reply within this many seconds: the candidate process is stuck (the
-# orchestrator's job deadline, which kills the whole job, is the real bound).
-REPLY_TIMEOUT = None
 
 
 class RemoteError(Exception):
@@ -214,7 +211,7 @@ class CandidateProcess:
 
     def recv(self):
         try:
-            return self.end.recv(REPLY_TIMEOUT)
+            return self.end.recv()
         except ChannelError as e:
             raise self.gone(str(e))
 
@@ -255,9 +252,9 @@ class CandidateProcess:
         """The judge's RNG state at a call: the candidate's call starts
         from it, as it would in one process after the reference's call."""
         t = self.torch
-        f = {"rng": bytes(t.get_rng_state().numpy().tobytes())}
+        f = {"rng": t.get_rng_state().numpy().tobytes()}
         if self.cuda:
-            f["cuda_rng"] = bytes(t.cuda.get_rng_state().numpy().tobytes())
+            f["cuda_rng"] = t.cuda.get_rng_state().numpy().tobytes()
         return f
 
     # ------------------------------------------------------------ the ops
@@ -279,11 +276,11 @@ class CandidateProcess:
         """The candidate's call runs in the grad mode the judge's call is in."""
         return not self.torch.is_grad_enabled()
 
-    def call(self, args, poison_bytes=None, watch=False):
+    def call(self, args, poison_bytes=None):
         """One call of the candidate, synchronised: (its output, copied into
         the judge's memory, and the reply: out, aliases)."""
         self.sync_inputs()
-        self.request("call", args, poison_bytes=poison_bytes, watch=watch, no_grad=self.no_grad(),
+        self.request("call", args, poison_bytes=poison_bytes, no_grad=self.no_grad(),
                      **self.rng_fields())
         rep = self.reply("called")
         return self.take_output(rep.get("out"), args), rep
@@ -316,9 +313,10 @@ class CandidateProcess:
         buf = t.empty(shape, dtype=getattr(t, dtype), device=device)
         return self.shared.share_cpu(buf) if buf.device.type == "cpu" else buf
 
-    def run(self, args, n=1, sync=False):
+    def run(self, args):
+        """One call neither timed nor checked (a warm-up)."""
         self.sync_inputs()
-        self.request("run", args, n=n, sync=sync, no_grad=self.no_grad())
+        self.request("run", args, no_grad=self.no_grad())
         self.reply("ran")
 
     def draw(self, seed):
@@ -347,7 +345,6 @@ class CandidateProcess:
                 raise RemoteError("get_inputs returned a %s" % str(s.get("type"))[:100])
         self.request("fetch_draw", bufs)
         self.reply("fetched")
-        import base64
         try:
             state = base64.b64decode(rep.get("rng", ""), validate=True)
         except (ValueError, TypeError):
@@ -381,7 +378,7 @@ class CandidateProcess:
             t0 = PERF_NS()
             try:
                 self.end.send({"op": "go"})
-                done = self.end.recv(REPLY_TIMEOUT)
+                done = self.end.recv()
             except (ChannelError, OSError) as e:
                 raise self.gone(str(e))
             wall = (PERF_NS() - t0) / 1e6

@@ -58,9 +58,19 @@ class Sandbox:
             return True
         if p in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"):
             return True
-        if any(p == r or p.startswith(r + os.sep) for r in self.deny):
+        if self.beneath(p, self.deny):
             return False
-        return any(p == r or p.startswith(r + os.sep) for r in self.roots)
+        return self.beneath(p, self.roots)
+
+    # What a refusal refused, by refuse's what: the job's error names it.
+    KINDS = {"outside scratch": "write outside scratch",
+             "outside what the candidate may read": "read outside what the candidate may read",
+             "(the candidate process has no network)": "network connection"}
+
+    @classmethod
+    def describe(cls, v):
+        """A recorded refusal as a job's error says it."""
+        return "%s refused: %s" % (cls.KINDS.get(v.get("what"), v["event"]), v["path"])
 
     def refuse(self, event, path, what="outside scratch"):
         path = path if isinstance(path, str) else (os.fsdecode(path) if isinstance(
