@@ -253,6 +253,8 @@ class Job:
             self.checks.setdefault("timing_channel", {}).update(
                 rtt_ms_least=round(least, 6), rtt_ms_median=round(med, 6),
                 timed_calls=len(self.cand.walls),
+                run_delay_ms=round(sum(self.cand.delays), 6),
+                run_delay_source=self.cand.run_delay.source,
                 figure="the candidate process's %s, the judge's clock checking"
                 % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))
 

@@ -153,6 +153,66 @@ def _num(x, what):
     return float(x)
 
 
+class RunDelay:
+    """The time the candidate process's serving thread and the judge's
+    thread spent runnable but waiting for a CPU, from the kernel's own
+    accounts (the second field of /proc/PID/schedstat and of
+    /proc/thread-self/schedstat, ns; proc(5)): on a loaded host the
+    handshake around a timed call waits there, and the candidate cannot
+    write those counters.  read() is 0 where the kernel keeps no such
+    account (source says so)."""
+
+    def __init__(self, pid):
+        self.fds = []
+        try:
+            for path in ("/proc/%d/schedstat" % pid, "/proc/thread-self/schedstat"):
+                self.fds.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+            self.read()
+            self.source = "schedstat"
+        except (OSError, ValueError, IndexError) as e:
+            self.close()
+            self.source = "none: %s" % e
+
+    def read(self):
+        return sum(int(os.pread(fd, 128, 0).split()[1]) for fd in self.fds)
+
+    def close(self):
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
+def clock_disagreement(walls, events, delays, rtt_least):
+    """The rule behind timer-disagrees, on the judge's reading of each
+    timed call (walls, ms), the candidate's own (events), the run-queue
+    waits of the two processes' threads across it (delays, RunDelay) and
+    the channel's least round trip.  The judge's reading of a call spans
+    the candidate's own plus the handshake (two wake-ups) and, on a GPU,
+    the flush's kernel before the call (the L2 fill: tens of microseconds
+    on the H200); on a loaded host each wake-up may wait for a CPU (a
+    process that just ran its flush waits a whole time slice: milliseconds
+    on a busy 2-core host), which the kernel counts as run delay.  So the
+    lower quartile of the gaps between the two readings, less the run
+    delay across each call, is what an honest call's handshake costs; a
+    candidate that hides work from its own clock (a patched timer, events
+    recorded around part of the work) widens every gap it hides work in:
+    more than a quarter of its judge-read time, or three least round trips
+    and 0.2 ms, the larger, in three calls of four is disagreement.  So is
+    a call its clock says took longer than the judge saw.  None when they
+    agree, else the evidence."""
+    gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
+    q = len(gaps) // 4
+    gap, wall = gaps[q], sorted(walls)[q]
+    over = sum(e > w + 0.05 for w, e in zip(walls, events))
+    bound = max(0.25 * wall, 3 * rtt_least + 0.2)
+    if not over and gap <= bound:
+        return None
+    return {"calls": len(walls), "judge_ms_q1": round(wall, 6),
+            "gap_ms_q1": round(gap, 6), "gap_bound_ms": round(bound, 6),
+            "run_delay_ms_total": round(sum(delays), 6),
+            "calls_longer_than_judge_saw": over}
+
+
 class CandidateProcess:
     """The candidate process of one job, seen from the judge."""
 
@@ -165,6 +225,8 @@ class CandidateProcess:
         self.patched = []           # harness functions it said were patched
         self.sandbox = []           # sandbox refusals it reported
         self.walls, self.events = [], []     # every timed call: the judge's ms, its own
+        self.delays = []            # and the run-queue waits across it (ms; RunDelay)
+        self.run_delay = RunDelay(pid)
         self.rtt = None             # the channel's round trip (ms): least, median
 
     @classmethod
@@ -375,6 +437,7 @@ class CandidateProcess:
             rep = self.recv()
             if rep["t"] != "ready":
                 return self.check(rep, final)
+            d0 = self.run_delay.read()
             t0 = PERF_NS()
             try:
                 self.end.send({"op": "go"})
@@ -382,6 +445,7 @@ class CandidateProcess:
             except (ChannelError, OSError) as e:
                 raise self.gone(str(e))
             wall = (PERF_NS() - t0) / 1e6
+            delay = (self.run_delay.read() - d0) / 1e6
             if done.get("t") == "error":
                 return self.check(done, final)
             if done.get("t") != "done":
@@ -389,6 +453,7 @@ class CandidateProcess:
                                     "done was due" % str(done.get("t"))[:40], tampered=True)
             self.walls.append(wall)
             self.events.append(_num(done.get("ms"), "a timed call's ms"))
+            self.delays.append(delay)
 
     def figure(self, i):
         """Timed call i's figure: the candidate process's own clock (its
@@ -433,31 +498,15 @@ class CandidateProcess:
     def clock_check(self):
         """Do the candidate's clock and the judge's agree on its timed
         calls?  None when they do (or nothing was timed), else the
-        evidence.  The judge's reading of a call spans the candidate's own
-        plus the handshake (two wake-ups) and, on a GPU, the flush's kernel
-        before the call (the L2 fill: tens of microseconds on the H200); a
-        load on the host only adds to it.  So the lower quartile of the gaps between the two is what an
-        honest call's handshake costs, and a candidate that hides work from
-        its own clock (a patched timer, events recorded around part of
-        the work) widens every gap it hides work in: more than a quarter
-        of its judge-read time, or three least round trips and 0.2 ms,
-        the larger, in three calls of four is disagreement.  So is a call
-        its clock says took longer than the judge saw."""
+        evidence (clock_disagreement)."""
         if not self.walls:
             return None
-        least, med_rtt = self.channel_rtt()
-        gaps = sorted(w - e for w, e in zip(self.walls, self.events))
-        walls = sorted(self.walls)
-        q = len(gaps) // 4
-        gap, wall = gaps[q], walls[q]
-        over = sum(e > w + 0.05 for w, e in zip(self.walls, self.events))
-        bound = max(0.25 * wall, 3 * least + 0.2)
-        if not over and gap <= bound:
-            return None
-        return {"calls": len(self.walls), "judge_ms_q1": round(wall, 6),
-                "gap_ms_q1": round(gap, 6), "gap_bound_ms": round(bound, 6),
-                "rtt_ms": [round(least, 6), round(med_rtt, 6)],
-                "calls_longer_than_judge_saw": over}
+        least, _ = self.channel_rtt()
+        rec = clock_disagreement(self.walls, self.events, self.delays, least)
+        if rec is not None:
+            rec["rtt_ms"] = [round(x, 6) for x in self.channel_rtt()]
+            rec["run_delay"] = self.run_delay.source
+        return rec
 
     def close(self):
         """Ask the candidate process to go; it is killed with the job's
@@ -467,6 +516,7 @@ class CandidateProcess:
         except OSError:
             pass
         self.end.close()
+        self.run_delay.close()
 
 
 class RemoteModel:
