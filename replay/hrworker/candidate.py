@@ -291,12 +291,27 @@ class Candidate:
         self.ctx.sync()
         return {"t": "fetched"}
 
+    def op_escapes(self, req, args):
+        """The escape measurements after the job's timing, on one input
+        set (escapes.candidate_pass), and the persisting-L2 state its
+        timed calls found (Timing.l2_before_call)."""
+        from hrworker.escapes import candidate_pass
+        rep = candidate_pass(self.torch, self.model, args, self.msg.get("candidate_code", ""),
+                             self.ns, req.get("robust") is True, os.getcwd(),
+                             flush=(lambda: self.timing.flush(req["flush"]))
+                             if req.get("flush") else None)
+        if self.timing.l2_found:
+            rep["findings"].append(self.timing.l2_found)
+        rep["evidence"]["l2_timed_calls"] = self.timing.l2_calls
+        rep["t"] = "escaped"
+        return rep
+
     def op_ping(self, req, args):
         return {"t": "pong"}
 
     OPS = {"call": op_call, "fetch": op_fetch, "time_one": op_time_one,
            "kb_loop": op_kb_loop, "run": op_run, "draw": op_draw,
-           "fetch_draw": op_fetch_draw, "ping": op_ping}
+           "fetch_draw": op_fetch_draw, "escapes": op_escapes, "ping": op_ping}
 
     def reply(self, rep):
         """Every reply says what the process saw of itself: the harness's

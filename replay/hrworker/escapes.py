@@ -10,7 +10,8 @@ CUDA-graph figure where capture succeeds.  Each function returns JSON-able
 evidence with a "findings" list of {"id", "evidence"} (side-stream,
 work-after-end-event, no-own-kernel, background-thread, precision-downgrade,
 l2-persisting); docs/replay.md, "GPU escapes", says what each measures.
-The job does not call these yet.
+The job calls them once per correct, timed job: candidate_pass in the
+candidate process, judge_pass in the judge (job.py: Job.escapes).
 Must not: judge correctness or take the job's timed figures (checks.py,
 timing.py), run inside a timed call, or keep a reference to the
 candidate's objects past the call it measures."""
@@ -739,3 +740,118 @@ def graph_timing(torch, fn, inputs, refill=None, reps=20, flush=None, warmup=3):
     res.update(ms_median=finite(statistics.median(times)), ms_min=finite(min(times)), n=len(times))
     del g, static_out
     return res
+
+
+# ------------------------------------------------------------ the job's passes
+# The findings the candidate process's pass may report (anything else it
+# sends is dropped by the judge).
+CANDIDATE_FINDINGS = ("side-stream", "work-after-end-event", "no-own-kernel",
+                      "background-thread", "l2-persisting")
+
+
+def loaded_modules(*holders):
+    """The extension modules load_inline built that holders (a namespace
+    dict, a model) hold: load_inline's modules are not in sys.modules."""
+    import types
+    mods, seen = [], set()
+    for h in holders:
+        vals = h.values() if isinstance(h, dict) else vars(h).values() if hasattr(h, "__dict__") else ()
+        for m in vals:
+            if (isinstance(m, types.ModuleType) and id(m) not in seen
+                    and str(getattr(m, "__file__", "")).endswith(".so")):
+                seen.add(id(m))
+                mods.append(m)
+    return mods
+
+
+def refill(torch, xs):
+    """New content in the floating tensors of xs, in place (the graph
+    figure's capture check): normal where the tensor held negatives, else
+    uniform [0, 1)."""
+    for x in xs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            x.copy_(torch.randn_like(x) if bool(x.min() < 0) else torch.rand_like(x))
+
+
+def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=None):
+    """The candidate process's escape measurements for one job, on one
+    input set (args), after its timing: the precision flags at a call, the
+    threads a call leaves (thread_check), the persisting-L2 state (read;
+    reset too in a robust job), one profiled pass (streams, work after the
+    end marker, own share, reduced-precision kernels), wall against event
+    time, and in a robust job on CUDA the CUDA-graph figure (on copies of
+    the inputs).  Returns {"evidence": {...}, "findings": [...],
+    "flags_at_call", "reduced"}: data for the judge (judge_pass)."""
+    cuda = torch.cuda.is_available() and any(
+        isinstance(a, torch.Tensor) and a.is_cuda for a in args)
+    own = own_names(source, loaded_modules(ns, model))
+
+    def call():
+        with torch.no_grad():
+            return model(*args)
+
+    def sync():
+        if cuda:
+            torch.cuda.synchronize()
+
+    ev, found = {"own": own}, []
+    call()
+    sync()
+    flags_at_call = precision_flags(torch)
+    _, th = thread_check(call, warmup=1)
+    sync()
+    ev["threads"] = th
+    if cuda:
+        ev["l2"] = l2_reset(torch, reset=robust)
+    d = tempfile.mkdtemp(dir=tmpdir) if tmpdir else None
+    try:
+        prof = profiled_pass(torch, call, own, cuda, d)
+    finally:
+        if d:
+            import shutil
+            shutil.rmtree(d, ignore_errors=True)
+    ev["profile"] = {k: prof.get(k) for k in (
+        "device", "kernels", "streams", "current_stream", "n_hidden", "hidden", "n_after_end",
+        "after_end", "share", "own_kernels_seen", "top_kernels", "graph_launches", "error")
+        if k in prof}
+    ev["wall_vs_event"] = wall_vs_event(torch, call) if cuda else {
+        "applicable": False, "why": "needs CUDA (on CPU the timer is the wall clock)"}
+    if robust and cuda:
+        copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+        with torch.no_grad():
+            ev["graph"] = graph_timing(torch, model, copies, refill=lambda xs: refill(torch, xs),
+                                       flush=flush)
+    for part in (th, ev.get("l2", {}), prof, ev["wall_vs_event"]):
+        found += [f for f in part.get("findings", ()) if f["id"] in CANDIDATE_FINDINGS]
+    if not cuda and not (own["kernels"] or own["functions"]):
+        # On a CPU a candidate without code of its own is a pure-PyTorch
+        # stand-in for a kernel (the test suites' candidates): its share,
+        # 0, is reported; no-own-kernel is for one that built code and
+        # did not run it.  On a GPU share 0 is no-own-kernel either way.
+        found = [f for f in found if f["id"] != "no-own-kernel"]
+    for part in (ev.get("l2", {}), ev["wall_vs_event"]):
+        part.pop("findings", None)
+    th.pop("findings", None)
+    return {"evidence": ev, "findings": found, "flags_at_call": flags_at_call,
+            "reduced": prof.get("reduced")}
+
+
+def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
+    """The judge's side, on the same input set: the reference's own
+    profiled pass (the reduced-precision kernels it runs itself), its fp32
+    and fp64 outputs, and precision_check of the candidate's output
+    (cand_out, in the judge's memory) with the flags and reduced kernels
+    the candidate process reported (rep: candidate_pass's result)."""
+    with torch.no_grad():
+        ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda)
+        ref32 = ref(*inputs)
+        ref64 = reference_fp64(torch, ref, inputs)
+    def plain(d):
+        return {str(k)[:80]: v for k, v in list(d.items())[:64]
+                if v is None or isinstance(v, (str, bool, int, float))} if isinstance(d, dict) else {}
+    flags = plain(rep.get("flags_at_call"))
+    red = rep.get("reduced") if isinstance(rep.get("reduced"), dict) else {}
+    reduced = {k: plain(red.get(k)) for k in ("kernels", "ops")}
+    return precision_check(torch, cand_out, ref32, ref64, flags_before, flags,
+                           profile={"reduced": reduced},
+                           baseline_reduced=ref_prof.get("reduced"))

@@ -206,6 +206,7 @@ class Job:
             return
         self.phase("timing")
         timing = Timing(c, ref, new, self.sets, checks)
+        timing.clocks = timing.clock_sampler() if c.cuda else None
         try:
             if self.mode == "robust":
                 timing.time_robust()
@@ -216,10 +217,51 @@ class Job:
         finally:
             if self.tampered("timing"):
                 self.checks["timing_void"] = "the harness was patched"
+        if self.result.get("runtime_ms") is not None:
+            self.escapes(ref, new)
         self.clock_check()
         self.inputs_redefined()
 
     # ------------------------------------------------------- the audit
+    def escapes(self, ref, new):
+        """The GPU escapes (hrworker/escapes.py) on the job's first input
+        set, after its timing: the candidate process measures what its
+        call does beyond the timed stream and thread (candidate_pass; its
+        findings are its own evidence against itself, checked against the
+        ids it may report), the judge checks its output's precision
+        against an fp64 run of the reference (judge_pass).  checks.escapes
+        holds the evidence, own_share the share of the call's kernel (CPU:
+        host) time in the candidate's own code; a failure here is recorded
+        and changes no verdict."""
+        from hrworker.escapes import judge_pass, precision_flags
+        from hrworker.audit import spent
+        c, t = self.ctx, self.torch
+        rec = self.checks["escapes"] = {}
+        try:
+            with spent(c, "escapes"):
+                inputs = self.sets.fresh_inputs(self.seed)
+                flags_before = precision_flags(t)
+                flush = Timing(c, None, None, None, None).flush_bytes(True) \
+                    if self.mode == "robust" and c.cuda else 0
+                rep = self.cand.escapes(inputs, self.mode == "robust", flush)
+                rec.update(rep["evidence"])
+                for f in rep["findings"]:
+                    add_finding(c, f["id"], **f["evidence"])
+                share = (rec.get("profile") or {}).get("share") or {}
+                if isinstance(share.get("own_share"), (int, float)):
+                    self.result["own_share"] = share["own_share"]
+                with t.no_grad():
+                    out = new(*inputs)
+                    prec = judge_pass(t, ref, out, inputs, flags_before,
+                                      rep, c.cuda)
+                for f in prec.pop("findings", ()):
+                    add_finding(c, f["id"], **f["evidence"])
+                rec["precision"] = prec
+        except CandidateGone:
+            raise
+        except Exception as e:  # noqa: the candidate's or the profiler's
+            rec["error"] = exc_text(e)
+
     @staticmethod
     def build_records(exts):
         """The candidate process's build records, field by field."""

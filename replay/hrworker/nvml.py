@@ -2,8 +2,9 @@
 through NVML, by ctypes on libnvidia-ml.so.1 (the driver ships it; no
 Python package): the SM and memory clocks, the reasons bit mask and its
 names, and a sampler to call around each timed call that says which
-samples were throttled and drops their times.  The job does not call it
-yet (docs/replay.md, "GPU escapes").
+samples were throttled and drops their times.  The judge samples around
+each timed call (timing.py: Timing.clock_sampler; docs/replay.md, "GPU
+escapes").
 Must not: change a clock or any setting (queries only), or fail a job:
 where the library or the GPU is missing, open_device returns None and why."""
 import ctypes

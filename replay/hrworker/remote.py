@@ -375,6 +375,22 @@ class CandidateProcess:
         buf = t.empty(shape, dtype=getattr(t, dtype), device=device)
         return self.shared.share_cpu(buf) if buf.device.type == "cpu" else buf
 
+    def escapes(self, args, robust, flush):
+        """The candidate process's escape measurements on args
+        (escapes.candidate_pass): its reply, which is data -- the findings
+        it may report are checked against escapes.CANDIDATE_FINDINGS."""
+        from hrworker.escapes import CANDIDATE_FINDINGS
+        self.sync_inputs()
+        self.request("escapes", args, robust=robust, flush=flush)
+        rep = self.reply("escaped")
+        found = rep.get("findings") if isinstance(rep.get("findings"), list) else []
+        rep["findings"] = [f for f in found[:16] if isinstance(f, dict)
+                           and f.get("id") in CANDIDATE_FINDINGS
+                           and isinstance(f.get("evidence"), dict)]
+        if not isinstance(rep.get("evidence"), dict):
+            rep["evidence"] = {}
+        return rep
+
     def run(self, args):
         """One call neither timed nor checked (a warm-up)."""
         self.sync_inputs()

@@ -36,6 +36,29 @@ class Timing:
         # In the candidate process: its handshake with the judge around
         # each timed call (candidate.Candidate: ready, then done).
         self.handshake = None
+        # The persisting-L2 state before each timed call (l2_before_call):
+        # the first found, and the calls it was read before.
+        self.l2_found, self.l2_calls = None, 0
+        # In the judge, on a GPU: the clocks sampled around the timed calls
+        # (nvml.Sampler; clock_sampler), None elsewhere.
+        self.clocks = None
+
+    def clock_sampler(self):
+        """The judge's NVML sampler for the job's GPU (nvml.py): the SM
+        clock and throttle reasons before and after each timed call.  On a
+        CPU, or where NVML cannot be had, a sampler that only says why."""
+        from hrworker import nvml
+        if not self.cuda:
+            return nvml.Sampler(None, "a CPU job")
+        try:
+            dev, why = nvml.open_device(pci_bus_id=nvml.torch_pci_bus_id(self.torch, self.device))
+        except Exception as e:  # noqa: never fails a job (nvml.py)
+            dev, why = None, exc_text(e)
+        return nvml.Sampler(dev, why)
+
+    def sampled(self, fn):
+        """fn() with the clocks sampled around it (clock_sampler)."""
+        return self.clocks.around(fn) if self.clocks is not None else fn()
 
     def flush_bytes(self, robust):
         if self.cuda:
@@ -69,6 +92,8 @@ class Timing:
             return fn.proc.time_one(args, flush, sync_before, keep)
         t = self.torch
         hs = self.handshake
+        if hs is not None and self.cuda and self.ctx.mode == "robust":
+            self.l2_before_call()
         if sync_before:
             self.sync()
         if self.cuda:
@@ -98,6 +123,20 @@ class Timing:
         if keep is not None:
             keep.append(out)
         return ms
+
+    def l2_before_call(self):
+        """Robust, on CUDA, in the candidate process: before each timed
+        call the persisting-L2 carve-out and the stream's access-policy
+        window are read and reset (escapes.l2_reset; a flush does not evict
+        persisting lines); the first l2-persisting found is kept for the
+        escapes reply.  Faithful jobs leave them as the harness did."""
+        from hrworker.escapes import l2_reset
+        res = l2_reset(self.torch, reset=True)
+        self.l2_calls += 1
+        if res.get("findings") and self.l2_found is None:
+            f = res["findings"][0]
+            f["evidence"]["timed_call"] = self.l2_calls
+            self.l2_found = f
 
     @staticmethod
     def warm(fn, args):
@@ -138,8 +177,14 @@ class Timing:
         # KernelBench: set_seed(seed); inputs = get_inputs(); timed outside no_grad.
         inputs = self.fresh_inputs(self.seed)
         self.checks["inputs"] = {"timed": describe(self.torch, inputs), "timed_seed": self.seed}
-        cand_times, how = self.kb_loop(self.new, inputs)
-        ref_times, _ = self.kb_loop(self.ref, self.fresh_inputs(self.seed))
+        cand_times, how = self.sampled(lambda: self.kb_loop(self.new, inputs))
+        ref_inputs = self.fresh_inputs(self.seed)
+        ref_times, _ = self.sampled(lambda: self.kb_loop(self.ref, ref_inputs))
+        if self.clocks is not None:
+            # The harness dropped nothing: the clocks are recorded, one
+            # sample pair around each loop (candidate's, then reference's).
+            self.checks["clocks"] = dict(self.clocks.summary(), dropped=0,
+                                         around="each timing loop; nothing dropped (faithful)")
         cs, rs = self.stats(cand_times), self.stats(ref_times)
         self.checks["timing"] = how
         self.result.update(runtime_ms=cs["mean"], runtime_stats=cs, baseline_ms=rs["mean"],
@@ -210,13 +255,16 @@ class Timing:
                 outs = {}
                 for fn, acc in order:
                     keep = []
-                    acc.append(self.time_one(fn, inp, flush, True, keep))
+                    acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep)))
                     outs[fn is self.new] = keep[0]
                 with spent(self.ctx, "timing"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 last = inp
             with spent(self.ctx, "timing"):
                 self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
+        timed_rounds = rounds
+        ref_t, new_t = self.drop_throttled(ref_t, new_t)
+        rounds = len(new_t)
         with spent(self.ctx, "timing"):
             self.floor(last, float(np.median(new_t)), "median", True)
         ref_a, new_a = np.asarray(ref_t), np.asarray(new_t)
@@ -224,7 +272,8 @@ class Timing:
         idx = rng.integers(0, rounds, size=(int(m.get("bootstrap", 1000)), rounds))
         boot = np.median(ref_a[idx], axis=1) / np.median(new_a[idx], axis=1)
         lo, hi = np.percentile(boot, [2.5, 97.5])
-        self.checks["timing"] = {"input_sets": rounds, "rounds": rounds, "flush_bytes": flush,
+        self.checks["timing"] = {"input_sets": timed_rounds, "rounds": timed_rounds,
+                                 "rounds_kept": rounds, "flush_bytes": flush,
                                  "inputs": "new content every round (fresh_content)",
                                  "order": "interleaved, shuffled per round",
                                  "statistic": "median", "ci": "bootstrap 95% of ratio of medians",
@@ -235,6 +284,29 @@ class Timing:
         self.result.update(runtime_ms=cs["median"], runtime_stats=cs, baseline_ms=rs["median"],
                            baseline_stats=rs, baseline="eager", speedup=finite(speed),
                            ci_low=finite(lo), ci_high=finite(hi))
+
+    def drop_throttled(self, ref_t, new_t):
+        """The robust rounds less those in which either call was throttled
+        (nvml.THROTTLING: power or thermal limits, hardware slowdowns),
+        pairs kept together; checks.clocks says how many were dropped and
+        the clocks seen.  Fewer than two rounds left: all are kept, and
+        that is said."""
+        if self.clocks is None:
+            return ref_t, new_t
+        rec = self.checks["clocks"] = self.clocks.summary()
+        if not rec.get("available"):
+            rec["dropped"] = 0
+            return ref_t, new_t
+        fl = self.clocks.flags()
+        bad = [fl[2 * r] or fl[2 * r + 1] for r in range(len(new_t))] \
+            if len(fl) == 2 * len(new_t) else [False] * len(new_t)
+        keep = [r for r, b in enumerate(bad) if not b]
+        rec["around"] = "each timed call; a round dropped when either call was throttled"
+        if len(keep) < 2:
+            rec.update(dropped=0, kept_throttled=sum(bad))
+            return ref_t, new_t
+        rec["dropped"] = len(new_t) - len(keep)
+        return [ref_t[r] for r in keep], [new_t[r] for r in keep]
 
     # ------------------------------------------------------ the audit
     def output_print(self, out):

@@ -206,6 +206,22 @@ stage_replay() {
 	replay_pass cold "${CAP_COLD:-300}"
 }
 
+# Issue 19's spread: after `replay` (the stored runs and a cold faithful
+# pass), robust twice and faithful once more over the same evaluations,
+# then each mode's two latest runs against each other (stability.py).
+stage_stability() {
+	local i rc=0
+	have_replay || return 3
+	for i in 1 2; do
+		rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
+		REPLAY_ARGS="--mode robust" replay_pass "robust-$i" "${CAP_WARM:-300}" || rc=1
+	done
+	rm -rf "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
+	replay_pass faithful-2 "${CAP_WARM:-300}" || rc=1
+	python3 tests/gpu/stability.py "$WORK/hr.db" | tee "$OUT/stability.md" || rc=1
+	cp "$WORK/hr.db" "$OUT/stability.db"
+	return $rc
+}
 stage_warm() {
 	have_replay || return 3
 	# A capped cold pass leaves its scratch; on /dev/shm that is memory

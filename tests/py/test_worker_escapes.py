@@ -1,6 +1,6 @@
 """The escape measurements of replay/hrworker/escapes.py and the clock
-sampler of replay/hrworker/nvml.py, called directly (the job does not call
-them yet).
+sampler of replay/hrworker/nvml.py, called directly (the job's use of
+them: test_worker_escapes_job.py).
 
 On CPU: the profiled pass gives a C++ extension built with load_inline a
 share of the call's time above 0 and a pure-torch call a share of 0 (with
