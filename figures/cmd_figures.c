@@ -12,6 +12,8 @@
 #include "../dataset/base/runfiles.h"
 #include "figures.h"
 
+/* The usage is printed in two parts around the list of figures, which
+ * comes from figure_names so that it names every figure drawn. */
 static const char usage[] =
 	"usage: headroom figures [--out DIR] [--scripts DIR] [--data-only]\n"
 	"\n"
@@ -19,9 +21,10 @@ static const char usage[] =
 	"provenance line and DIR/provenance.json) and draw it with gnuplot:\n"
 	"NAME.svg, NAME.png, and NAME.pdf when gnuplot has pdfcairo.  The\n"
 	"scripts are copied next to the data, so `gnuplot -d NAME.gp` in DIR\n"
-	"redraws a figure.  Figures: speedup_cdf, correctness, ref_magnitude,\n"
-	"reported_vs_replayed, coverage, addressable, amdahl (a placeholder\n"
-	"says so when its data is not in the store).\n"
+	"redraws a figure.  A placeholder says so when a figure's data is not\n"
+	"in the store.  Figures:\n";
+
+static const char usage_options[] =
 	"\n"
 	"  --out DIR      output folder (default out/figures; created)\n"
 	"  --scripts DIR  where the .gp scripts are (default:\n"
@@ -29,6 +32,29 @@ static const char usage[] =
 	"                 $HEADROOM_PREFIX or the one headroom was built for)\n"
 	"  --data-only    write the data files, do not run gnuplot\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n";
+
+/* Print the usage with figure_names as an indented list wrapped at 72
+ * columns. */
+static void print_usage(void)
+{
+	size_t col = 0;
+
+	fputs(usage, stdout);
+	for (int i = 0; figure_names[i]; i++) {
+		size_t n = strlen(figure_names[i]) + (figure_names[i + 1] ?
+						       1 : 0);
+
+		if (col > 0 && col + 1 + n > 72) {
+			fputc('\n', stdout);
+			col = 0;
+		}
+		col += (size_t)printf("%s%s%s", col ? " " : "  ",
+				      figure_names[i],
+				      figure_names[i + 1] ? "," : "");
+	}
+	fputc('\n', stdout);
+	fputs(usage_options, stdout);
+}
 
 int cmd_figures(int argc, char **argv, struct hr_global *g)
 {
@@ -61,6 +87,10 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&le);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
+		if (c == 'h') {
+			print_usage();
+			return HR_OK;
+		}
 		r = cli_common_option(g, "figures", usage, c, optarg);
 		if (r == CLI_NEXT)
 			continue;

@@ -444,8 +444,9 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		write_correctness(dir, db, es, rs, prov, e) ||
 		write_ref_magnitude(dir, as, prov, e) ||
 		write_replayed(dir, es, rs, prov, e) ||
-		write_empty(dir, "coverage", "index coverage_pct kernel (no "
-			    "replay results)", prov, e) ||
+		write_empty(dir, "coverage", "index coverage_pct kernel (not "
+			    "drawn: replay's partial-write findings are not "
+			    "read yet)", prov, e) ||
 		write_addressable(dir, ps, prov, e) ||
 		write_amdahl(dir, ps, prov, e) ||
 		write_dlrm(dir, ds, why_dlrm, prov, e) ? e->code : HR_OK;

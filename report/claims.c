@@ -345,8 +345,8 @@ static void m_output_coverage(const struct ctx *x, const struct claim *c,
 {
 	(void)x;
 	(void)c;
-	na(out, "output coverage is measured by replay; an archive has "
-	   "none");
+	na(out, "replay stores the unwritten fraction in its partial-write "
+	   "findings, which the report does not read yet");
 }
 
 /* The profiles a claim selects: params "workload" ("*" or absent: any),

@@ -13,7 +13,9 @@ the stream (mtjump.h): the same values and state for 2 to 16 threads, from
 the start of a block and from inside one, with a last part of one element
 or of a whole part.  The library is build/libhrrand.so, or $HRR_LIB.
 
-Plain script: prints one line, exits non-zero on any difference.
+Plain script: prints "ok: ..." per check that holds (a seed's draws, a
+threaded draw, a refusal), "FAIL: ..." per difference (the first ten), a
+closing line, and exits non-zero on any difference.
 """
 import ctypes
 import os
@@ -43,6 +45,13 @@ def fail(what):
         print("FAIL:", what)
 
 
+def passed(what, before):
+    """Print "ok: what" when no check failed since failures had before
+    entries."""
+    if len(failures) == before:
+        print("ok:", what)
+
+
 def fast(n, state=None, threads=0):
     """(values, state after, rc) drawn by the library from the current
     state (or the given bytes); on threads (hrr_rand_f32_par) when given."""
@@ -62,6 +71,7 @@ def position(seed, skip):
 
 if lib.hrr_abi_version() != 2:
     fail("ABI %d" % lib.hrr_abi_version())
+passed("ABI version 2", 0)
 
 rng = random.Random(20261130)
 seeds = [0, 1, 42, 5489, 2**31 - 1, 2**32 - 2, 2**32 - 1] + [rng.randrange(2**32) for _ in range(5)]
@@ -70,6 +80,7 @@ skips = [0, 1, 2, 227, 396, 397, 622, 623, 624, 625, 1247, 1248, 1249] + \
 sizes = [0, 1, 3, 226, 227, 623, 624, 625, 1248, 4099, 65536, 1000003]
 cases = 0
 for seed in seeds:
+    before, first = len(failures), cases
     for skip in skips:
         for n in rng.sample(sizes, 4) + [rng.randrange(1, 3000)]:
             position(seed, skip)
@@ -92,6 +103,8 @@ for seed in seeds:
             nxt = (torch.rand(700), torch.randn(33), torch.randint(0, 2**32 - 1, (3,)))
             if not all(torch.equal(a, b) for a, b in zip(nxt, want_next)):
                 fail("seed %d skip %d n %d: torch's next draws differ" % (seed, skip, n))
+    passed("seed %d: %d draws after skips of 0..1300 give torch.rand's values, "
+           "state and next draws" % (seed, cases - first), before)
 
 # On threads: (seed, skip, n, threads).  2 * PART - 1 from a block start
 # stays on one thread; 2 * PART on two; a skip inside a block draws the
@@ -104,6 +117,7 @@ for seed, skip, n, threads in ((3, 0, 2 * PART - 1, 4), (3, 0, 2 * PART, 2),
     want = torch.rand(n)
     want_state = torch.get_rng_state()
     position(seed, skip)
+    before = len(failures)
     got, st, rc = fast(n, threads=threads)
     cases += 1
     what = "seed %d skip %d n %d on %d threads" % (seed, skip, n, threads)
@@ -114,15 +128,18 @@ for seed, skip, n, threads in ((3, 0, 2 * PART - 1, 4), (3, 0, 2 * PART, 2),
         fail("%s: element %d is %r, torch %r" % (what, i, got[i].item(), want[i].item()))
     elif not torch.equal(st, want_state):
         fail("%s: state differs" % what)
+    passed("%s: torch.rand's values and state" % what, before)
 
 # A multi-dimensional tensor is one stream in memory order.
 position(42, 5)
 want = torch.rand(64, 33, 70)
 position(42, 5)
+before = len(failures)
 got, _, rc = fast(64 * 33 * 70)
 cases += 1
 if rc or not torch.equal(got.view(64, 33, 70), want):
     fail("a 64x33x70 draw differs from torch.rand(64, 33, 70)")
+passed("a 64x33x70 draw equals torch.rand(64, 33, 70)", before)
 
 # Refusals: -1, the state left as it was.
 torch.manual_seed(7)
@@ -133,6 +150,7 @@ good = torch.get_rng_state()
 def refused(state, what):
     global cases
     cases += 1
+    n_failed = len(failures)
     before = state.clone()
     buf = (ctypes.c_uint8 * max(1, state.numel())).from_buffer_copy(bytes(state.numpy()) or b"\0")
     out = (ctypes.c_float * 8)()
@@ -141,6 +159,7 @@ def refused(state, what):
         fail("%s: rc %d, want -1" % (what, rc))
     if bytes(buf)[:state.numel()] != bytes(before.numpy()):
         fail("%s: the state was changed" % what)
+    passed("%s: refused, the state left as it was" % what, n_failed)
 
 
 def patched(off, value, size):
@@ -159,8 +178,10 @@ refused(patched(8, -3, 4), "left < 0")
 refused(patched(16, 3, 8), "next that disagrees with left")
 refused(patched(16, 625, 8), "next = 625")
 refused(patched(24 + 8 * 100, 1 << 32, 8), "a word over 32 bits")
+before = len(failures)
 if lib.hrr_rand_f32(None, 5056, None, 0) != -1:
     fail("a NULL state is not refused")
+passed("a NULL state: refused", before)
 cases += 1
 
 print("test_rand_torch: %d cases against torch %s (%s), %d differ"

@@ -15,7 +15,10 @@ torch's in fp64 bit for bit.
 HRV_TORCH_DEVICE=cuda (with HRV_LIB=build/libhrverify_cuda.so) runs the
 tensors on the GPU: torch.isclose on CUDA, the library on device pointers.
 
-Plain script: prints one line, exits non-zero on any mismatch.
+Plain script: prints "ok: ..." per check that holds (a build's dtype and
+size against torch, a noise case, a multi-row case across builds),
+"FAIL: ..." per mismatch (the first twenty of a build), a closing line
+per part, and exits non-zero on any mismatch.
 """
 import ctypes
 import json
@@ -245,12 +248,15 @@ def npy_save(path, t, dt):
 def check_lib(path, headroom):
     """Every case against one build of the library; returns mismatches."""
     lib = load_lib(path)
+    lib_name = os.path.basename(path)
+    print(f"ok: {lib_name}: ABI version 1, struct sizes as here")
     g = torch.Generator().manual_seed(20261130)
     n_cases = n_fail = n_cli = 0
     msgs = []
     for dt in range(6):
         for trial in range(6):
             n = [1, 17, 1000, 4099, 65536 + 5, 300000][trial]
+            before = n_fail
             r, c = gen(dt, n, g)
             shape = (n,) if trial % 2 else (1, n)
             r = r.reshape(shape).to(DEVICE).contiguous()
@@ -297,6 +303,11 @@ def check_lib(path, headroom):
                     if got != truth or p.returncode not in (0, 1):
                         n_fail += 1
                         msgs.append(f"CLI {NAMES[dt]} n={n}: torch {truth}, headroom {got}")
+            if n_fail == before:
+                print(f"ok: {lib_name} {NAMES[dt]} n={n}: verdict, violations and "
+                      f"first violation as torch's for {len(TOLS)} tolerances"
+                      + (", fp64 maxima" if dt != BOOL else "")
+                      + (", CLI" if headroom and trial in (2, 4) else ""))
     # Smooth noise: many elements near each running maximum, where a
     # skipped element that should have counted would show.
     # Tied maxima (gen_tied, its own generator: the other cases keep
@@ -320,8 +331,11 @@ def check_lib(path, headroom):
             if rc != 0 or bad:
                 n_fail += 1
                 msgs += bad or [f"{NAMES[dt]} noise n={n}: rc={rc}"]
+            else:
+                print(f"ok: {lib_name} {NAMES[dt]} noise n={n} ({rel or 'abs'}): "
+                      "fp64 maxima as torch's")
     for m in msgs[:20]:
-        print(m)
+        print("FAIL:", m)
     print(f"test_verify_torch: {os.path.basename(path)}: {n_cases} library cases + "
           f"{n_cli} CLI cases on {DEVICE} (torch {torch.__version__}), {n_fail} mismatches")
     return n_fail
@@ -362,12 +376,14 @@ def same_results(paths):
                         rc, _, res = run_check(lib, r, cand, dt, **opts)
                         got.append((rc, bytes(res)))
                     n_cases += 1
+                    what = (f"{NAMES[dt]} shape {shape} noisy={noisy} "
+                            f"poison {opts.get('poison_bits', 'default')}")
                     if any(x != got[0] for x in got[1:]):
                         n_fail += 1
-                        print(f"{NAMES[dt]} shape {shape} noisy={noisy} "
-                              f"poison {opts.get('poison_bits', 'default')}: "
-                              "results differ between "
+                        print(f"FAIL: {what}: results differ between "
                               + ", ".join(os.path.basename(p) for p in paths))
+                    else:
+                        print(f"ok: {what}: the same result from every build")
     gt = torch.Generator().manual_seed(11)
     for dt in (F32, F16, BF16):
         for shape in ((64, 4096), (7, 1000)):
@@ -381,8 +397,11 @@ def same_results(paths):
                 n_cases += 1
                 if any(x != got[0] for x in got[1:]):
                     n_fail += 1
-                    print(f"{NAMES[dt]} shape {shape} tied low={low}: results differ "
-                          "between " + ", ".join(os.path.basename(p) for p in paths))
+                    print(f"FAIL: {NAMES[dt]} shape {shape} tied low={low}: results "
+                          "differ between " + ", ".join(os.path.basename(p) for p in paths))
+                else:
+                    print(f"ok: {NAMES[dt]} shape {shape} tied low={low}: the same "
+                          "result from every build")
     print(f"test_verify_torch: {len(paths)} builds on {n_cases} multi-row cases, "
           f"{n_fail} differ")
     return n_fail
