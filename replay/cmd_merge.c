@@ -68,11 +68,6 @@ static const char copy_jobs[] =
 	"  AND me.sample_id = se.sample_id"
 	" WHERE sr.uuid IN (SELECT value FROM json_each(?1)) ORDER BY j.id";
 
-static int db_fail(sqlite3 *db, struct hr_err *e, const char *file)
-{
-	return hr_errf(e, HR_SYSTEM, "%s: %s", file, sqlite3_errmsg(db));
-}
-
 /* uuids of src runs missing from main, as a JSON array (sqlite3_free). */
 static char *new_uuids(sqlite3 *db)
 {
@@ -138,13 +133,13 @@ static int merge_one(struct store *out, const char *in, int *runs, int *jobs,
 		return e->code;
 	store_close(probe);
 	if (run_sql(db, "ATTACH ?1 AS src", in, NULL))
-		return db_fail(db, e, in);
+		return store_db_err(db, in, e);
 	if (store_begin(out, e))
 		goto detach;
 	if (!(uuids = new_uuids(db)) || count_src_jobs(db, uuids, &want) ||
 	    run_sql(db, copy_runs, NULL, runs) ||
 	    run_sql(db, copy_jobs, uuids, jobs)) {
-		db_fail(db, e, in);
+		store_db_err(db, in, e);
 		store_rollback(out);
 		goto detach;
 	}
@@ -165,18 +160,18 @@ detach:
 /* OUT.db does not exist: start it as a copy of the first input. */
 static int copy_first(const char *in, const char *out, struct hr_err *e)
 {
+	char what[512];
 	sqlite3 *db;
-	int rc;
 
 	if (sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		hr_errf(e, HR_INPUT, "%s: %s", in, sqlite3_errmsg(db));
+		store_db_err(db, in, e);
 		sqlite3_close(db);
 		return e->code;
 	}
-	rc = run_sql(db, "VACUUM INTO ?1", out, NULL);
-	if (rc)
-		hr_errf(e, HR_SYSTEM, "%s: copy to %s: %s", in, out,
-			sqlite3_errmsg(db));
+	if (run_sql(db, "VACUUM INTO ?1", out, NULL)) {
+		snprintf(what, sizeof(what), "%s: copy to %s", in, out);
+		store_db_err(db, what, e);
+	}
 	sqlite3_close(db);
 	return e->code;
 }
@@ -217,7 +212,8 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 		    run_sql(store_db(out), "DELETE FROM replay_run", NULL, NULL) ||
 		    store_commit(out, &e)) {
 			if (!e.code)
-				db_fail(store_db(out), &e, argv[optind]);
+				store_db_err(store_db(out), argv[optind],
+					     &e);
 			store_close(out);
 			return cli_report("merge", &e);
 		}

@@ -150,6 +150,25 @@ static int parse_int(const char *s, int min, int *out)
 	return 0;
 }
 
+/* --shard I/N: two numbers of cli_parse_int around one '/', 0 <= I < N. */
+static int parse_shard(const char *s, int *i, int *n)
+{
+	const char *slash = strchr(s, '/');
+	char first[24];
+	long long vi, vn;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(first))
+		return -1;
+	memcpy(first, s, (size_t)(slash - s));
+	first[slash - s] = '\0';
+	if (cli_parse_int(first, 0, INT_MAX, &vi) ||
+	    cli_parse_int(slash + 1, 1, INT_MAX, &vn) || vi >= vn)
+		return -1;
+	*i = (int)vi;
+	*n = (int)vn;
+	return 0;
+}
+
 static int parse_secs(const char *s, double *out)
 {
 	double v;
@@ -350,9 +369,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 			break;
 		case OPT_RESUME: a->resume = 1; break;
 		case OPT_SHARD:
-			bad = sscanf(optarg, "%d/%d%n", &a->shard_i, &a->shard_n,
-				     &r) != 2 || optarg[r] || a->shard_n < 1 ||
-				a->shard_i < 0 || a->shard_i >= a->shard_n;
+			bad = parse_shard(optarg, &a->shard_i, &a->shard_n);
 			break;
 		case OPT_LIMIT: bad = parse_int(optarg, 1, &a->limit); break;
 		case OPT_TBUILD: bad = parse_secs(optarg, &a->tbuild); break;

@@ -6,7 +6,6 @@
  * are reported, never turned into the exit status: they describe the
  * reference or the run, not the candidate's correctness.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -270,11 +269,7 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 		case OPT_POISON:
 			a->poison = 1;
 			if (optarg) {
-				char *end;
-
-				errno = 0;
-				a->poison_bits = strtoull(optarg, &end, 0);
-				if (errno || end == optarg || *end)
+				if (cli_parse_u64(optarg, &a->poison_bits))
 					return cli_usage_error("verify",
 						"bad --poison bits '%s'",
 						optarg);

@@ -153,6 +153,21 @@ int cli_parse_int(const char *s, long long min, long long max,
 	return 0;
 }
 
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
 int cli_parse_real(const char *s, double *out)
 {
 	char *end;

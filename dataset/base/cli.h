@@ -8,6 +8,7 @@
 #define HR_CLI_H
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -68,10 +69,13 @@ const char *cli_format_name(enum hr_format f);
 /* Print "headroom CMD: " + message + usage hint on stderr; return HR_USAGE. */
 /* The one number parser of option values: the whole of s, no blanks, no
  * sign but a '-' where min < 0.  cli_parse_int: decimal digits, a value in
- * [min, max]; cli_parse_real: a finite number (strtod's syntax, no
- * overflow or underflow).  0 with *out set, or -1 with *out untouched. */
+ * [min, max]; cli_parse_u64: a bit pattern, C's unsigned syntax (decimal,
+ * 0x hex or 0 octal) up to UINT64_MAX, never signed; cli_parse_real: a
+ * finite number (strtod's syntax, no overflow or underflow).  0 with *out
+ * set, or -1 with *out untouched. */
 int cli_parse_int(const char *s, long long min, long long max,
 		  long long *out);
+int cli_parse_u64(const char *s, uint64_t *out);
 int cli_parse_real(const char *s, double *out);
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -4,24 +4,23 @@
 # give it cores), each SECONDS long, from the committed seeds; prints per
 # target the executions summed over its processes, the highest coverage
 # one reached, and the findings.  Needs build/fuzz/ (make fuzz-build).
+# No TARGET: every target of fuzz.mk's FUZZ_TARGETS.
 # Exit 1 when any process found something (logs in build/fuzz/long/).
 set -u
 secs=$1 procs=$2
 shift 2
-[ $# -gt 0 ] || set -- archive kernelbench problems export leaderboard npy
+[ $# -gt 0 ] || set -- archive kernelbench problems export leaderboard npy \
+	trace_chrome trace_nsys
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
+. tests/fuzz/dict.sh
 out=build/fuzz/long
 rm -rf "$out"
 mkdir -p "$out"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for t in "$@"; do
-	case $t in
-	npy) dict=tests/fuzz/npy.dict ;;
-	archive) dict=tests/fuzz/archive.dict ;;
-	*) dict=tests/fuzz/json.dict ;;
-	esac
+	dict=$(fuzz_dict "$t")
 	p=0
 	while [ $p -lt "$procs" ]; do
 		mkdir -p "$out/$t-$p"

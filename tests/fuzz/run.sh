@@ -9,17 +9,13 @@ secs=$1
 shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
+. tests/fuzz/dict.sh
 mkdir -p build/fuzz/findings
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 bad=0
 for t in "$@"; do
-	case $t in
-	npy) dict=tests/fuzz/npy.dict ;;
-	archive) dict=tests/fuzz/archive.dict ;;
-	trace_nsys) dict=tests/fuzz/nsys.dict ;;
-	*) dict=tests/fuzz/json.dict ;;
-	esac
+	dict=$(fuzz_dict "$t")
 	mkdir -p "build/fuzz/corpus/$t"
 	log=build/fuzz/findings/$t.log
 	"build/fuzz/fuzz_$t" -max_total_time="$secs" -dict="$dict" \
