@@ -161,6 +161,8 @@ SAMPLE_PROBLEMS = dataset/samples/problems
 SAMPLE_DUMP = dataset/samples/archive/leaderboard/records.jsonl
 SAMPLE_MAP = dataset/maps/sample-leaderboard.json
 SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz))
+DLRM_PROBLEMS = dataset/problems/dlrm-bench
+SAMPLE_DLRM_ARCHIVE = dataset/samples/dlrm-archive
 DB ?= headroom.db
 
 # The newcomer's command: install what is missing (gnuplot too: the
@@ -169,7 +171,9 @@ DB ?= headroom.db
 run: deps-run
 	@$(MAKE) --no-print-directory headroom verify-libs replay-libs
 	./headroom --db $(DB) problems add $(SAMPLE_PROBLEMS)
+	./headroom --db $(DB) problems add $(DLRM_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
+	./headroom --db $(DB) ingest $(SAMPLE_DLRM_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
 	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls

@@ -1,4 +1,6 @@
-"""dlrm_check.py - each candidate of tests/gpu/dlrm-candidates against its
+"""dlrm_check.py - each project-written candidate of the sample DLRM-Bench
+run (dataset/samples/dlrm-archive, the files headed "headroom GPU test
+candidate") against its
 DLRM-Bench problem on CUDA, before a replay: does it build, does it match
 the reference on five draws (torch.allclose at 1e-2 and 1e-4, max error),
 and the median of 20 event-timed calls of each (after 3 warm-ups).  A
@@ -37,7 +39,11 @@ def timed(f, args, n=20):
 
 def main():
     rows = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests/gpu/dlrm-candidates/*.py"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "dataset/samples/dlrm-archive/runs/*/"
+                                              "level_5_*.py"))):
+        with open(path) as f:
+            if not f.readline().startswith("# headroom GPU test candidate"):
+                continue
         pid = int(re.search(r"problem_(\d+)_", path).group(1))
         prob = glob.glob(os.path.join(LEVEL, "%d_*.py" % pid))[0]
         ns = {}

@@ -361,7 +361,8 @@ stage_profiles() {
 # DLRM-Bench on the GPU: the twelve problems (DRY: their test sizes,
 # tests/py/dlrmlib.py), `audit problems` with the device generator's
 # inputs (CAP_DLRM_AUDIT, default 90 s), and a robust replay of the
-# project's CUDA kernels (tests/gpu/dlrm-candidates: problems 1, 5, 8, 11)
+# project's CUDA kernels (the sample DLRM-Bench run's files headed "headroom
+# GPU test candidate": problems 1, 5, 8, 11)
 # with KernelBench v0.1's harness, which moves the int64 ids to the device
 # uncast (docs/dlrm-bench.md; CAP_DLRM_REPLAY, default 180 s).
 stage_dlrm() {
@@ -369,7 +370,8 @@ stage_dlrm() {
 	local run=$WORK/dlrm-run/headroom-own_dlrm-bench set=dataset/problems/dlrm-bench
 	local rc=0 build=${DLRM_BUILD_TIMEOUT:-300}
 	rm -rf "$WORK/dlrm-run" && mkdir -p "$run" || return 1
-	cp tests/gpu/dlrm-candidates/*.py "$run/"
+	cp $(grep -l '^# headroom GPU test candidate' \
+		dataset/samples/dlrm-archive/runs/*/level_5_*.py) "$run/"
 	if [ -n "${DRY:-}" ]; then
 		set=$WORK/dlrm-bench-small
 		rm -rf "$set" && $PY tests/py/dlrmlib.py "$set" >/dev/null || return 1
