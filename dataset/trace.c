@@ -83,13 +83,16 @@ static int cmp_iv(const void *a, const void *b)
 {
 	const struct trace_interval *x = a, *y = b;
 
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
 }
 
-/* Sort and merge overlapping or touching intervals in place: the union
- * is unchanged, and overlapping streams need fewer slots. */
+/* Sort (by device, then start) and merge overlapping or touching
+ * intervals of one device in place: each device's union is unchanged, and
+ * overlapping streams need fewer slots. */
 static void merge_iv(struct trace *t)
 {
 	size_t w = 0;
@@ -98,7 +101,8 @@ static void merge_iv(struct trace *t)
 		return;
 	qsort(t->iv, t->niv, sizeof(*t->iv), cmp_iv);
 	for (size_t r = 1; r < t->niv; r++) {
-		if (t->iv[r].start_ns <= t->iv[w].end_ns) {
+		if (t->iv[r].device == t->iv[w].device &&
+		    t->iv[r].start_ns <= t->iv[w].end_ns) {
 			if (t->iv[r].end_ns > t->iv[w].end_ns)
 				t->iv[w].end_ns = t->iv[r].end_ns;
 		} else {
@@ -108,7 +112,8 @@ static void merge_iv(struct trace *t)
 	t->niv = w + 1;
 }
 
-static int add_interval(struct trace *t, int64_t start, int64_t end)
+static int add_interval(struct trace *t, int64_t device, int64_t start,
+			int64_t end)
 {
 	if (t->niv == t->ivcap) {
 		size_t before = t->niv;
@@ -127,6 +132,7 @@ static int add_interval(struct trace *t, int64_t start, int64_t end)
 			t->ivcap = cap;
 		}
 	}
+	t->iv[t->niv].device = device;
 	t->iv[t->niv].start_ns = start;
 	t->iv[t->niv].end_ns = end;
 	t->niv++;
@@ -134,7 +140,7 @@ static int add_interval(struct trace *t, int64_t start, int64_t end)
 }
 
 int trace_add(struct trace *t, enum trace_kind kind, const char *name,
-	      size_t len, int64_t start_ns, int64_t dur_ns)
+	      size_t len, int64_t device, int64_t start_ns, int64_t dur_ns)
 {
 	struct trace_name **sl, *x;
 
@@ -161,7 +167,24 @@ int trace_add(struct trace *t, enum trace_kind kind, const char *name,
 		t->first_ns = start_ns;
 	if (start_ns + dur_ns > t->last_ns)
 		t->last_ns = start_ns + dur_ns;
-	return add_interval(t, start_ns, start_ns + dur_ns);
+	return add_interval(t, device, start_ns, start_ns + dur_ns);
+}
+
+int64_t trace_device_key(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;  /* FNV-1a, 64-bit */
+	int64_t v = 0;
+	size_t i = 0;
+
+	for (; i < n && i < 18 && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (s[i] - '0');
+	if (i == n && n > 0)
+		return v;
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return (int64_t)((h >> 2) | (1ULL << 62));  /* in [2^62, 2^63) */
 }
 
 int64_t trace_busy_ns(struct trace *t)

@@ -7,7 +7,7 @@
  * Systems SQLite export), and writing a trace into the store's profile
  * tables (migration 4 of store.c) in one transaction keyed by the file's
  * SHA-256.  Readers stream: memory grows with the number of distinct
- * kernel names and of GPU activities (16 bytes each), never with the size
+ * kernel names and of GPU activities (24 bytes each), never with the size
  * of the file.  Must not: classify kernels (kclass.h does, at report
  * time), print, or write anything before the whole trace has been read.
  */
@@ -34,8 +34,10 @@ struct trace_name {
 	int64_t calls, total_ns, max_ns;
 };
 
+/* One activity's span on one device (the Chrome trace's pid, nsys's
+ * deviceId; strings hashed). */
 struct trace_interval {
-	int64_t start_ns, end_ns;
+	int64_t device, start_ns, end_ns;
 };
 
 enum trace_format { TRACE_NONE, TRACE_CHROME, TRACE_NSYS };
@@ -63,13 +65,20 @@ void trace_init(struct trace *t);
 void trace_release(struct trace *t);
 
 /* Record one GPU activity: name (len bytes, not NUL-terminated) of kind,
- * from start_ns lasting dur_ns (>= 0).  -1 when out of memory. */
+ * on device, from start_ns lasting dur_ns (>= 0).  -1 when out of
+ * memory. */
 int trace_add(struct trace *t, enum trace_kind kind, const char *name,
-	      size_t len, int64_t start_ns, int64_t dur_ns);
+	      size_t len, int64_t device, int64_t start_ns, int64_t dur_ns);
 
-/* The union of the activities' intervals across streams and devices, in
- * ns (sorts t->iv in place). */
+/* The busy time in ns: per device the union of its activities' intervals
+ * across its streams, summed over the devices (two GPUs busy at once count
+ * twice).  Sorts t->iv in place. */
 int64_t trace_busy_ns(struct trace *t);
+
+/* A device key for a device named by a string (a Chrome trace's pid such
+ * as "GPU 1"): the number it holds when it is one, else a hash of the
+ * string kept apart from small numbers. */
+int64_t trace_device_key(const char *s, size_t n);
 
 /* Which reader a file is for, from its first bytes: SQLite files are
  * nsys exports, gzip or JSON files whose start looks like a Chrome trace

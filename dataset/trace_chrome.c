@@ -36,7 +36,7 @@
 #define OUT_CHUNK (256 * 1024)
 
 enum top_key { K_OTHER, K_EVENTS, K_WORKLOAD, K_DOMAIN, K_STACK, K_DEVICES };
-enum ev_key { E_OTHER, E_PH, E_CAT, E_NAME, E_TS, E_DUR };
+enum ev_key { E_OTHER, E_PH, E_CAT, E_NAME, E_TS, E_DUR, E_PID };
 
 struct cparse {
 	struct trace *t;
@@ -61,6 +61,7 @@ struct cparse {
 	size_t name_len, name_cap;
 	int have_name, have_ts, have_dur;
 	int64_t ts_ns, dur_ns;
+	int64_t pid;         /* the device: pid, 0 when absent */
 };
 
 static uint64_t offset(const struct cparse *p)
@@ -168,7 +169,8 @@ static int end_event(struct cparse *p)
 		return fail(p, "%s event lasting over an hour: ts and dur are "
 			    "microseconds in a Chrome trace (wrong units?)",
 			    p->cat);
-	if (trace_add(p->t, k, p->name, p->name_len, p->ts_ns, p->dur_ns)) {
+	if (trace_add(p->t, k, p->name, p->name_len, p->pid, p->ts_ns,
+		      p->dur_ns)) {
 		hr_errf(p->e, HR_SYSTEM, "%s: out of memory", p->path);
 		return 0;
 	}
@@ -200,6 +202,7 @@ static int start_container(struct cparse *p, int is_map)
 		p->evkey = E_OTHER;
 		p->ph[0] = p->cat[0] = '\0';
 		p->have_name = p->have_ts = p->have_dur = 0;
+		p->pid = 0;
 	}
 	return 1;
 }
@@ -249,7 +252,7 @@ static int cb_key(void *ctx, const unsigned char *k, size_t n)
 	} else if (p->in_event && p->depth == p->events_depth + 1) {
 		p->evkey = IS("ph") ? E_PH : IS("cat") ? E_CAT :
 			IS("name") ? E_NAME : IS("ts") ? E_TS :
-			IS("dur") ? E_DUR : E_OTHER;
+			IS("dur") ? E_DUR : IS("pid") ? E_PID : E_OTHER;
 	} else if (p->dev_depth && p->depth == p->dev_depth + 1) {
 		p->dev_key_name = IS("name");
 	}
@@ -298,6 +301,9 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 		case E_DUR:
 			return fail(p, "%s", "ts and dur must be numbers "
 				    "(microseconds), not strings");
+		case E_PID:
+			p->pid = trace_device_key((const char *)s, n);
+			break;
 		default:
 			break;
 		}
@@ -325,8 +331,13 @@ static int cb_number(void *ctx, const char *s, size_t n)
 	struct cparse *p = ctx;
 	int64_t v;
 
-	if (!p->in_event || p->depth != p->events_depth + 1 ||
-	    (p->evkey != E_TS && p->evkey != E_DUR))
+	if (!p->in_event || p->depth != p->events_depth + 1)
+		return 1;
+	if (p->evkey == E_PID) {
+		p->pid = trace_device_key(s, n);
+		return 1;
+	}
+	if (p->evkey != E_TS && p->evkey != E_DUR)
 		return 1;
 	if (us_to_ns(s, n, &v))
 		return fail(p, "%s", "ts or dur out of range");

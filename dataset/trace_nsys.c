@@ -72,7 +72,7 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 		if (kind == TRACE_KERNEL)
 			name = (const char *)sqlite3_column_text(st, 0);
 		else if (kind == TRACE_MEMCPY)
-			name = copy_name(sqlite3_column_int(st, 3));
+			name = copy_name(sqlite3_column_int(st, 4));
 		else
 			name = "[CUDA memset]";
 		if (!name)
@@ -91,7 +91,8 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 			return hr_errf(e, HR_INPUT, "%s: %s row %lld: lasts "
 				       "over an hour; nsys times are ns (wrong "
 				       "units?)", path, table, (long long)row);
-		if (trace_add(t, kind, name, strlen(name), start, end - start))
+		if (trace_add(t, kind, name, strlen(name),
+			      sqlite3_column_int64(st, 3), start, end - start))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
 	if (rc != SQLITE_DONE)
@@ -100,14 +101,21 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 	return HR_OK;
 }
 
+/* Rows of table as read_rows takes them: name, start, end, the device
+ * (deviceId; 0 in an export without it), then what (copyKind) or nothing;
+ * name is an SQL expression over the table as k. */
 static int read_table(sqlite3 *db, const char *path, const char *table,
-		      const char *sql, enum trace_kind kind, struct trace *t,
-		      struct hr_err *e)
+		      const char *name, const char *join, const char *what,
+		      enum trace_kind kind, struct trace *t, struct hr_err *e)
 {
 	sqlite3_stmt *st;
+	char sql[512];
 
 	if (!store_has_table(db, table))
 		return HR_OK;
+	snprintf(sql, sizeof(sql), "SELECT %s, k.start, k.end, %s%s FROM %s k%s",
+		 name, has_column(db, table, "deviceId") ? "k.deviceId" : "0",
+		 what, table, join);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return hr_errf(e, HR_INPUT, "%s: %s lacks the columns of an "
 			       "nsys export: %s", path, table,
@@ -146,7 +154,7 @@ int trace_read_nsys(const char *path, struct trace *t, struct hr_err *e)
 {
 	static const char *const kt = "CUPTI_ACTIVITY_KIND_KERNEL";
 	sqlite3 *db = NULL;
-	const char *ksql;
+	const char *kjoin;
 
 	t->format = TRACE_NSYS;
 	if (hash_file(path, t->sha256, e))
@@ -168,17 +176,14 @@ int trace_read_nsys(const char *path, struct trace *t, struct hr_err *e)
 			"(nsys profile --trace=cuda)", path);
 		goto done;
 	}
-	ksql = has_column(db, kt, "demangledName") ?
-		"SELECT s.value, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL"
-		" k LEFT JOIN StringIds s ON s.id = k.demangledName" :
-		"SELECT s.value, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL"
-		" k LEFT JOIN StringIds s ON s.id = k.shortName";
-	if (read_table(db, path, kt, ksql, TRACE_KERNEL, t, e) ||
-	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMCPY",
-		       "SELECT NULL, start, end, copyKind FROM"
-		       " CUPTI_ACTIVITY_KIND_MEMCPY", TRACE_MEMCPY, t, e) ||
-	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMSET",
-		       "SELECT NULL, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET",
+	kjoin = has_column(db, kt, "demangledName") ?
+		" LEFT JOIN StringIds s ON s.id = k.demangledName" :
+		" LEFT JOIN StringIds s ON s.id = k.shortName";
+	if (read_table(db, path, kt, "s.value", kjoin, "", TRACE_KERNEL, t,
+		       e) ||
+	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMCPY", "NULL", "",
+		       ", k.copyKind", TRACE_MEMCPY, t, e) ||
+	    read_table(db, path, "CUPTI_ACTIVITY_KIND_MEMSET", "NULL", "", "",
 		       TRACE_MEMSET, t, e))
 		goto done;
 	if (t->activities == 0)

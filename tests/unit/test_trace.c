@@ -55,15 +55,47 @@ static void busy_is_the_union_across_streams(void **state)
 	trace_init(&t);
 	/* [0,100) and [50,150) overlap on two streams; [200,210) apart;
 	 * [150,200) touches both neighbours. */
-	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 0, 100), 0);
-	assert_int_equal(trace_add(&t, TRACE_KERNEL, "b", 1, 50, 100), 0);
-	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 300, 10), 0);
-	assert_int_equal(trace_add(&t, TRACE_MEMCPY, "a", 1, 150, 50), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 0, 0, 100), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "b", 1, 0, 50, 100), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 0, 300, 10), 0);
+	assert_int_equal(trace_add(&t, TRACE_MEMCPY, "a", 1, 0, 150, 50), 0);
 	assert_int_equal(t.kernel_ns, 260);
 	assert_int_equal(trace_busy_ns(&t), 210);
 	/* Same name, other kind: two entries. */
 	assert_int_equal(t.nnames, 3);
 	trace_release(&t);
+}
+
+static void busy_sums_the_devices_unions(void **state)
+{
+	struct trace t;
+
+	(void)state;
+	trace_init(&t);
+	/* Device 0: [0,100) and [50,150) on two streams, union 150; device 1
+	 * busy over the same [0,100) at once, and [400,420): 120.  One union
+	 * across devices would say 170. */
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 0, 0, 100), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a", 1, 1, 0, 100), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "b", 1, 0, 50, 100), 0);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "b", 1, 1, 400, 20), 0);
+	assert_int_equal(trace_busy_ns(&t), 270);
+	trace_release(&t);
+}
+
+static void device_keys_of_strings(void **state)
+{
+	(void)state;
+	assert_int_equal(trace_device_key("3", 1), 3);
+	assert_int_equal(trace_device_key("12", 2), 12);
+	/* Not a number: a hash kept apart from small numbers, the same for
+	 * the same string. */
+	assert_true(trace_device_key("GPU 1", 5) >= (1LL << 62));
+	assert_int_equal(trace_device_key("GPU 1", 5),
+			 trace_device_key("GPU 1", 5));
+	assert_true(trace_device_key("GPU 1", 5) !=
+		    trace_device_key("GPU 2", 5));
+	assert_true(trace_device_key("", 0) >= (1LL << 62));
 }
 
 static void many_intervals_merge_without_changing_the_union(void **state)
@@ -75,7 +107,7 @@ static void many_intervals_merge_without_changing_the_union(void **state)
 	/* 200 000 kernels, each overlapping the next by half: the union is
 	 * one interval, whatever compaction happened on the way. */
 	for (int i = 0; i < 200000; i++)
-		assert_int_equal(trace_add(&t, TRACE_KERNEL, "k", 1,
+		assert_int_equal(trace_add(&t, TRACE_KERNEL, "k", 1, 0,
 					   (int64_t)i * 10, 20), 0);
 	assert_int_equal(trace_busy_ns(&t), 199999LL * 10 + 20);
 	assert_int_equal(t.kernel_ns, 200000LL * 20);
@@ -117,6 +149,32 @@ static void chrome_reads_exact_us_decimals_and_sums_names(void **state)
 	assert_null(t.domain);
 	assert_string_equal(t.device, "G0");
 	assert_int_equal(strlen(t.sha256), 64);
+	trace_release(&t);
+}
+
+static void chrome_busy_per_device_from_pid(void **state)
+{
+	struct trace t;
+	struct hr_err e;
+
+	(void)state;
+	/* Kineto writes a GPU event's device as its pid (an int; some tools
+	 * a string) and its stream as tid: two devices busy over the same
+	 * 10 us count 20 us, two streams of one device 10 us. */
+	write_file("[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+		   " \"pid\": 0, \"tid\": 7, \"ts\": 0, \"dur\": 10},"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+		   " \"pid\": 0, \"tid\": 8, \"ts\": 0, \"dur\": 10},"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+		   " \"pid\": 1, \"tid\": 7, \"ts\": 0, \"dur\": 10},"
+		   "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\","
+		   " \"pid\": \"GPU 2\", \"tid\": \"stream 7\", \"ts\": 5,"
+		   " \"dur\": 10}]");
+	trace_init(&t);
+	hr_err_clear(&e);
+	assert_int_equal(trace_read_chrome(path, &t, &e), HR_OK);
+	assert_int_equal(t.kernel_ns, 40000);
+	assert_int_equal(trace_busy_ns(&t), 30000);
 	trace_release(&t);
 }
 
@@ -181,11 +239,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(busy_is_the_union_across_streams),
+		cmocka_unit_test(busy_sums_the_devices_unions),
+		cmocka_unit_test(device_keys_of_strings),
 		cmocka_unit_test(
 			many_intervals_merge_without_changing_the_union),
 		cmocka_unit_test_setup_teardown(
 			chrome_reads_exact_us_decimals_and_sums_names, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			chrome_busy_per_device_from_pid, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			chrome_reads_concatenated_gzip_members, setup,
 			teardown),
