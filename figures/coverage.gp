@@ -1,10 +1,11 @@
 # coverage.gp - output coverage of kernels flagged by the audit: the share
-# of output elements a kernel actually wrote (NaN-filled buffer before the
-# call).  Data: coverage.dat, columns: index, coverage %, kernel label.
-# Not drawn yet: `headroom figures` writes no rows, with or without
-# replays, as it does not read the unwritten fraction that replay stores
-# in its partial-write findings (replay_job.findings_json); the figure is
-# always the placeholder below.
+# of output elements a kernel actually wrote (a NaN payload fills the
+# output's memory before the call; docs/replay.md, partial-write).  Data:
+# coverage.dat, one row per evaluation whose replay (the robust mode's
+# latest job, else the faithful mode's) holds a partial-write finding,
+# columns: index, coverage % = 100 (1 - fraction_unwritten), kernel label
+# (configuration, level-problem, sample), mode; coverage.cfg's `why` says
+# what the placeholder shows: no replay results, or no flagged job.
 name = "coverage"
 load "style.gp"
 set title "Output coverage of flagged kernels"
@@ -17,11 +18,15 @@ if (rows == 0) {
 	set xrange [0:1]
 	unset key
 	unset xtics
-	set label 2 "not drawn: replay's partial-write findings are not read yet" at graph 0.5, graph 0.5 center
+	set label 2 why at graph 0.5, graph 0.5 center noenhanced
 	plot 1/0 notitle
 } else {
-	set xtics rotate by -45 noenhanced
+	# Each bar carries its value: a kernel that wrote 0.3 % is no visible bar.
+	unset key
+	set xtics rotate by -30 noenhanced font ",9"
 	set xrange [0:rows+1]
-	plot name.".dat" using 1:2:xtic(3) with boxes linetype 5 title "coverage"
+	set arrow 1 from graph 0, first 100 to graph 1, first 100 nohead dashtype 2 linecolor rgb "#999999"
+	plot name.".dat" using 1:2:xtic(3) with boxes linetype 5 notitle, \
+	     name.".dat" using 1:2:(sprintf("%.3g %%", $2)) with labels offset 0, 0.8 notitle
 }
 load "render.gp"

@@ -233,19 +233,52 @@ static int write_ref_magnitude(const char *dir, const struct auditset *as,
 	return write_cfg(dir, "ref_magnitude", d.rows, 1, NULL, e);
 }
 
-/* Figures whose data only replay or profiles provide: an empty table with
- * its header, so the script draws its placeholder. */
-static int write_empty(const char *dir, const char *name, const char *header,
-		       const cJSON *prov, struct hr_err *e)
+/* Output coverage: one row per evaluation whose replay (replay_row_shown:
+ * the robust mode's latest job, else the faithful mode's) holds a
+ * partial-write finding, with the % of its output the kernel wrote,
+ * 100 (1 - fraction_unwritten).  coverage.cfg's why says what the
+ * placeholder shows: no replay, or no flagged job. */
+static int write_coverage(const char *dir, const struct evalset *es,
+			  const struct replayset *rs, const cJSON *prov,
+			  struct hr_err *e)
 {
-	struct datafile d;
+	struct datafile d, c;
+	char label[600], why[128];
 
-	if (open_data(&d, dir, name, "dat", prov, e))
+	if (open_data(&d, dir, "coverage", "dat", prov, e))
 		return e->code;
-	fprintf(d.f, "# %s\n", header);
-	if (close_data(&d, e))
+	fputs("# index coverage_pct kernel mode: one row per evaluation whose "
+	      "replay (the robust mode's latest job, else the faithful "
+	      "mode's) holds a partial-write finding; coverage_pct = "
+	      "100 (1 - fraction_unwritten)\n", d.f);
+	for (size_t i = 0; i < es->n; i++) {
+		const struct evalrow *r = &es->rows[i];
+		const struct replay_row *rr = replayset_find(rs, r->id);
+		const struct replay_result *res = replay_row_shown(rr);
+		double u = replay_result_unwritten(res);
+
+		if (!res || u < 0)
+			continue;
+		snprintf(label, sizeof(label), "%s L%d-%d s%d", r->config,
+			 r->level, r->problem_id, r->sample_id);
+		/* NaN: the finding gives no fraction (the bar is missing) */
+		if (isnan(u))
+			fprintf(d.f, "%d NaN ", ++d.rows);
+		else
+			fprintf(d.f, "%d %.6g ", ++d.rows, 100.0 * (1.0 - u));
+		gp_string(d.f, label);
+		fputs(res == &rr->robust ? " robust\n" : " faithful\n", d.f);
+	}
+	if (close_data(&d, e) ||
+	    open_data(&c, dir, "coverage", "cfg", NULL, e))
 		return e->code;
-	return write_cfg(dir, name, 0, 0, NULL, e);
+	snprintf(why, sizeof(why), "none of the %zu replayed evaluations has "
+		 "a partial-write finding", rs->n);
+	fprintf(c.f, "rows = %d\nblocks = %d\nwhy = ", d.rows, d.rows > 0);
+	gp_string(c.f, rs->n == 0 ? "no replay results: run 'headroom "
+		  "replay'" : d.rows ? "" : why);
+	fputc('\n', c.f);
+	return close_data(&c, e);
 }
 
 /* Stacked bars: per profile, its GPU time by kernel class (% of the
@@ -444,9 +477,7 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		write_correctness(dir, db, es, rs, prov, e) ||
 		write_ref_magnitude(dir, as, prov, e) ||
 		write_replayed(dir, es, rs, prov, e) ||
-		write_empty(dir, "coverage", "index coverage_pct kernel (not "
-			    "drawn: replay's partial-write findings are not "
-			    "read yet)", prov, e) ||
+		write_coverage(dir, es, rs, prov, e) ||
 		write_addressable(dir, ps, prov, e) ||
 		write_amdahl(dir, ps, prov, e) ||
 		write_dlrm(dir, ds, why_dlrm, prov, e) ? e->code : HR_OK;

@@ -1,8 +1,8 @@
 /* figures.h - the data behind each figure, and drawing it with gnuplot.
  *
  * Owns: the list of figures, the data file each one plots (written from
- * the store through report/evalset.h, report/auditset.h and
- * report/profileset.h), the integer
+ * the store through report/evalset.h, report/auditset.h,
+ * report/replayset.h and report/profileset.h), the integer
  * facts a script branches on (<name>.cfg: rows, blocks, ...), running
  * gnuplot on figures/<name>.gp without a shell, and making its PDFs
  * reproducible.  Must not: write to the store, print (gnuplot's own output

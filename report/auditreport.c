@@ -101,8 +101,7 @@ int auditreport_signals(const struct evalset *es, const struct replayset *rs,
 	table_set_tex_width(*t, 9, "5cm");
 	for (size_t i = 0; i < es->n && !e->code; i++) {
 		const struct replay_row *rr = replayset_find(rs, es->rows[i].id);
-		const struct replay_result *res = !rr ? NULL :
-			result_of(rr, 1) ? result_of(rr, 1) : result_of(rr, 0);
+		const struct replay_result *res = replay_row_shown(rr);
 		cJSON *doc = res && res->findings_json ?
 			cJSON_Parse(res->findings_json) : NULL;
 		const cJSON *f;

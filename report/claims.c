@@ -340,13 +340,48 @@ static void m_max_speedup_on_vacuous(const struct ctx *x,
 	vacuous_correct(x, c, out, 1);
 }
 
+/* The least output coverage among the kernels a replay flagged: over the
+ * evaluations the claim selects, each one's latest job in the column's
+ * mode that holds a partial-write finding, 100 (1 - fraction_unwritten)
+ * at its lowest (the paper's "writing 0.3 % of its output buffer").
+ * Archives record no coverage. */
 static void m_output_coverage(const struct ctx *x, const struct claim *c,
 			      struct claim_value *out)
 {
-	(void)x;
-	(void)c;
-	na(out, "replay stores the unwritten fraction in its partial-write "
-	   "findings, which the report does not read yet");
+	struct eval_filter f;
+	size_t flagged = 0;
+	double least = NAN;
+
+	if (x->which == 0) {
+		na(out, "archives do not record output coverage (replay "
+		   "measures it)");
+		return;
+	}
+	if (!resolve_filter(x, c, &f, out))
+		return;
+	for (size_t i = 0; i < x->d->es->n; i++) {
+		const struct replay_row *rr;
+		double u;
+
+		if (!eval_filter_match(&f, &x->d->es->rows[i]) ||
+		    !(rr = replayset_find(x->d->rs, x->d->es->rows[i].id)))
+			continue;
+		u = replay_result_unwritten(x->which == 2 ? &rr->robust :
+					    &rr->faithful);
+		if (u < 0)
+			continue;
+		flagged++;
+		if (!isnan(u) && !(100.0 * (1.0 - u) >= least))
+			least = 100.0 * (1.0 - u);
+	}
+	if (!flagged)
+		na(out, "no %s replay job has a partial-write finding",
+		   x->which == 2 ? "robust" : "faithful");
+	else if (isnan(least))
+		na(out, "its partial-write findings give no unwritten "
+		   "fraction");
+	else
+		set(out, least);
 }
 
 /* The profiles a claim selects: params "workload" ("*" or absent: any),

@@ -169,15 +169,13 @@ static const char *scale_invariant_cell(const struct rdata *d,
 
 	for (size_t i = 0; i < d->es.n; i++) {
 		const struct evalrow *r = &d->es.rows[i];
-		const struct replay_row *rr;
 		const struct replay_result *res;
 
 		if (r->sample_id || r->level != level ||
-		    strcmp(r->config, config) ||
-		    !(rr = replayset_find(&d->rs, r->id)))
+		    strcmp(r->config, config))
 			continue;
-		res = rr->robust.have ? &rr->robust : &rr->faithful;
-		if (!res->have || res->scale_invariant < 0)
+		res = replay_row_shown(replayset_find(&d->rs, r->id));
+		if (!res || res->scale_invariant < 0)
 			continue;
 		seen++;
 		ok += res->correct == 1 && res->scale_invariant == 1;

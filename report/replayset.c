@@ -208,6 +208,40 @@ const struct replay_row *replayset_find(const struct replayset *rs,
 	return NULL;
 }
 
+const struct replay_result *replay_row_shown(const struct replay_row *rr)
+{
+	if (!rr)
+		return NULL;
+	if (rr->robust.have)
+		return &rr->robust;
+	return rr->faithful.have ? &rr->faithful : NULL;
+}
+
+double replay_result_unwritten(const struct replay_result *res)
+{
+	cJSON *doc = res && res->findings_json ?
+		cJSON_Parse(res->findings_json) : NULL;
+	const cJSON *f;
+	double v = -1;
+
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc,
+							       "evidence")) {
+		const char *id = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(f, "id"));
+		const cJSON *frac;
+
+		if (!id || strcmp(id, "partial-write"))
+			continue;
+		frac = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(f, "evidence"),
+			"fraction_unwritten");
+		v = cJSON_IsNumber(frac) ? frac->valuedouble : NAN;
+		break;
+	}
+	cJSON_Delete(doc);
+	return v;
+}
+
 int replayset_view(const struct replayset *rs, const struct evalset *es,
 		   int robust, struct evalset *out)
 {

@@ -53,6 +53,18 @@ void replayset_release(struct replayset *rs);
 const struct replay_row *replayset_find(const struct replayset *rs,
 					int64_t evaluation_id);
 
+/* The replay a per-evaluation table or figure shows of an evaluation
+ * (signals, coverage, the models table's scale-invariant count): the
+ * robust mode's latest job when it has one, else the faithful mode's;
+ * NULL when neither mode replayed it (or rr is NULL). */
+const struct replay_result *replay_row_shown(const struct replay_row *rr);
+
+/* The share of its output a job's partial-write finding (docs/replay.md)
+ * says the kernel left unwritten: the finding's evidence
+ * fraction_unwritten, 0..1.  -1 when the job holds no partial-write
+ * finding, NAN when the finding gives no fraction. */
+double replay_result_unwritten(const struct replay_result *res);
+
 /* A copy of es whose verdicts and speedups are the replay's (mode 0
  * faithful, 1 robust).  An evaluation the mode did not replay counts as
  * not correct.  Robust: correct needs the scale-invariant checks too when
