@@ -1,6 +1,7 @@
 """headroom profile on the CPU: dataset/profile_worker.py runs the
-project's DLRM at its tiny size under torch.profiler and writes a gzip
-Chrome trace that carries headroom_workload/_domain/_stack; headroom's
+project's DLRM at its tiny size under torch.profiler, eager and under
+torch.compile, and writes gzip Chrome traces that carry
+headroom_workload/_domain/_stack; headroom's
 trace reader parses torch's real output; and `headroom profile`, finding
 no GPU activity in it (a CPU run), refuses to store it (exit 3, no
 database left behind).  What runs on a GPU is not tested here.
@@ -51,6 +52,24 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 3 and "no GPU activity" in r.stderr,
               f"ingest: exit {r.returncode}: {r.stderr}")
         check(not os.path.exists(db), "a refused first ingest left a database")
+    # The compile stack on the CPU: torch.compile (inductor, its C++
+    # backend) of the same model, traced after its warm-up compiled it.
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "dataset", "profile_worker.py"),
+                        "--workload", "dlrm", "--tiny", "--device", "cpu", "--out", out,
+                        "--warmup", "1", "--steps", "1", "--stack", "compile"],
+                       capture_output=True, text=True, timeout=600)
+    check(r.returncode == 0, f"compile worker exit {r.returncode}: {r.stdout[-300:]}")
+    res = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
+    trace = res.get("trace", "")
+    check(trace.endswith("dlrm-tiny.compile.pt.trace.json.gz") and os.path.exists(trace),
+          f"no compile trace: {res}")
+    if os.path.exists(trace):
+        with gzip.open(trace, "rt") as f:
+            doc = json.load(f)
+        check(doc.get("headroom_stack") == "compile", "headroom_stack of the compile trace")
+        names = {e.get("name", "") for e in doc["traceEvents"] if e.get("cat") == "cpu_op"}
+        check(any(n.startswith("Torch-Compiled Region") for n in names),
+              "no compiled region in the compile trace")
     r = subprocess.run([HEADROOM, "--db", os.path.join(tmp, "p.db"), "profile", "dlrm",
                         "--tiny", "--device", "cpu", "--python", sys.executable,
                         "--worker", os.path.join(ROOT, "dataset", "profile_worker.py"),
@@ -62,4 +81,4 @@ with tempfile.TemporaryDirectory() as tmp:
 if failures:
     print("test_profile_worker: FAIL: " + "; ".join(failures))
     sys.exit(1)
-print("test_profile_worker: worker trace read, CPU profile refused as expected")
+print("test_profile_worker: worker traces (eager, compile) read, CPU profile refused as expected")
