@@ -5,9 +5,10 @@
 #   2. python3 when it has them;
 #   3. else a virtual environment outside the clone, created on first use
 #      (about 5 GB: the PyPI wheel of torch brings its CUDA libraries).
-# Everything but the final path goes to stderr.  headroom itself looks for
-# the same interpreters when no --python is given (replay/pyenv.h: keep
-# the venv's name and the pins in step).
+# Everything but the final path goes to stderr.  headroom itself, when no
+# --python is given, looks for 2. and 3. (python3, then this venv; not
+# $PYTHON, which is this script's and the tests' variable: replay/pyenv.h;
+# keep the venv's name and the pins in step).
 set -eu
 want='import torch, numpy, sys; sys.exit(not torch.__version__.startswith("2.11."))'
 for py in ${PYTHON:-} python3; do
