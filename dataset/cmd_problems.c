@@ -74,27 +74,20 @@ static const char query[] =
 	" FROM problem p JOIN problem_set ps ON ps.id = p.set_id"
 	" ORDER BY ps.name, ps.id, p.level, p.problem_id";
 
+static int add_row(sqlite3_stmt *st, void *t, struct hr_err *e)
+{
+	const char *cells[NCOLS];
+
+	for (int c = 0; c < NCOLS; c++)
+		cells[c] = (const char *)sqlite3_column_text(st, c);
+	if (table_add_row(t, cells))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return HR_OK;
+}
+
 static int fill(struct store *s, struct table *t, struct hr_err *e)
 {
-	sqlite3 *db = store_db(s);
-	const char *cells[NCOLS];
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, query, -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(db, NULL, e);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int c = 0; c < NCOLS; c++)
-			cells[c] = (const char *)sqlite3_column_text(st, c);
-		if (table_add_row(t, cells)) {
-			sqlite3_finalize(st);
-			return hr_errf(e, HR_SYSTEM, "out of memory");
-		}
-	}
-	if (rc != SQLITE_DONE)
-		store_db_err(db, NULL, e);
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(store_db(s), query, add_row, t, e);
 }
 
 static int problems_ls(int argc, char **argv, struct hr_global *g)

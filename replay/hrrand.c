@@ -66,7 +66,8 @@ static HR_ALWAYS_INLINE void temper(const uint32_t *restrict mt, float *restrict
 
 /* The block loops, vectorised for x86-64-v3 as well (clones.h): 67 M
  * elements in 0.031 s against 0.047 s plain on the development machine
- * (docs/benchmarks.md). */
+ * (docs/benchmarks-history.md, "replay on the H200: faithful draws a
+ * block at a time, pinned loads"). */
 HR_CPU_CLONES
 static void fill(uint32_t *restrict mt, unsigned *next, unsigned *remain,
 		 float *restrict out, uint64_t n)

@@ -26,7 +26,9 @@
  * run (tests/gpu/build_sched.py) this packs 24 builds into 1.20x their
  * bound, against 1.29x for one build worker per core and a step per
  * build; the H200 measured 1.25-1.31, where the run worker's jobs, not
- * the builds, came last (docs/benchmarks.md). */
+ * the builds, came last (docs/benchmarks.md, "replay cold"; the model's
+ * runs in docs/benchmarks-history.md, "replay on the H200: draws on
+ * threads, builds packed"). */
 int replay_online_cpus(void);
 int replay_default_build_workers(int cores);
 /* Build workers started with a run on `cores` cores: cores / 4, at least

@@ -1,28 +1,30 @@
 /* replay.c - see replay.h: the slots (one worker process each) and the
  * event loop; the rules the loop asks for are policy.h's.
  *
- * A job moves BUILD -> (a build worker executes the candidate; its
- * extension lands in the cache) -> READY -> (the run worker of a GPU runs
- * correctness and timing) -> DONE.  A kernel built once in this run skips
- * the build of its later jobs; a job whose build already gave a verdict
- * (compile_error, timeout, ...) is done without a run.  One poll(2) loop
- * watches every worker's protocol and stderr pipes and every deadline.
+ * A job is built by a build worker (the candidate's extension lands in
+ * the cache), then run by the run worker of a GPU (correctness and
+ * timing).  A kernel built once in this run skips the build of its later
+ * jobs; a job whose build already gave a verdict (compile_error,
+ * timeout, ...) is done without a run.  One poll(2) loop watches every
+ * worker's protocol and stderr pipes and every deadline.  The states of a
+ * worker slot, a job and a problem's draw, and the moves between them,
+ * are the tables of states.h; every change of one goes through worker_to,
+ * job_to or draw_to, which check the move there.
  *
  * Input sets are drawn ahead.  The run has one inputs directory
  * (SCRATCH/inputs) shared by every worker; a problem's files there are
- * named by its inputs key (sha16 of its code, sent with each job).  A
- * problem's inputs move NONE -> DRAWING (build workers draw them: up to
- * DRAW_PAR build jobs of the problem carry "draw", and idle build workers
- * get inputs-only jobs; each set is claimed by one of them) -> DRAWN ->
- * CLEANED (its last job is done: its files are removed).  Run jobs of a
- * problem being drawn wait; a run worker given a job of a problem nobody
- * drew draws it itself (DRAWN).  A draw goes before a build.  Problems are
- * drawn in job order, side by side while the directory has room for each
- * of them whole, else one per run worker at once (draw_room); at most
- * nrun + DRAW_AHEAD are DRAWING or DRAWN, and the directory stays within
- * its byte budget (inputs_budget); the directory goes with the run.  A
- * run worker finishes the problems it started before it starts one that
- * still has jobs to build (replay_pick_run).
+ * named by its inputs key (sha16 of its code, sent with each job).  Build
+ * workers draw a problem's inputs (up to DRAW_PAR build jobs of the
+ * problem carry "draw", and idle build workers get inputs-only jobs; each
+ * set is claimed by one of them); they are removed once its last job is
+ * done.  Run jobs of a problem being drawn wait; a run worker given a job
+ * of a problem nobody drew draws it itself.  A draw goes before a build.
+ * Problems are drawn in job order, side by side while the directory has
+ * room for each of them whole, else one per run worker at once
+ * (draw_room); at most nrun + DRAW_AHEAD are DRAWING or DRAWN, and the
+ * directory stays within its byte budget (inputs_budget); the directory
+ * goes with the run.  A run worker finishes the problems it started
+ * before it starts one that still has jobs to build (replay_pick_run).
  */
 #include "replay.h"
 
@@ -42,21 +44,18 @@
 #include "pool.h"
 #include "proto.h"
 #include "scratch.h"
+#include "states.h"
 
 /* Problems whose inputs build workers may draw beyond one per run worker. */
 #define DRAW_AHEAD 3
 
 enum role { ROLE_BUILD, ROLE_RUN };
-enum wstate { WS_STARTING, WS_IDLE, WS_BUSY,
-	      WS_OFF };   /* a build slot not started yet (grow_pool) */
-enum jstate { JS_BUILD, JS_BUILDING, JS_READY, JS_RUNNING, JS_DONE };
-enum dstate { DS_NONE, DS_DRAWING, DS_DRAWN, DS_CLEANED };
 
 /* The jobs of one problem share its input sets. */
 struct prob {
 	int64_t ref;          /* problem row */
 	char key[17];         /* its input files: <key>-<seed>.pt */
-	enum dstate ds;
+	enum dstate ds;       /* changed only by draw_to */
 	int left;             /* jobs not done */
 	int drawers;          /* workers drawing its sets now */
 	int drew;             /* some worker drew sets ahead for it */
@@ -73,7 +72,7 @@ struct prob {
 struct slot {
 	struct wproc p;
 	enum role role;
-	enum wstate state;
+	enum wstate state;    /* changed only by worker_to */
 	char gpu[16];
 	char scratch[PATH_MAX];
 	int job;              /* index of the running job, -1 none */
@@ -98,7 +97,7 @@ struct sched {
 	const struct replay_opts *o;
 	int64_t run_id;
 	struct job *jobs;
-	enum jstate *js;
+	enum jstate *js;           /* changed only by job_to */
 	unsigned char *built;      /* job's kernel built in this run */
 	unsigned char *dispatched; /* attempt already counted */
 	unsigned char *retried;    /* killed once from outside, run again */
@@ -129,6 +128,26 @@ struct sched {
 	struct hr_err *e;
 };
 
+/* The one way each state changes: the move is checked against its
+ * machine's table (states.h). */
+static void worker_to(struct slot *sl, enum wstate to)
+{
+	machine_check(&machine_worker, sl->state, to);
+	sl->state = to;
+}
+
+static void job_to(struct sched *sc, int j, enum jstate to)
+{
+	machine_check(&machine_job, sc->js[j], to);
+	sc->js[j] = to;
+}
+
+static void draw_to(struct prob *pr, enum dstate to)
+{
+	machine_check(&machine_draw, pr->ds, to);
+	pr->ds = to;
+}
+
 static int slot_start(struct sched *sc, struct slot *sl)
 {
 	struct wproc_spec spec = {
@@ -145,9 +164,9 @@ static int slot_start(struct sched *sc, struct slot *sl)
 
 	if (wproc_start(&sl->p, &spec, sc->e))
 		return sc->e->code;
-	if (sl->state == WS_OFF)
+	if (sl->state == WS_OFF && sl->role == ROLE_BUILD)
 		sc->st->build_workers++;
-	sl->state = WS_STARTING;
+	worker_to(sl, WS_STARTING);
 	sl->job = -1;
 	sl->deadline = wproc_now() + sc->o->timeout_start;
 	snprintf(sl->phase, sizeof(sl->phase), "start");
@@ -182,7 +201,7 @@ static void clean_inputs(struct sched *sc, int p)
 		snprintf(prefix, sizeof(prefix), "%s-", pr->key);
 		scratch_remove_files(sc->inputs, prefix);
 	}
-	pr->ds = DS_CLEANED;
+	draw_to(pr, DS_CLEANED);
 }
 
 /* The draw sl's job was doing is over (its job left the reference phase,
@@ -197,7 +216,7 @@ static void draw_ended(struct sched *sc, struct slot *sl)
 	sc->probs[p].closed = 1;
 	if (--sc->probs[p].drawers > 0)
 		return;       /* others still draw its sets */
-	sc->probs[p].ds = DS_DRAWN;
+	draw_to(&sc->probs[p], DS_DRAWN);
 	clean_inputs(sc, p);
 }
 
@@ -300,9 +319,10 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	if (rc)
 		return hr_err_prefix(sc->e, "evaluation %lld",
 				     (long long)sc->jobs[j].evaluation_id);
-	if (sc->js[j] != JS_DONE)
+	if (sc->js[j] != JS_DONE) {
 		sc->probs[sc->pj[j]].left--;
-	sc->js[j] = JS_DONE;
+		job_to(sc, j, JS_DONE);
+	}
 	clean_inputs(sc, sc->pj[j]);
 	sc->st->ran += written;
 	sc->st->done += written;
@@ -331,7 +351,7 @@ static int pick_build(struct sched *sc)
 				continue;
 			if (sc->built[k]) {
 				sc->built[j] = 1;
-				sc->js[j] = JS_READY;
+				job_to(sc, j, JS_READY);
 				busy = 2;
 			} else if (sc->js[k] == JS_BUILDING) {
 				busy = 1;
@@ -535,7 +555,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	/* A failed send shows up as the worker's death in the poll loop. */
 	(void)wproc_send(&sl->p, m);
 	cJSON_Delete(m);
-	sl->state = WS_BUSY;
+	worker_to(sl, WS_BUSY);
 	sl->job = j;
 	sl->job_started = sl->phase_started = wproc_now();
 	sl->deadline = sl->job_started + sc->o->timeout_build;
@@ -544,15 +564,16 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	sl->inputs_only = how == HOW_INPUTS;
 	sl->predraw_counted = 0;
 	if (how != HOW_PLAIN) {
-		pr->ds = DS_DRAWING;
+		draw_to(pr, DS_DRAWING);
 		pr->drawers++;
 	} else if (sl->role == ROLE_RUN && pr->ds == DS_NONE) {
-		pr->ds = DS_DRAWN;   /* the run worker draws them itself */
+		draw_to(pr, DS_DRAWN);   /* the run worker draws them itself */
 	}
 	if (sl->role == ROLE_RUN)
 		pr->ran_by |= (uint64_t)1 << (sl->run_index & 63);
 	if (how != HOW_INPUTS) {
-		sc->js[j] = sl->role == ROLE_BUILD ? JS_BUILDING : JS_RUNNING;
+		job_to(sc, j, sl->role == ROLE_BUILD ? JS_BUILDING :
+		       JS_RUNNING);
 		sl->last_problem = sc->jobs[j].problem_ref;
 	}
 	return HR_OK;
@@ -682,7 +703,7 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			       cJSON_GetObjectItemCaseSensitive(b, "predraw"));
 		count_build(sc->st, b);
 		sc->built[j] = 1;
-		sc->js[j] = JS_READY;
+		job_to(sc, j, JS_READY);
 		cJSON_Delete(sc->build_stage[j]);
 		sc->build_stage[j] = b ? cJSON_Duplicate(b, 1) : NULL;
 	} else if (res) {
@@ -706,8 +727,8 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 		 * death is the job's verdict. */
 		sc->retried[j] = 1;
 		sc->dispatched[j] = 0;          /* the next one is counted */
-		sc->js[j] = sl->role == ROLE_RUN || sc->built[j] ? JS_READY
-			: JS_BUILD;
+		job_to(sc, j, sl->role == ROLE_RUN || sc->built[j] ? JS_READY
+		       : JS_BUILD);
 	} else {
 		cJSON *crash = crash_result(sc, sl, j);
 
@@ -725,7 +746,7 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	cJSON_Delete(sl->result);
 	sl->result = NULL;
 	sl->job = -1;
-	sl->state = WS_IDLE;
+	worker_to(sl, WS_IDLE);
 	sl->phase[0] = '\0';
 	wproc_err_tail(&sl->p, why, 2, 1);   /* each job gets its own tail */
 	return rc;
@@ -755,7 +776,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 			return sc->e->code;
 		}
 		if (sl->state == WS_STARTING) {
-			sl->state = WS_IDLE;
+			worker_to(sl, WS_IDLE);
 			sl->start_failures = 0;
 		}
 		if (sl->role == ROLE_RUN && !sc->env_recorded) {
@@ -999,6 +1020,7 @@ static int make_slots(struct sched *sc)
 	sc->nice_step = replay_nice_step(sc->st->build_cores);
 	sc->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
+	/* zeroed: every slot WS_OFF, no process yet */
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
 	tok = strtok_r(gpus, ",", &save);
@@ -1013,7 +1035,6 @@ static int make_slots(struct sched *sc)
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
 		sc->slots[i].nice = 1;
-		sc->slots[i].state = WS_OFF;  /* slot_start counts it */
 		snprintf(sc->slots[i].gpu, sizeof(sc->slots[i].gpu), "%s",
 			 first_gpu);
 	}

@@ -484,9 +484,10 @@ def main(argv):
     # (give_back), on the way to its answer, walks the job's own objects
     # only.  With torch imported a full collection walked 177 k objects in
     # 0.13 s (the H200 machine and the 2-core development machine alike);
-    # frozen, under 0.1 ms (docs/benchmarks.md).  The keeper and the jobs
-    # fork from here.  No collection first: here it found nothing to free
-    # and took 0.09 s of the start.
+    # frozen, under 0.1 ms (docs/benchmarks-history.md, "replay on the
+    # H200: the job's collection, torch.allclose in slices (not kept)").
+    # The keeper and the jobs fork from here.  No collection first: here
+    # it found nothing to free and took 0.09 s of the start.
     gc.freeze()
     cfg.keeper = start_keeper(cfg, torch)
     cfg.start_s["hello"] = round(time.monotonic() - T0, 3)

@@ -265,27 +265,23 @@ static void vacuous_list(const struct audit_row *a, char *buf, size_t n)
 		snprintf(buf, n, "none");
 }
 
+static int add_unaudited_row(sqlite3_stmt *st, void *t, struct hr_err *e)
+{
+	const char *cells[N_PROBLEM_COLS] = { 0 };
+
+	for (int c = 0; c < 3; c++)
+		cells[c] = (const char *)sqlite3_column_text(st, c);
+	cells[7] = "not audited";
+	if (table_add_row(t, cells))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return HR_OK;
+}
+
 static int add_unaudited(struct rdata *d, struct table *t, struct hr_err *e)
 {
-	sqlite3_stmt *st;
-	const char *cells[N_PROBLEM_COLS] = { 0 };
-	int rc;
-
-	if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT level, problem_id, name"
-			       " FROM problem ORDER BY level, problem_id, name",
-			       -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(d->db, NULL, e);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (int c = 0; c < 3; c++)
-			cells[c] = (const char *)sqlite3_column_text(st, c);
-		cells[7] = "not audited";
-		if (table_add_row(t, cells))
-			break;
-	}
-	if (rc != SQLITE_DONE)
-		store_db_err(d->db, NULL, e);
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(d->db, "SELECT DISTINCT level, problem_id, name"
+			  " FROM problem ORDER BY level, problem_id, name",
+			  add_unaudited_row, t, e);
 }
 
 static int build_problems(struct rdata *d, struct table **t, struct hr_err *e)

@@ -214,14 +214,49 @@ static int load_rules(const char *given, const char *name,
 	return e->code;
 }
 
+/* profileset_load's rows as they come, and the room for them. */
+struct grow {
+	struct profileset *ps;
+	size_t cap;
+};
+
+static int add_profile(sqlite3_stmt *st, void *arg, struct hr_err *e)
+{
+	struct grow *g = arg;
+	struct profileset *ps = g->ps;
+	struct profile_row *r;
+
+	if (ps->n == g->cap) {
+		struct profile_row *nr = realloc(ps->rows, (g->cap = g->cap ?
+			2 * g->cap : 16) * sizeof(*nr));
+
+		if (!nr)
+			return hr_errf(e, HR_SYSTEM, "out of memory");
+		ps->rows = nr;
+	}
+	r = &ps->rows[ps->n++];
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->workload = store_col_dup(st, 1, "");
+	r->domain = store_col_dup(st, 2, NULL);
+	r->stack = store_col_dup(st, 3, NULL);
+	r->format = store_col_dup(st, 4, "");
+	r->device = store_col_dup(st, 5, NULL);
+	r->activities = sqlite3_column_int64(st, 6);
+	r->kernel_ns = sqlite3_column_int64(st, 7);
+	r->busy_ns = sqlite3_column_int64(st, 8);
+	r->span_ns = sqlite3_column_int64(st, 9);
+	r->projected = NAN;
+	if (!r->workload || !r->format)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	return HR_OK;
+}
+
 int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 		    const char *problems, const struct evalset *es,
 		    const struct replayset *rs, struct hr_err *e)
 {
 	struct kclass_rules *pmap = NULL;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
 
 	memset(ps, 0, sizeof(*ps));
 	ps->why = "no profiles ingested";
@@ -229,45 +264,11 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 		ps->class_speedup[c] = 1.0;
 	if (!store_has_table(db, "profile"))
 		return HR_OK;
-	if (sqlite3_prepare_v2(db, "SELECT id, workload, domain, stack, format,"
-			       " device, activities, kernel_ns, busy_ns,"
-			       " span_ns FROM profile ORDER BY workload,"
-			       " stack, id", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(db, NULL, e);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct profile_row *r;
-
-		if (ps->n == cap) {
-			struct profile_row *nr = realloc(ps->rows, (cap = cap ?
-				2 * cap : 16) * sizeof(*nr));
-
-			if (!nr) {
-				sqlite3_finalize(st);
-				return hr_errf(e, HR_SYSTEM, "out of memory");
-			}
-			ps->rows = nr;
-		}
-		r = &ps->rows[ps->n++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		r->workload = store_col_dup(st, 1, "");
-		r->domain = store_col_dup(st, 2, NULL);
-		r->stack = store_col_dup(st, 3, NULL);
-		r->format = store_col_dup(st, 4, "");
-		r->device = store_col_dup(st, 5, NULL);
-		r->activities = sqlite3_column_int64(st, 6);
-		r->kernel_ns = sqlite3_column_int64(st, 7);
-		r->busy_ns = sqlite3_column_int64(st, 8);
-		r->span_ns = sqlite3_column_int64(st, 9);
-		r->projected = NAN;
-		if (!r->workload || !r->format) {
-			sqlite3_finalize(st);
-			return hr_errf(e, HR_SYSTEM, "out of memory");
-		}
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return store_db_err(db, NULL, e);
+	if (store_each(db, "SELECT id, workload, domain, stack, format,"
+		       " device, activities, kernel_ns, busy_ns, span_ns"
+		       " FROM profile ORDER BY workload, stack, id",
+		       add_profile, &(struct grow){ ps, 0 }, e))
+		return e->code;
 	if (ps->n == 0)
 		return HR_OK;
 	if (load_rules(classes, "maps/kernel-classes.rules",

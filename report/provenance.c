@@ -47,55 +47,49 @@ int provenance_have_profiles(sqlite3 *db, const char **why)
 }
 
 /* Add the rows of a one-column query as an array of strings. */
+static int add_string(sqlite3_stmt *st, void *arr, struct hr_err *e)
+{
+	(void)e;
+	if (sqlite3_column_text(st, 0))
+		cJSON_AddItemToArray(arr, cJSON_CreateString(
+			(const char *)sqlite3_column_text(st, 0)));
+	return HR_OK;
+}
+
 static int add_strings(sqlite3 *db, cJSON *obj, const char *key,
 		       const char *sql, struct hr_err *e)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, key);
-	sqlite3_stmt *st;
-	int rc;
 
 	if (!arr)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(db, NULL, e);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (sqlite3_column_text(st, 0))
-			cJSON_AddItemToArray(arr, cJSON_CreateString(
-				(const char *)sqlite3_column_text(st, 0)));
-	if (rc != SQLITE_DONE)
-		store_db_err(db, NULL, e);
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(db, sql, add_string, arr, e);
 }
 
-static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
+static int add_source(sqlite3_stmt *st, void *arr, struct hr_err *e)
 {
 	static const char *const keys[] = {
 		"name", "kind", "sha256", "ingested_at", "tool_version"
 	};
+	cJSON *src = cJSON_CreateObject();
+
+	(void)e;
+	for (int c = 0; c < 5; c++)
+		cJSON_AddStringToObject(src, keys[c],
+			(const char *)sqlite3_column_text(st, c));
+	cJSON_AddItemToArray(arr, src);
+	return HR_OK;
+}
+
+static int add_sources(sqlite3 *db, cJSON *obj, struct hr_err *e)
+{
 	cJSON *arr = cJSON_AddArrayToObject(obj, "sources");
-	sqlite3_stmt *st;
-	int rc;
 
 	if (!arr)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	if (sqlite3_prepare_v2(db, "SELECT name, kind, sha256, ingested_at,"
-			       " tool_version FROM source"
-			       " ORDER BY name, sha256, id", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return store_db_err(db, NULL, e);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cJSON *src = cJSON_CreateObject();
-
-		for (int c = 0; c < 5; c++)
-			cJSON_AddStringToObject(src, keys[c],
-				(const char *)sqlite3_column_text(st, c));
-		cJSON_AddItemToArray(arr, src);
-	}
-	if (rc != SQLITE_DONE)
-		store_db_err(db, NULL, e);
-	sqlite3_finalize(st);
-	return e->code;
+	return store_each(db, "SELECT name, kind, sha256, ingested_at,"
+			  " tool_version FROM source"
+			  " ORDER BY name, sha256, id", add_source, arr, e);
 }
 
 int provenance_build(sqlite3 *db, const struct replayset *rs, cJSON **out,

@@ -6,14 +6,15 @@
 # #include "PATH", only files of its own level or a lower one.  Excepted:
 # the commands (cmd_*.c), which may use any stage, and report/main.c, the
 # command table that sees them all.  An include that names no file of a
-# stage (a system header, a generated file) is not checked.  Prints one
+# stage (a system header, a generated file) is not checked (the includes
+# as tests/includes.sh lists them).  Prints one
 # line per include that points up, "FILE:LINE: includes TARGET (STAGE
 # below STAGE)", and exits 1 when there was one.
 set -eu
-root=$(cd "$1" && pwd -P)
+here=$(cd "$(dirname "$0")" && pwd)
 bad=0
-incs=$(mktemp)
-trap 'rm -f "$incs"' EXIT
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
 
 # level PATH (relative to ROOT): the stage's level, or nothing.
 level() {
@@ -32,24 +33,16 @@ stage() {
 	esac
 }
 
-for f in $(cd "$root" && find dataset verify replay report figures \
-		\( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -type f \
-		2>/dev/null | sort); do
+sh "$here/includes.sh" "$1" >"$list"
+while read -r f line t; do
 	case $f in
 	*/cmd_*.c|report/main.c) continue ;;
 	esac
-	lf=$(level "$f")
-	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$root/$f" |
-		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/' >"$incs" || true
-	while read -r line path; do
-		t=$(realpath -m --relative-to="$root" "$(dirname "$root/$f")/$path")
-		[ -e "$root/$t" ] || continue
-		lt=$(level "$t")
-		[ -n "$lt" ] || continue
-		if [ "$lt" -gt "$lf" ]; then
-			echo "$f:$line: includes $t ($(stage "$t") is above $(stage "$f"))"
-			bad=1
-		fi
-	done <"$incs"
-done
+	lt=$(level "$t")
+	[ -n "$lt" ] || continue
+	if [ "$lt" -gt "$(level "$f")" ]; then
+		echo "$f:$line: includes $t ($(stage "$t") is above $(stage "$f"))"
+		bad=1
+	fi
+done <"$list"
 exit $bad

@@ -367,7 +367,8 @@ static ALWAYS_INLINE void cpu_pass2(const int dtype, const struct hrv_job *j,
  * (-ffp-contract=off, the Makefile's CSTD); the verify tests check the
  * clone the test machine picks against torch.  fp32 passing, 2 x 128 MiB,
  * one core of the development machine: 1.00-1.04 GB/s plain, 1.11-1.14
- * GB/s v3 (docs/benchmarks.md). */
+ * GB/s v3 (docs/benchmarks-history.md, "verify on the H200: ties on the
+ * fast path; default 1,2", its CPU part). */
 HR_CPU_CLONES
 static int cpu_run(const struct hrv_job *j, struct hrv_result *res)
 {

@@ -580,8 +580,9 @@ int grid_for(uint64_t n)
  * "MINB,DEPTH" (1,1 1,2 2,1 2,2 3,1; 3,1 fits 80 registers, three blocks
  * per SM, with some spills); the other dtypes use 2,1, fp32 by default
  * 1,2, the fastest on the H200 once ties at the maximum stay on the fast
- * path (docs/benchmarks.md: 4.24 ms against 4.68 ms for 2,1, rows of
- * 4096).  The results never depend on it. */
+ * path (4.24 ms against 4.68 ms for 2,1, rows of 4096:
+ * docs/benchmarks-history.md, "verify on the H200: ties on the fast
+ * path; default 1,2").  The results never depend on it. */
 void pass1_shape(int *mb, int *depth)
 {
 	const char *e = getenv("HRV_CUDA_PASS1");

@@ -3,8 +3,9 @@
 # leaderboard dump: one JSON array of 400 records (about 1.3 MB) with
 # kernel code, nested fields, 0-based ids, microseconds and two speedups.
 # Prints the median of 5 runs (each into a fresh database).  Target on the
-# 2-core CI machine: < 0.3 s.  Record results in docs/benchmarks.md under
-# "## leaderboard ingest".
+# 2-core CI machine: < 0.3 s.  The result goes in docs/benchmarks.md's
+# table, row "ingest a leaderboard dump" (the earlier ones in
+# docs/benchmarks-history.md, "leaderboard ingest").
 set -eu
 HEADROOM=${1:?usage: leaderboard.sh PATH/TO/headroom}
 case $HEADROOM in /*) ;; *) HEADROOM=$(pwd)/$HEADROOM ;; esac

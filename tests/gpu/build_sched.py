@@ -16,8 +16,9 @@ builds end, --job seconds each.  Workers start --start seconds in.
 Defaults are the H200 run's (tests/gpu/kb-large: 24 builds, 4 problems of
 6; 16 cores; 89 CPU-s a build, of which the nvcc step is taken as 70: a
 guess, not measured; 1.7 s a job; 6 s to start); with them the model puts
-16 workers with a nice level per build at 173 s,
-where the H200 took 176 s (docs/benchmarks.md).  It prints each policy's wall and
+16 workers with a nice level per build at 173 s, where the H200 took
+176 s (docs/benchmarks-history.md, "replay on the H200: the keeper draws
+the sets, builds in order", call 4).  It prints each policy's wall and
 wall over the bound (build CPU / cores); --sweep adds every mix of worker
 count, builds a level and nice steps between levels, best first.
 Standard library only."""

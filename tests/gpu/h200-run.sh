@@ -103,7 +103,7 @@ stage_escapes() {
 }
 
 # CAP_CHECK: seconds after which gpu-check is stopped (a hung kernel must
-# not take the whole device call; it happened once, see docs/benchmarks.md).
+# not take the whole device call).
 stage_gpu_check() {
 	if make -n gpu-check >/dev/null 2>&1; then
 		timeout "${CAP_CHECK:-400}" make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check
@@ -113,7 +113,7 @@ stage_gpu_check() {
 }
 
 # The verify library alone: its GPU tests, then its GPU benchmark (the
-# numbers of docs/benchmarks.md, "verify"), each with a time cap.
+# "verify on the GPU" rows of docs/benchmarks.md), each with a time cap.
 stage_verify() {
 	timeout "${CAP_CHECK:-120}" make SYSROOT=.sysroot HEADROOM_DEPS=skip gpu-check-verify &&
 		make -s SYSROOT=.sysroot HEADROOM_DEPS=skip build/cuda/verify_bench_gpu &&
