@@ -32,6 +32,18 @@ static const char env_query[] =
 	" json_extract(env_json, '$.clocks.\"clocks.mem\"')"
 	" FROM replay_run WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
 
+/* The SM clocks the judge sampled around the timed calls of that run's
+ * jobs (checks.clocks, hrworker/timing.py), and the robust rounds it
+ * dropped as throttled. */
+static const char clocks_query[] =
+	"SELECT count(*), min(json_extract(j.checks_json, '$.clocks.sm_mhz.min')),"
+	" max(json_extract(j.checks_json, '$.clocks.sm_mhz.max')),"
+	" total(json_extract(j.checks_json, '$.clocks.dropped'))"
+	" FROM replay_job j WHERE j.run_id = (SELECT id FROM replay_run"
+	" WHERE state = 'finished' ORDER BY id DESC LIMIT 1)"
+	" AND json_extract(j.checks_json, '$.clocks.available') = 1"
+	" AND json_extract(j.checks_json, '$.clocks.sm_mhz.min') IS NOT NULL";
+
 static double col_real(sqlite3_stmt *st, int c)
 {
 	return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN :
@@ -73,7 +85,9 @@ static const char *col_text(sqlite3_stmt *st, int c)
  * torch and the clocks nvidia-smi read when the worker started (SM now
  * and at most, memory; as nvidia-smi prints them, e.g. "1980 MHz"); on
  * the CPU the processor's model and torch.  A hello without clocks
- * (older runs, no nvidia-smi) says "clocks ?". */
+ * (older runs, no nvidia-smi) says "clocks ?".  Then, where the run's
+ * jobs sampled them (NVML, clocks_query), the SM clocks seen around the
+ * timed calls and the rounds dropped as throttled. */
 static void load_env(struct replayset *rs, sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -102,6 +116,18 @@ static void load_env(struct replayset *rs, sqlite3 *db)
 			 "; inputs: torch.rand's stream drawn by headroom's "
 			 "rand library (checked against torch)" :
 			 "; inputs: drawn by torch");
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, clocks_query, -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+		n = strlen(rs->env);
+		snprintf(rs->env + n, sizeof(rs->env) - n, "; SM %.0f-%.0f MHz "
+			 "around the timed calls of %lld jobs, %lld throttled "
+			 "rounds dropped", sqlite3_column_double(st, 1),
+			 sqlite3_column_double(st, 2),
+			 (long long)sqlite3_column_int64(st, 0),
+			 (long long)sqlite3_column_double(st, 3));
 	}
 	sqlite3_finalize(st);
 }

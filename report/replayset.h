@@ -40,8 +40,9 @@ struct replayset {
 	struct replay_row *rows; /* owned; sorted by evaluation_id */
 	size_t n;
 	const char *why;   /* static; why there is nothing, when n is 0 */
-	char env[480];     /* "GPU, driver D, CUDA C, torch T, clocks SM S
-			      (max M), memory C[; inputs: by whom]" (a CPU
+	char env[640];     /* "GPU, driver D, CUDA C, torch T, clocks SM S
+			      (max M), memory C[; inputs: by whom][; SM
+			      clocks around the timed calls]" (a CPU
 			      run: "CPU MODEL, torch T[; ...]") of the latest
 			      finished run, or "" */
 };
