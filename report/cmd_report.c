@@ -383,14 +383,14 @@ static const struct table_col replay_cols[] = {
 	{ "reported_speedup", COL_REAL }, { "faithful_speedup", COL_REAL },
 	{ "robust_speedup", COL_REAL }, { "robust_ci_low", COL_REAL },
 	{ "robust_ci_high", COL_REAL }, { "status", COL_TEXT },
-	{ "tolerance", COL_TEXT },
+	{ "tolerance", COL_TEXT }, { "own_share", COL_REAL },
 };
 #define N_REPLAY_COLS ((int)(sizeof(replay_cols) / sizeof(replay_cols[0])))
 
 static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	const char *cells[N_REPLAY_COLS] = { 0 };
-	char b[9][64], status[160];
+	char b[10][64], status[160];
 
 	if (!(*t = table_new(replay_cols, N_REPLAY_COLS)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -451,6 +451,13 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 			rr->robust.tolerance[0] ? rr->robust.tolerance :
 			rr->faithful.have && rr->faithful.tolerance[0] ?
 			rr->faithful.tolerance : NULL;
+		/* The own share of the same job: a speedup mostly in
+		 * library kernels is not the kernel's. */
+		cells[13] = !rr ? NULL : rr->robust.have &&
+			!isnan(rr->robust.own_share) ?
+			fmt_sig(b[9], 64, rr->robust.own_share) :
+			rr->faithful.have && !isnan(rr->faithful.own_share) ?
+			fmt_sig(b[9], 64, rr->faithful.own_share) : NULL;
 		if (table_add_row(*t, cells))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 	}

@@ -16,7 +16,11 @@ static const char query[] =
 	/* 9-13: the tolerance the job used and what chose it
 	 * (harness_tolerance_text) */
 	HARNESS_TOLERANCE_SQL
-	" (SELECT harness FROM evaluation WHERE id = j.evaluation_id)"
+	" (SELECT harness FROM evaluation WHERE id = j.evaluation_id),"
+	/* 14: the share of the call's time in the candidate's own code
+	 * (the job's GPU-escapes pass, hrworker/escapes.py) */
+	" CASE WHEN json_valid(j.checks_json) THEN"
+	"   json_extract(j.checks_json, '$.escapes.profile.share.own_share') END"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
@@ -180,6 +184,7 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		res->speedup = col_real(st, 3);
 		res->ci_low = col_real(st, 4);
 		res->ci_high = col_real(st, 5);
+		res->own_share = col_real(st, 14);
 		res->scale_invariant = scale_invariant(
 			(const char *)sqlite3_column_text(st, 6));
 		snprintf(res->audit, sizeof(res->audit), "%s",

@@ -23,6 +23,9 @@ struct replay_result {
 	int scale_invariant; /* every trial passed the scale-invariant
 				checks: 1/0, -1 when not recorded */
 	double speedup, ci_low, ci_high; /* NAN when none */
+	double own_share;  /* share of the call's kernel (CPU: host) time in
+			      the candidate's own code, 0-1; NAN when the job
+			      measured none */
 	char audit[64];    /* the job's audit verdict (replay/verdict.h), ""
 			      for a job stored before the audit existed */
 	char *findings_json; /* owned; {"evidence", "signals", "why"} or NULL */
