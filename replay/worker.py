@@ -389,7 +389,9 @@ def serve(msg, cfg, proto, torch):
 def preload(torch):
     """Import, once in the fork server, what every job imports: the jobs
     inherit it (torch.utils.cpp_extension alone took 0.25-0.35 s a job, the
-    bulk of a cached extension's 'build' phase).  cpp_extension asks
+    bulk of a cached extension's 'build' phase; torch.profiler's first
+    profile imports torch._inductor, 2.1 s on the development machine, in
+    each of a job's two processes: the GPU-escapes pass).  cpp_extension asks
     torch.cuda.is_available() at import, only to print a warning; asking
     the driver here would initialise CUDA in the process every job is
     forked from, which CUDA does not survive.  So the question is answered
@@ -399,6 +401,8 @@ def preload(torch):
     try:
         import numpy  # noqa: F401
         import torch.utils.cpp_extension  # noqa: F401
+        import torch._inductor.config  # noqa: F401
+        import torch.profiler  # noqa: F401
     finally:
         torch.cuda.is_available = real
 

@@ -1,5 +1,6 @@
-"""The fork server imports torch.utils.cpp_extension once for every job
-(worker.preload) without initialising CUDA in itself: cpp_extension's
+"""The fork server imports torch.utils.cpp_extension, torch.profiler and
+torch._inductor once for every job (worker.preload) without initialising
+CUDA in itself: cpp_extension's
 import-time torch.cuda.is_available() must not reach the driver there."""
 import importlib
 import os
@@ -26,6 +27,8 @@ is_available = torch.cuda.is_available
 worker.preload(torch)
 check("torch.utils.cpp_extension" in sys.modules and "numpy" in sys.modules,
       "preload imports cpp_extension and numpy")
+check("torch._inductor.config" in sys.modules and "torch.profiler" in sys.modules,
+      "preload imports torch.profiler and what its first profile imports (torch._inductor)")
 check(not calls and not torch.cuda.is_initialized(),
       "without asking the CUDA driver (cudaGetDeviceCount calls: %d)" % len(calls))
 check(torch.cuda.is_available is is_available, "and torch.cuda.is_available is restored")
