@@ -254,6 +254,9 @@ def precision_tests():
     check(r["findings"] == [] and r["candidate_err"] < r["limit"],
           "an fp32 matmul summed in another order is not (error %.3g, limit %.3g)"
           % (r["candidate_err"], r["limit"]))
+    r = escapes.precision_check(torch, torch.zeros_like(ref32), ref32, ref64, {}, {})
+    check(r["applicable"] and not r["findings"] and r.get("beyond_precision"),
+          "zeros are a wrong output, not a precision downgrade: %s" % r.get("beyond_precision"))
     r = escapes.precision_check(torch, ref32.half(), ref32.half(), ref64)
     check(not r["applicable"], "a half-precision problem is not checked: %s" % r.get("why"))
     before = escapes.precision_flags(torch)
