@@ -469,6 +469,9 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 				       "its shard, its store's scratch and the "
 				       "resume: no --shard, --resume or "
 				       "--scratch with it");
+	if (a->slurm && a->limit)
+		return cli_usage_error("replay", "--limit with --slurm would "
+				       "take N evaluations of each shard");
 	if (a->resume && (evalsel_given(&a->sel) || a->limit || a->shard_n))
 		return cli_usage_error("replay", "--resume finishes a run as it "
 				       "was selected: no --level, --model, "
@@ -524,6 +527,28 @@ static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 	}
 	rc = rules_load(rs, given, e);
 	free(found);
+	return rc;
+}
+
+/* Whether the selection matches any stored evaluation, in any shard: 1, 0,
+ * or -1 with e set. */
+static int selects_any(struct store *s, const struct evalsel *sel,
+		       struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(store_db(s), "SELECT EXISTS (SELECT 1 FROM"
+			       " evaluation e JOIN source s ON s.id ="
+			       " e.source_id WHERE " EVALSEL_WHERE ")", -1, &st,
+			       NULL) != SQLITE_OK || evalsel_bind(sel, st) !=
+	    SQLITE_OK || (rc = sqlite3_step(st)) != SQLITE_ROW) {
+		store_db_err(store_db(s), NULL, e);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	rc = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
 	return rc;
 }
 
@@ -663,9 +688,14 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	if (setup(s, g, &a, &run_id, &settings, paths, &e) ||
 	    jobs_count(s, run_id, &total, &done, &e))
 		goto out;
-	if (total == 0 && evalsel_given(&a.sel)) {
+	/* A shard the selection leaves empty is no error when the selection
+	 * matches evaluations of other shards (--slurm's array tasks). */
+	if (total == 0 && evalsel_given(&a.sel) &&
+	    (r = a.shard_n ? selects_any(s, &a.sel, &e) : 0) < 1) {
 		struct hr_err ignored;
 
+		if (r < 0)
+			goto out;
 		hr_err_clear(&ignored);
 		jobs_end_run(s, run_id, "finished", &ignored);
 		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "

@@ -22,7 +22,7 @@ struct slurm_plan {
 	const char *cwd;       /* the jobs' working directory (--chdir) */
 	int shards;            /* N: array tasks 0..N-1 */
 	/* replay options every attempt of a shard takes (--device, --jobs,
-	 * --python, ...), then the selection (--level ... --limit) that only
+	 * --python, ...), then the selection (--level ... --eval) that only
 	 * a shard's first attempt takes: a resumed run keeps its own. */
 	const char *const *run_args;
 	int nrun;
