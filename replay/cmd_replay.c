@@ -149,8 +149,8 @@ struct args {
 	double tbuild, trun;
 	int slurm;             /* --slurm N: print the sbatch lines; 0: run */
 	const char *slurm_dir;
-	/* The options as given, for --slurm's lines: "--name" and its value
-	 * (borrowed from argv), the run's and the selection's apart. */
+	/* The options given, for --slurm's lines: each one word, "--name=value"
+	 * or "--name" (owned), the selection's apart from the others. */
 	const char **run_args, **sel_args;
 	int nrun, nsel;
 };
@@ -325,9 +325,10 @@ static int print_counts(struct store *s, int64_t run_id, enum hr_format fmt,
 }
 
 /* Keep option c as one word, "--name=value" or "--name" (malloc'd), for
- * --slurm's lines: the selection apart, --slurm's own left out. */
-static void keep_option(struct args *a, const struct option *opts, int c,
-			const char *arg)
+ * --slurm's lines: the selection apart, --slurm's own left out.  -1 when
+ * out of memory. */
+static int keep_option(struct args *a, const struct option *opts, int c,
+		       const char *arg)
 {
 	const struct option *o = opts;
 	char *w;
@@ -336,15 +337,25 @@ static void keep_option(struct args *a, const struct option *opts, int c,
 	while (o->name && o->val != c)
 		o++;
 	if (!o->name || c == OPT_SLURM || c == OPT_SLURM_DIR)
-		return;
+		return 0;
 	n = strlen(o->name) + (arg ? strlen(arg) : 0) + 4;
 	if (!(w = malloc(n)))
-		return;
+		return -1;
 	snprintf(w, n, "--%s%s%s", o->name, arg ? "=" : "", arg ? arg : "");
 	if (c == OPT_LIMIT || (c >= EVALSEL_OPT_LEVEL && c <= EVALSEL_OPT_EVAL))
 		a->sel_args[a->nsel++] = w;
 	else
 		a->run_args[a->nrun++] = w;
+	return 0;
+}
+
+static int out_of_memory(void)
+{
+	struct hr_err e;
+
+	hr_err_clear(&e);
+	hr_errf(&e, HR_SYSTEM, "out of memory");
+	return cli_report("replay", &e);
 }
 
 static void args_release(struct args *a)
@@ -395,11 +406,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	char why[160];
 	int c, r, bad, li = 0;
 
-	/* Each option takes at most two slots of either list. */
-	a->run_args = calloc((size_t)argc * 2 + 1, sizeof(*a->run_args));
-	a->sel_args = calloc((size_t)argc * 2 + 1, sizeof(*a->sel_args));
+	/* An option takes one slot of either list, at most one per argument. */
+	a->run_args = calloc((size_t)argc + 1, sizeof(*a->run_args));
+	a->sel_args = calloc((size_t)argc + 1, sizeof(*a->sel_args));
 	if (!a->run_args || !a->sel_args)
-		return HR_SYSTEM;
+		return out_of_memory();
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
 		r = cli_common_option(g, "replay", usage, c, optarg);
 		if (r == CLI_NEXT)
@@ -407,7 +418,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (r != CLI_OTHER)
 			return r;
 		bad = 0;
-		keep_option(a, opts, c, optarg);
+		if (keep_option(a, opts, c, optarg))
+			return out_of_memory();
 		r = evalsel_option(&a->sel, c, optarg, why, sizeof(why));
 		if (r > 0)
 			continue;
