@@ -62,7 +62,8 @@ LIBEXEC_LINKS = worker.py:../../../replay/worker.py \
                 libhrverify.so:../../libhrverify.so \
                 libhrverify_cuda.so:../../libhrverify_cuda.so \
                 libhrrand.so:../../libhrrand.so \
-                profile_worker.py:../../../dataset/profile_worker.py
+                profile_worker.py:../../../dataset/profile_worker.py \
+                slurm-replay.sh:../../../replay/slurm-replay.sh
 SHARE_LINKS   = claims.json:../../../paper/claims.json \
                 roles.json:../../../paper/roles.json \
                 maps:../../../dataset/maps figures:../../../figures \
@@ -201,6 +202,7 @@ install: build/install/headroom verify-libs replay-libs
 	$(INSTALL) -m 755 build/install/headroom $(BINDIR)/headroom
 	$(INSTALL) -m 644 replay/worker.py $(LIBEXECDIR)/worker.py
 	$(INSTALL) -m 644 dataset/profile_worker.py $(LIBEXECDIR)/profile_worker.py
+	$(INSTALL) -m 755 replay/slurm-replay.sh $(LIBEXECDIR)/slurm-replay.sh
 	$(INSTALL) -m 644 replay/hrworker/*.py $(LIBEXECDIR)/hrworker/
 	$(INSTALL) -m 755 build/libhrverify.so build/libhrrand.so $(LIBEXECDIR)/
 	@if [ -e build/libhrverify_cuda.so ]; then \

@@ -15,7 +15,9 @@ pkgs=
 for group in "$@"; do
 	case $group in
 	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev libyajl-dev zlib1g-dev" ;;
-	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox" ;;
+	# slurm-wlm (slurmctld, slurmd, the sbatch of slurm-client) and munge:
+	# the one-node cluster of tests/cli/replay-slurm-shards-merge-as-one-run.
+	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox slurm-wlm munge" ;;
 	figures) pkgs="$pkgs gnuplot-nox" ;;
 	paper) pkgs="$pkgs texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended" ;;
 	*) echo "deps: unknown group $group" >&2; exit 2 ;;

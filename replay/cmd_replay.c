@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "pyenv.h"
 #include "replay.h"
+#include "slurm.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -43,6 +44,7 @@ static const char usage[] =
 	"                       [--level N] [--model M] [--source NAME]"
 	" [--problem P]\n"
 	"                       [--eval ID[,ID...]]\n"
+	"       headroom replay --slurm N [--slurm-dir DIR] [options]\n"
 	"\n"
 	"Re-run the selected stored evaluations' kernels (all, unless the\n"
 	"options below choose) against their problems: build\n"
@@ -64,6 +66,13 @@ static const char usage[] =
 	"  --shard I/N         only evaluations whose id hashes to shard I of N"
 	" (0-based)\n"
 	"  --limit N           at most N evaluations (the first by id)\n"
+	"  --slurm N           replay nothing: print the sbatch lines of a job\n"
+	"                      array of N shards (each its own copy of the\n"
+	"                      store; a requeued task resumes) and of a job\n"
+	"                      that then merges them into the store; the\n"
+	"                      other options go to every shard\n"
+	"  --slurm-dir DIR     with --slurm: the shard stores and logs, on a\n"
+	"                      file system every node sees (default DB.slurm)\n"
 	"  --timeout-build S   seconds for a build phase (default 600)\n"
 	"  --timeout-run S     seconds for any other phase (default 300)\n"
 	"  --python PY         interpreter with torch and numpy (default:\n"
@@ -127,7 +136,7 @@ enum {
 	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
 	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
 	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_RAND, OPT_MEM, OPT_JOBS,
-	OPT_COMPILE, OPT_RULES
+	OPT_COMPILE, OPT_RULES, OPT_SLURM, OPT_SLURM_DIR
 };
 
 struct args {
@@ -138,6 +147,12 @@ struct args {
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
 	double tbuild, trun;
+	int slurm;             /* --slurm N: print the sbatch lines; 0: run */
+	const char *slurm_dir;
+	/* The options given, for --slurm's lines: each one word, "--name=value"
+	 * or "--name" (owned), the selection's apart from the others. */
+	const char **run_args, **sel_args;
+	int nrun, nsel;
 };
 
 static int parse_int(const char *s, int min, int *out)
@@ -309,6 +324,51 @@ static int print_counts(struct store *s, int64_t run_id, enum hr_format fmt,
 	return e->code;
 }
 
+/* Keep option c as one word, "--name=value" or "--name" (malloc'd), for
+ * --slurm's lines: the selection apart, --slurm's own left out.  -1 when
+ * out of memory. */
+static int keep_option(struct args *a, const struct option *opts, int c,
+		       const char *arg)
+{
+	const struct option *o = opts;
+	char *w;
+	size_t n;
+
+	while (o->name && o->val != c)
+		o++;
+	if (!o->name || c == OPT_SLURM || c == OPT_SLURM_DIR)
+		return 0;
+	n = strlen(o->name) + (arg ? strlen(arg) : 0) + 4;
+	if (!(w = malloc(n)))
+		return -1;
+	snprintf(w, n, "--%s%s%s", o->name, arg ? "=" : "", arg ? arg : "");
+	if (c == OPT_LIMIT || (c >= EVALSEL_OPT_LEVEL && c <= EVALSEL_OPT_EVAL))
+		a->sel_args[a->nsel++] = w;
+	else
+		a->run_args[a->nrun++] = w;
+	return 0;
+}
+
+static int out_of_memory(void)
+{
+	struct hr_err e;
+
+	hr_err_clear(&e);
+	hr_errf(&e, HR_SYSTEM, "out of memory");
+	return cli_report("replay", &e);
+}
+
+static void args_release(struct args *a)
+{
+	evalsel_release(&a->sel);
+	for (int i = 0; a->run_args && i < a->nrun; i++)
+		free((char *)a->run_args[i]);
+	for (int i = 0; a->sel_args && i < a->nsel; i++)
+		free((char *)a->sel_args[i]);
+	free(a->run_args);
+	free(a->sel_args);
+}
+
 static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 {
 	static const struct option opts[] = {
@@ -338,12 +398,19 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
 		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "slurm", required_argument, NULL, OPT_SLURM },
+		{ "slurm-dir", required_argument, NULL, OPT_SLURM_DIR },
 		EVALSEL_OPTIONS,
 		{ 0 }
 	};
 	char why[160];
 	int c, r, bad, li = 0;
 
+	/* An option takes one slot of either list, at most one per argument. */
+	a->run_args = calloc((size_t)argc + 1, sizeof(*a->run_args));
+	a->sel_args = calloc((size_t)argc + 1, sizeof(*a->sel_args));
+	if (!a->run_args || !a->sel_args)
+		return out_of_memory();
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
 		r = cli_common_option(g, "replay", usage, c, optarg);
 		if (r == CLI_NEXT)
@@ -351,6 +418,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (r != CLI_OTHER)
 			return r;
 		bad = 0;
+		if (keep_option(a, opts, c, optarg))
+			return out_of_memory();
 		r = evalsel_option(&a->sel, c, optarg, why, sizeof(why));
 		if (r > 0)
 			continue;
@@ -394,6 +463,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
 		case OPT_COMPILE: a->compile_baseline = 1; break;
 		case OPT_RULES: a->rules = optarg; break;
+		case OPT_SLURM: bad = parse_int(optarg, 1, &a->slurm); break;
+		case OPT_SLURM_DIR: a->slurm_dir = optarg; break;
 		default: return HR_USAGE;
 		}
 		if (bad)
@@ -403,6 +474,16 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (optind < argc)
 		return cli_usage_error("replay", "unexpected argument '%s'",
 				       argv[optind]);
+	if (a->slurm_dir && !a->slurm)
+		return cli_usage_error("replay", "--slurm-dir goes with --slurm");
+	if (a->slurm && (a->resume || a->shard_n || a->scratch))
+		return cli_usage_error("replay", "--slurm gives each array task "
+				       "its shard, its store's scratch and the "
+				       "resume: no --shard, --resume or "
+				       "--scratch with it");
+	if (a->slurm && a->limit)
+		return cli_usage_error("replay", "--limit with --slurm would "
+				       "take N evaluations of each shard");
 	if (a->resume && (evalsel_given(&a->sel) || a->limit || a->shard_n))
 		return cli_usage_error("replay", "--resume finishes a run as it "
 				       "was selected: no --level, --model, "
@@ -459,6 +540,46 @@ static int load_rules(const char *given, struct rules *rs, struct hr_err *e)
 	rc = rules_load(rs, given, e);
 	free(found);
 	return rc;
+}
+
+/* Whether the selection matches any stored evaluation, in any shard: 1, 0,
+ * or -1 with e set. */
+static int selects_any(struct store *s, const struct evalsel *sel,
+		       struct hr_err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(store_db(s), "SELECT EXISTS (SELECT 1 FROM"
+			       " evaluation e JOIN source s ON s.id ="
+			       " e.source_id WHERE " EVALSEL_WHERE ")", -1, &st,
+			       NULL) != SQLITE_OK || evalsel_bind(sel, st) !=
+	    SQLITE_OK || (rc = sqlite3_step(st)) != SQLITE_ROW) {
+		store_db_err(store_db(s), NULL, e);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	rc = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* --slurm N: the lines of slurm.h, nothing run. */
+static int print_slurm(struct hr_global *g, const struct args *a)
+{
+	struct slurm_plan p = {
+		.shards = a->slurm, .run_args = a->run_args, .nrun = a->nrun,
+		.sel_args = a->sel_args, .nsel = a->nsel,
+	};
+	struct hr_err e;
+	char *own[5] = { 0 };
+
+	hr_err_clear(&e);
+	if (slurm_plan_paths(&p, g->db_path, a->slurm_dir, own, &e) == HR_OK)
+		slurm_print(stdout, &p);
+	for (int i = 0; i < 5; i++)
+		free(own[i]);
+	return cli_report("replay", &e);
 }
 
 static void defaults(struct args *a)
@@ -556,27 +677,37 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&e);
 	defaults(&a);
 	if ((r = parse(argc, argv, g, &a)) != CLI_NEXT) {
-		evalsel_release(&a.sel);
+		args_release(&a);
+		return r;
+	}
+	if (a.slurm) {
+		r = print_slurm(g, &a);
+		args_release(&a);
 		return r;
 	}
 	/* The rules first: a malformed file stops the run before the store
 	 * or a worker is touched. */
 	if (load_rules(a.rules, &rules, &e)) {
 		rules_release(&rules);
-		evalsel_release(&a.sel);
+		args_release(&a);
 		return cli_report("replay", &e);
 	}
 	if (store_open(&s, g->db_path, STORE_WRITE, &e)) {
 		rules_release(&rules);
-		evalsel_release(&a.sel);
+		args_release(&a);
 		return cli_report("replay", &e);
 	}
 	if (setup(s, g, &a, &run_id, &settings, paths, &e) ||
 	    jobs_count(s, run_id, &total, &done, &e))
 		goto out;
-	if (total == 0 && evalsel_given(&a.sel)) {
+	/* A shard the selection leaves empty is no error when the selection
+	 * matches evaluations of other shards (--slurm's array tasks). */
+	if (total == 0 && evalsel_given(&a.sel) &&
+	    (r = a.shard_n ? selects_any(s, &a.sel, &e) : 0) < 1) {
 		struct hr_err ignored;
 
+		if (r < 0)
+			goto out;
 		hr_err_clear(&ignored);
 		jobs_end_run(s, run_id, "finished", &ignored);
 		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "
@@ -661,7 +792,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:
-	evalsel_release(&a.sel);
+	args_release(&a);
 	free(settings);
 	for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++)
 		free(paths[i]);

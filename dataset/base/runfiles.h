@@ -7,7 +7,8 @@
  *
  *	PREFIX/libexec/headroom/  worker.py, hrworker/, profile_worker.py,
  *	                          libhrverify.so,
- *	                          libhrverify_cuda.so, libhrrand.so
+ *	                          libhrverify_cuda.so, libhrrand.so,
+ *	                          slurm-replay.sh
  *	PREFIX/share/headroom/    claims.json, roles.json, maps/, figures/,
  *	                          static-rules.conf
  *
