@@ -396,7 +396,9 @@ def preload(torch):
     the driver here would initialise CUDA in the process every job is
     forked from, which CUDA does not survive.  So the question is answered
     without the driver while the import runs."""
+    import tempfile
     real = torch.cuda.is_available
+    env = dict(os.environ)
     torch.cuda.is_available = lambda: True
     try:
         import numpy  # noqa: F401
@@ -405,6 +407,13 @@ def preload(torch):
         import torch.profiler  # noqa: F401
     finally:
         torch.cuda.is_available = real
+        # What the imports decided for this process is the job's to
+        # decide: torch._inductor sets TORCHINDUCTOR_CACHE_DIR (to /tmp/...)
+        # and fixes tempfile's directory, where a job's sandbox refuses
+        # writes; the job sets both from its own scratch (job_main).
+        os.environ.clear()
+        os.environ.update(env)
+        tempfile.tempdir = None
 
 
 def parse_args(argv):
