@@ -4,7 +4,10 @@
 # give it cores), each SECONDS long, from the committed seeds; prints per
 # target the executions summed over its processes, the highest coverage
 # one reached, and the findings.  Needs build/fuzz/ (make fuzz-build).
-# No TARGET: every target of fuzz.mk's FUZZ_TARGETS.
+# No TARGET: every target of fuzz.mk's FUZZ_TARGETS.  RUNS=N in the
+# environment stops each process after N executions (SECONDS still
+# bounds it), for a count to reach one target at a time on a small
+# machine.  A run replaces only its own targets' logs.
 # Exit 1 when any process found something (logs in build/fuzz/long/).
 set -u
 secs=$1 procs=$2
@@ -15,8 +18,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 2
 . tests/fuzz/dict.sh
 out=build/fuzz/long
-rm -rf "$out"
 mkdir -p "$out"
+for t in "$@"; do
+	rm -rf "$out/$t"-*
+done
+runs=-runs=${RUNS:--1}
+start=$(date +%s)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for t in "$@"; do
@@ -26,13 +33,14 @@ for t in "$@"; do
 		mkdir -p "$out/$t-$p"
 		"build/fuzz/fuzz_$t" -max_total_time="$secs" -dict="$dict" \
 			-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-			-print_final_stats=1 -seed=$((p + 1)) \
+			-print_final_stats=1 -seed=$((p + 1)) "$runs" \
 			-artifact_prefix="$out/$t-$p-" "$out/$t-$p" \
 			"tests/fuzz/corpus/$t" >"$out/$t-$p.log" 2>&1 &
 		p=$((p + 1))
 	done
 done
 wait
+wall=$(($(date +%s) - start))
 bad=0
 for t in "$@"; do
 	execs=0 cov=0 found=0
@@ -46,6 +54,6 @@ for t in "$@"; do
 		fi
 	done
 	[ $found -eq 0 ] || bad=1
-	echo "fuzz_$t: $execs executions ($procs x $secs s), cov $cov, $found processes with findings"
+	echo "fuzz_$t: $execs executions ($procs x at most $secs s; $wall s wall), cov $cov, $found processes with findings"
 done
 exit $bad
