@@ -643,6 +643,17 @@ class CudaDriver:
         return None if e else v.value
 
 
+_DRIVER = []
+
+
+def _driver():
+    """The process's CudaDriver, made once: l2_reset runs before every
+    timed call of a robust job."""
+    if not _DRIVER:
+        _DRIVER.append(CudaDriver())
+    return _DRIVER[0]
+
+
 def l2_reset(torch, reset=True):
     """Before a timed call: the persisting-L2 state found (the carve-out
     limit, the current stream's access-policy window), then, with reset,
@@ -655,7 +666,7 @@ def l2_reset(torch, reset=True):
         return {"applicable": False, "why": "needs CUDA: there is no persisting L2 on a CPU",
                 "findings": []}
     try:
-        drv = CudaDriver()
+        drv = _driver()
     except OSError as e:
         return {"applicable": False, "why": "libcuda.so.1: %s" % e, "findings": []}
     torch.cuda.init()
@@ -848,17 +859,12 @@ def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
     profiled pass (the reduced-precision kernels it runs itself), its fp32
     and fp64 outputs, and precision_check of the candidate's output
     (cand_out, in the judge's memory) with the flags and reduced kernels
-    the candidate process reported (rep: candidate_pass's result)."""
+    the candidate process reported (rep: candidate_pass's result, as
+    CandidateProcess.escapes checked it)."""
     with torch.no_grad():
         ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda)
         ref32 = ref(*inputs)
         ref64 = reference_fp64(torch, ref, inputs)
-    def plain(d):
-        return {str(k)[:80]: v for k, v in list(d.items())[:64]
-                if v is None or isinstance(v, (str, bool, int, float))} if isinstance(d, dict) else {}
-    flags = plain(rep.get("flags_at_call"))
-    red = rep.get("reduced") if isinstance(rep.get("reduced"), dict) else {}
-    reduced = {k: plain(red.get(k)) for k in ("kernels", "ops")}
-    return precision_check(torch, cand_out, ref32, ref64, flags_before, flags,
-                           profile={"reduced": reduced},
+    return precision_check(torch, cand_out, ref32, ref64, flags_before, rep["flags_at_call"],
+                           profile={"reduced": rep["reduced"]},
                            baseline_reduced=ref_prof.get("reduced"))

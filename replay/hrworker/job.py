@@ -9,7 +9,7 @@ import gc
 import os
 import time
 
-from hrworker.audit import add_finding, clean_inputs_description
+from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.inputs import InputSets
@@ -206,7 +206,7 @@ class Job:
             return
         self.phase("timing")
         timing = Timing(c, ref, new, self.sets, checks)
-        timing.clocks = timing.clock_sampler() if c.cuda else None
+        timing.clocks = timing.clock_sampler()
         try:
             if self.mode == "robust":
                 timing.time_robust()
@@ -218,12 +218,12 @@ class Job:
             if self.tampered("timing"):
                 self.checks["timing_void"] = "the harness was patched"
         if self.result.get("runtime_ms") is not None:
-            self.escapes(ref, new)
+            self.escapes(ref, new, timing)
         self.clock_check()
         self.inputs_redefined()
 
     # ------------------------------------------------------- the audit
-    def escapes(self, ref, new):
+    def escapes(self, ref, new, timing):
         """The GPU escapes (hrworker/escapes.py) on the job's first input
         set, after its timing: the candidate process measures what its
         call does beyond the timed stream and thread (candidate_pass; its
@@ -234,15 +234,13 @@ class Job:
         host) time in the candidate's own code; a failure here is recorded
         and changes no verdict."""
         from hrworker.escapes import judge_pass, precision_flags
-        from hrworker.audit import spent
         c, t = self.ctx, self.torch
         rec = self.checks["escapes"] = {}
         try:
             with spent(c, "escapes"):
                 inputs = self.sets.fresh_inputs(self.seed)
                 flags_before = precision_flags(t)
-                flush = Timing(c, None, None, None, None).flush_bytes(True) \
-                    if self.mode == "robust" and c.cuda else 0
+                flush = timing.flush_bytes(True) if self.mode == "robust" and c.cuda else 0
                 rep = self.cand.escapes(inputs, self.mode == "robust", flush)
                 rec.update(rep["evidence"])
                 for f in rep["findings"]:

@@ -389,6 +389,15 @@ class CandidateProcess:
                            and isinstance(f.get("evidence"), dict)]
         if not isinstance(rep.get("evidence"), dict):
             rep["evidence"] = {}
+
+        def plain(d):
+            """A dict of scalars at most, as the precision check takes it."""
+            return {str(k)[:80]: v for k, v in list(d.items())[:64]
+                    if v is None or isinstance(v, (str, bool, int, float))} \
+                if isinstance(d, dict) else {}
+        red = rep.get("reduced") if isinstance(rep.get("reduced"), dict) else {}
+        rep["flags_at_call"] = plain(rep.get("flags_at_call"))
+        rep["reduced"] = {k: plain(red.get(k)) for k in ("kernels", "ops")}
         return rep
 
     def run(self, args):

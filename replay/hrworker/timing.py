@@ -8,6 +8,7 @@ import time
 
 from hrworker.audit import (FLOOR_MARGIN, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
+from hrworker.escapes import l2_reset
 from hrworker.remote import RemoteModel
 from hrworker.util import Laps, exc_text, finite
 
@@ -45,11 +46,11 @@ class Timing:
 
     def clock_sampler(self):
         """The judge's NVML sampler for the job's GPU (nvml.py): the SM
-        clock and throttle reasons before and after each timed call.  On a
-        CPU, or where NVML cannot be had, a sampler that only says why."""
+        clock and throttle reasons before and after each timed call; where
+        NVML cannot be had, a sampler that only says why.  None on a CPU."""
         from hrworker import nvml
         if not self.cuda:
-            return nvml.Sampler(None, "a CPU job")
+            return None
         try:
             dev, why = nvml.open_device(pci_bus_id=nvml.torch_pci_bus_id(self.torch, self.device))
         except Exception as e:  # noqa: never fails a job (nvml.py)
@@ -130,7 +131,6 @@ class Timing:
         window are read and reset (escapes.l2_reset; a flush does not evict
         persisting lines); the first l2-persisting found is kept for the
         escapes reply.  Faithful jobs leave them as the harness did."""
-        from hrworker.escapes import l2_reset
         res = l2_reset(self.torch, reset=True)
         self.l2_calls += 1
         if res.get("findings") and self.l2_found is None:
