@@ -25,20 +25,28 @@ def check(ok, what):
         failures.append(what)
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    out = os.path.join(tmp, "traces")
+def worker_trace(out, stack, timeout):
+    """The tiny DLRM profiled on the CPU under stack: the trace's path and
+    its document (None when there is none), each failure a check."""
     r = subprocess.run([sys.executable, os.path.join(ROOT, "dataset", "profile_worker.py"),
                         "--workload", "dlrm", "--tiny", "--device", "cpu", "--out", out,
-                        "--warmup", "1", "--steps", "1"],
-                       capture_output=True, text=True, timeout=300)
-    check(r.returncode == 0, f"worker exit {r.returncode}: {r.stdout[-300:]}")
+                        "--warmup", "1", "--steps", "1", "--stack", stack],
+                       capture_output=True, text=True, timeout=timeout)
+    check(r.returncode == 0, f"{stack} worker exit {r.returncode}: {r.stdout[-300:]}")
     res = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
     trace = res.get("trace", "")
-    check(trace.endswith("dlrm-tiny.eager.pt.trace.json.gz") and os.path.exists(trace),
-          f"no trace: {res}")
-    if os.path.exists(trace):
-        with gzip.open(trace, "rt") as f:
-            doc = json.load(f)
+    check(trace.endswith(f"dlrm-tiny.{stack}.pt.trace.json.gz") and os.path.exists(trace),
+          f"no {stack} trace: {res}")
+    if not os.path.exists(trace):
+        return trace, None
+    with gzip.open(trace, "rt") as f:
+        return trace, json.load(f)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "traces")
+    trace, doc = worker_trace(out, "eager", 300)
+    if doc is not None:
         check(doc.get("headroom_workload") == "dlrm-tiny", "headroom_workload")
         check(doc.get("headroom_domain") == "recommender", "headroom_domain")
         check(doc.get("headroom_stack") == "eager", "headroom_stack")
@@ -54,18 +62,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(not os.path.exists(db), "a refused first ingest left a database")
     # The compile stack on the CPU: torch.compile (inductor, its C++
     # backend) of the same model, traced after its warm-up compiled it.
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "dataset", "profile_worker.py"),
-                        "--workload", "dlrm", "--tiny", "--device", "cpu", "--out", out,
-                        "--warmup", "1", "--steps", "1", "--stack", "compile"],
-                       capture_output=True, text=True, timeout=600)
-    check(r.returncode == 0, f"compile worker exit {r.returncode}: {r.stdout[-300:]}")
-    res = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
-    trace = res.get("trace", "")
-    check(trace.endswith("dlrm-tiny.compile.pt.trace.json.gz") and os.path.exists(trace),
-          f"no compile trace: {res}")
-    if os.path.exists(trace):
-        with gzip.open(trace, "rt") as f:
-            doc = json.load(f)
+    trace, doc = worker_trace(out, "compile", 600)
+    if doc is not None:
         check(doc.get("headroom_stack") == "compile", "headroom_stack of the compile trace")
         names = {e.get("name", "") for e in doc["traceEvents"] if e.get("cat") == "cpu_op"}
         check(any(n.startswith("Torch-Compiled Region") for n in names),
