@@ -26,6 +26,7 @@ from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, p
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.context import JobContext, problem_namespace
+from hrworker.escapes import l2_note
 from hrworker.timing import Timing
 from hrworker.util import children_cpu, exc_text
 
@@ -99,6 +100,12 @@ class Candidate:
     def __init__(self, cfg, torch, end, msg):
         self.cfg, self.torch, self.end, self.msg = cfg, torch, end, msg
         self.ctx = JobContext(msg, cfg, torch)
+        if self.ctx.cuda:
+            # The context made now, before any candidate code, so that the
+            # persisting-L2 limit it starts with is the baseline (a new
+            # context on the H200 has read 30 % of the maximum carve-out).
+            torch.empty(1, device=self.ctx.device)
+            l2_note(torch, "start")
         self.model, self.ns, self.last = None, None, None
         self.tensors = {}           # the judge's key -> the tensor it shares
         self.poison = Poison(torch, self.ctx.cuda, self.ctx.device)
@@ -187,6 +194,8 @@ class Candidate:
                 raise NameError("ModelNew is not defined by the candidate")
         except Exception as e:
             rep.update(ok=False, error=exc_text(e))
+        if self.ctx.cuda:
+            l2_note(t, "after the candidate's module")
         rep["seconds"] = round(time.monotonic() - t0, 3)
         rep["rebound"] = rebound(before, ns)
         self.ns = ns
@@ -350,6 +359,8 @@ class Candidate:
                         os.close(fd)
                     except OSError:
                         pass
+            if self.ctx.cuda:   # when a carve-out appeared: after which first op
+                l2_note(self.torch, "after the first " + str(op)[:32])
             self.reply(rep)
 
 

@@ -654,14 +654,41 @@ def _driver():
     return _DRIVER[0]
 
 
+_L2_SEEN = {}
+
+
+def l2_note(torch, point):
+    """The persisting-L2 limit of this process's context at a point of the
+    candidate process (its start, before and after the candidate's code
+    runs), kept for l2_reset's evidence; the first reading is the baseline
+    a limit found later is compared with: a carve-out the process had
+    before the candidate's code ran is not the candidate's doing.  CUDA
+    only; a reading that fails is None."""
+    points = _L2_SEEN.setdefault("points", {})
+    if point in points:                 # the first reading at each point
+        return points[point]
+    v = None
+    if torch.cuda.is_available():
+        try:
+            torch.cuda.init()
+            v = _driver().limit()[0]
+        except OSError:
+            pass
+    points[point] = v
+    _L2_SEEN.setdefault("baseline", v)
+    return v
+
+
 def l2_reset(torch, reset=True):
     """Before a timed call: the persisting-L2 state found (the carve-out
     limit, the current stream's access-policy window), then, with reset,
     the carve-out set to 0, persisting lines reset to normal
-    (cuCtxResetPersistingL2Cache) and the window cleared.  The judge never
-    sets either, so a carve-out or a persisting window found was set by the
-    candidate: l2-persisting.  PyTorch exposes neither (checked in 2.11):
-    the driver API through ctypes does it.  CUDA only."""
+    (cuCtxResetPersistingL2Cache) and the window cleared, where a carve-out
+    or a window was found (none found: no setter is called).  The judge never
+    sets either, so a carve-out above the one the process had before the
+    candidate's code ran (l2_note's baseline), or a persisting window, was
+    set by the candidate: l2-persisting.  PyTorch exposes neither (checked
+    in 2.11): the driver API through ctypes does it.  CUDA only."""
     if not torch.cuda.is_available():
         return {"applicable": False, "why": "needs CUDA: there is no persisting L2 on a CPU",
                 "findings": []}
@@ -674,16 +701,26 @@ def l2_reset(torch, reset=True):
     stream = torch.cuda.current_stream().cuda_stream
     limit, lerr = drv.limit()
     win = drv.window(stream)
+    base = _L2_SEEN.get("baseline") or 0
     res = {"applicable": True, "stream": stream, "limit_bytes": limit, "limit_error": lerr,
+           "baseline_limit_bytes": base, "limit_points": dict(_L2_SEEN.get("points", {})),
            "max_persisting_bytes": drv.device_attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, dev),
            "l2_bytes": drv.device_attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev),
            "window": win, "findings": []}
     persisting = win.get("num_bytes") and "persisting" in (win.get("hit_prop"), win.get("miss_prop"))
-    if limit or persisting:
+    if (limit or 0) > base or persisting:
         res["findings"].append(finding("l2-persisting", limit_bytes=limit, window=win,
-                                       why="a persisting-L2 carve-out or access-policy window "
-                                           "was set before the timed call"))
-    if reset:
+                                       baseline_limit_bytes=base,
+                                       limit_points=dict(_L2_SEEN.get("points", {})),
+                                       why="a persisting-L2 carve-out above the process's own "
+                                           "before the candidate's code ran, or a persisting "
+                                           "access-policy window, was set before the timed call"))
+    if reset and limit == 0 and not win.get("num_bytes") and "error" not in win:
+        # Nothing to reset: no driver call that changes the L2 set-aside
+        # (one that does may cost the next kernels a reconfiguration).
+        res["reset"], res["reset_errors"], res["limit_after_reset"] = False, [], 0
+    elif reset:
+        res["reset"] = True
         res["reset_errors"] = drv.reset(stream)
         res["limit_after_reset"] = drv.limit()[0]
     return res
@@ -841,11 +878,12 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
                                        flush=flush)
     for part in (th, ev.get("l2", {}), prof, ev["wall_vs_event"]):
         found += [f for f in part.get("findings", ()) if f["id"] in CANDIDATE_FINDINGS]
-    if not cuda and not (own["kernels"] or own["functions"]):
-        # On a CPU a candidate without code of its own is a pure-PyTorch
-        # stand-in for a kernel (the test suites' candidates): its share,
-        # 0, is reported; no-own-kernel is for one that built code and
-        # did not run it.  On a GPU share 0 is no-own-kernel either way.
+    if not cuda and not own["functions"]:
+        # On a CPU a candidate that built no extension is a pure-PyTorch
+        # stand-in for a kernel (the test suites' CPU candidates; CUDA
+        # and Triton kernels in its source cannot run on a CPU): its
+        # share, 0, is reported; no-own-kernel is for one that built code
+        # and did not run it.  On a GPU share 0 is no-own-kernel either way.
         found = [f for f in found if f["id"] != "no-own-kernel"]
     for part in (ev.get("l2", {}), ev["wall_vs_event"]):
         part.pop("findings", None)

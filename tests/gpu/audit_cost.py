@@ -2,6 +2,8 @@
 """audit_cost.py DB [RUN_ID] - what the audit's own calls cost a replay:
 per job and in all, checks.audit_seconds (correctness, timing) against the
 job's seconds in those phases (checks.phase_seconds), and its findings.
+The GPU-escapes pass (audit_seconds.escapes) runs inside the timing phase
+and counts as audit; its own column shows what it adds.
 Prints a Markdown table; the issue's goal is a share of at most 20 %."""
 import json
 import sqlite3
@@ -16,19 +18,23 @@ rows = db.execute("""SELECT e.problem_id, e.sample_id, j.verdict, j.audit_verdic
 tot_a = tot_p = 0.0
 print("run %s (%s): problem, sample, verdict, audit verdict, phases (s), audit (s), share"
       % (run, mode))
-print("| problem | sample | verdict | audit | correctness+timing s | audit s | share |")
-print("|---:|---:|---|---|---:|---:|---:|")
+print("| problem | sample | verdict | audit | correctness+timing s | audit s | of which escapes s | share |")
+print("|---:|---:|---|---|---:|---:|---:|---:|")
+tot_e = 0.0
 for pid, sid, verdict, audit, checks in rows:
     c = json.loads(checks or "{}")
     ps, au = c.get("phase_seconds", {}), c.get("audit_seconds", {})
     p = ps.get("correctness", 0) + ps.get("timing", 0)
-    a = au.get("correctness", 0) + au.get("timing", 0)
+    e = au.get("escapes", 0)
+    a = au.get("correctness", 0) + au.get("timing", 0) + e
     if not p:
         continue
-    tot_a, tot_p = tot_a + a, tot_p + p
-    print("| %s | %s | %s | %s | %.3f | %.3f | %.1f %% |" % (pid, sid, verdict, audit, p, a,
-                                                            100 * a / p))
+    tot_a, tot_p, tot_e = tot_a + a, tot_p + p, tot_e + e
+    print("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.1f %% |"
+          % (pid, sid, verdict, audit, p, a, e, 100 * a / p))
 if tot_p:
     print("\nall jobs: %.2f s of %.2f s in the correctness and timing phases: %.1f %% "
           "(the checks' share of what the GPU work would be without them: %.1f %%)"
           % (tot_a, tot_p, 100 * tot_a / tot_p, 100 * tot_a / (tot_p - tot_a)))
+    print("of which the GPU-escapes pass: %.2f s (%.1f %% of the phases)"
+          % (tot_e, 100 * tot_e / tot_p))

@@ -55,12 +55,15 @@ stage_keeper() {
 # CAP_WORKER s (default 150), then tests/gpu/replay.sh (the CUDA fixtures):
 # what `make gpu-check-replay` runs, but one failing file does not hide the
 # others' results.
+# WORKER_TESTS="escapes_job judge": those files only, and no replay.sh.
 stage_worker_tests() {
-	local t rc=0
-	for t in tests/py/test_worker_*.py; do
+	local t rc=0 files=tests/py/test_worker_*.py
+	[ -n "${WORKER_TESTS:-}" ] && files=$(for t in $WORKER_TESTS; do echo tests/py/test_worker_$t.py; done)
+	for t in $files; do
 		echo "-- $t (cuda)"
 		HR_TEST_DEVICE=cuda timeout "${CAP_WORKER:-150}" python3 "$t" || { echo "-- $t: exit $?"; rc=1; }
 	done
+	[ -n "${WORKER_TESTS:-}" ] && return $rc
 	echo "-- tests/gpu/replay.sh"
 	HEADROOM=$ROOT/headroom PYTHON=python3 timeout "${CAP_WORKER:-150}" sh tests/gpu/replay.sh || rc=1
 	return $rc
@@ -222,6 +225,28 @@ stage_stability() {
 	cp "$WORK/hr.db" "$OUT/stability.db"
 	return $rc
 }
+# After `stability`: the audit's own cost (tests/gpu/audit_cost.py) in the
+# latest robust and the latest faithful run, no pass of its own.
+stage_audit_share() {
+	local m run rc=0
+	for m in robust faithful; do
+		run=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+"SELECT max(id) FROM replay_run WHERE mode = ?", (sys.argv[2],)).fetchone()[0])' "$WORK/hr.db" "$m")
+		[ -n "$run" ] && [ "$run" != None ] || { echo "no $m run"; rc=1; continue; }
+		python3 tests/gpu/audit_cost.py "$WORK/hr.db" "$run" | tee "$OUT/audit-cost-$m.md" || rc=1
+	done
+	return $rc
+}
+
+# After `stability`: robust times against Nsight Compute's
+# gpu__time_duration.sum for the kernels of 50 us and more
+# (tests/gpu/ncu_check.py), stopped after CAP_NCU s (default 200).
+stage_ncu() {
+	command -v ncu >/dev/null || { echo "no ncu on PATH"; return 3; }
+	timeout "${CAP_NCU:-200}" python3 tests/gpu/ncu_check.py --work "$WORK/ncu" --calls "${NCU_CALLS:-20}" \
+		"$WORK/hr.db" "$CAND" "$KB/KernelBench/level1" | tee "$OUT/ncu.md"
+}
+
 stage_warm() {
 	have_replay || return 3
 	# A capped cold pass leaves its scratch; on /dev/shm that is memory

@@ -152,10 +152,14 @@ def gpu_cases(w):
         if case["honest"]:
             esc = set(got) & {"side-stream", "work-after-end-event", "no-own-kernel",
                               "background-thread", "precision-downgrade", "l2-persisting"}
-            check(not esc, "%s (honest): no escape finding (%s)" % (case["candidate"], sorted(got)))
+            check(not esc, "%s (honest): no escape finding (%s)%s" % (
+                case["candidate"], sorted(got), "; evidence: " + json.dumps(
+                    [f for f in res["findings"] if f["id"] in esc])[:1500] if esc else ""))
         elif want:
-            check(want <= got, "%s: %s found (%s)" % (case["candidate"], sorted(want),
-                                                    sorted(got)))
+            check(want <= got, "%s: %s found (%s)%s" % (
+                case["candidate"], sorted(want), sorted(got), "" if want <= got else
+                "; escapes: " + json.dumps({k: v for k, v in res["checks"].get(
+                    "escapes", {}).items() if k in ("precision", "error")})[:2500]))
         elif "graph-refused" in case["expect"]:     # no finding: no graph figure
             graph = res["checks"].get("escapes", {}).get("graph", {})
             check(graph.get("refused") is True and "ms_median" not in graph,

@@ -47,8 +47,9 @@ for case in SUITE:
         table.append((case["candidate"], mode, res.get("verdict"), ",".join(got) or "-"))
         if case.get("honest"):
             check(res.get("verdict") == "correct" and not got,
-                  "%s (%s): correct, no finding (got %s, %s)"
-                  % (case["candidate"], mode, res.get("verdict"), got))
+                  "%s (%s): correct, no finding (got %s, %s)%s"
+                  % (case["candidate"], mode, res.get("verdict"), got,
+                     "; evidence: " + json.dumps(res.get("findings"))[:1500] if got else ""))
         else:
             check(set(want) <= set(got), "%s (%s): raises %s (got %s; verdict %s)"
                   % (case["candidate"], mode, want or "nothing required", got,

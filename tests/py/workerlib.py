@@ -53,6 +53,16 @@ class ModelNew(nn.Module):
 '''
 
 
+def worker_env():
+    """The worker's environment as the tool's pool gives it (replay/pool.c):
+    a CPU worker sees no GPU (CUDA_VISIBLE_DEVICES empty), on a GPU
+    machine too."""
+    env = dict(os.environ)
+    if DEVICE != "cuda":
+        env["CUDA_VISIBLE_DEVICES"] = ""
+    return env
+
+
 class Worker:
     def __init__(self, *extra):
         self.tmp = tempfile.TemporaryDirectory(prefix="hr-worker-test-")
@@ -61,7 +71,7 @@ class Worker:
             [sys.executable, os.path.join(ROOT, "replay", "worker.py"),
              "--device", DEVICE, "--scratch", self.scratch, *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, cwd=self.tmp.name)
+            text=True, cwd=self.tmp.name, env=worker_env())
         self.hello = self.read()
         self.jobs = 0
 
