@@ -27,6 +27,7 @@ from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, p
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.context import JobContext, problem_namespace
 from hrworker.escapes import l2_note
+from hrworker.remote import COVER_CYCLES_MAX
 from hrworker.timing import Timing
 from hrworker.util import children_cpu, exc_text
 
@@ -251,8 +252,10 @@ class Candidate:
         keep = [] if req.get("keep") else None
         self.set_rng(req)
         with self.torch.no_grad() if req.get("no_grad") else contextlib.nullcontext():
+            cover = req.get("cover_cycles")
+            cover = cover if type(cover) is int and 0 < cover <= COVER_CYCLES_MAX else 0
             ms = self.timing.time_one(self.model, args, req["flush"], req["sync_before"],
-                                      keep)
+                                      keep, cover if self.ctx.cuda else 0)
         rep = {"t": "timed", "ms": ms}
         if keep:
             self.last = keep[0]

@@ -22,6 +22,12 @@ import weakref
 
 from hrworker.channel import ChannelError, JudgeEnd, pair
 
+# The launch cover of a call the candidate process times on CUDA
+# (Timing.time_one): about 0.5 ms at the H200's 1980 MHz; what the
+# candidate process accepts at most.
+COVER_CYCLES = 1000000
+COVER_CYCLES_MAX = 100000000
+
 PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
 
 DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8",
@@ -182,14 +188,33 @@ class RunDelay:
         self.fds = []
 
 
-def clock_disagreement(walls, events, delays, rtt_least):
+def cover_ms(torch, device, cycles):
+    """What a launch cover of cycles (torch.cuda._sleep) lasts on the
+    judge's own GPU, in ms: the least of three, after one unmeasured."""
+    ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
+    best = None
+    with torch.cuda.device(device):
+        torch.cuda._sleep(cycles)
+        for _ in range(3):
+            ev[0].record()
+            torch.cuda._sleep(cycles)
+            ev[1].record()
+            ev[1].synchronize()
+            ms = ev[0].elapsed_time(ev[1])
+            best = ms if best is None else min(best, ms)
+    return best
+
+
+def clock_disagreement(walls, events, delays, rtt_least, covers=None):
     """The rule behind timer-disagrees, on the judge's reading of each
     timed call (walls, ms), the candidate's own (events), the run-queue
     waits of the two processes' threads across it (delays, RunDelay) and
     the channel's least round trip.  The judge's reading of a call spans
     the candidate's own plus the handshake (two wake-ups) and, on a GPU,
     the flush's kernel before the call (the L2 fill: tens of microseconds
-    on the H200); on a loaded host each wake-up may wait for a CPU (a
+    on the H200) and the launch cover the judge asked for after it (covers,
+    ms a call, as long as it lasted on the judge's GPU: taken off each
+    gap); on a loaded host each wake-up may wait for a CPU (a
     process that just ran its flush waits a whole time slice: milliseconds
     on a busy 2-core host), which the kernel counts as run delay.  So the
     lower quartile of the gaps between the two readings, less the run
@@ -200,7 +225,8 @@ def clock_disagreement(walls, events, delays, rtt_least):
     and 0.2 ms, the larger, in three calls of four is disagreement.  So is
     a call its clock says took longer than the judge saw.  None when they
     agree, else the evidence."""
-    gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
+    covers = covers if covers is not None else [0.0] * len(walls)
+    gaps = sorted(w - e - d - c for w, e, d, c in zip(walls, events, delays, covers))
     q = len(gaps) // 4
     gap, wall = gaps[q], sorted(walls)[q]
     over = sum(e > w + 0.05 for w, e in zip(walls, events))
@@ -226,6 +252,9 @@ class CandidateProcess:
         self.sandbox = []           # sandbox refusals it reported
         self.walls, self.events = [], []     # every timed call: the judge's ms, its own
         self.delays = []            # and the run-queue waits across it (ms; RunDelay)
+        self.covers = []            # and the launch cover asked for before it (ms)
+        self.cover = None           # (cycles, ms) of the launch cover, on CUDA
+        self.cover_now = 0.0        # the cover of the calls now being timed (ms)
         self.run_delay = RunDelay(pid)
         self.rtt = None             # the channel's round trip (ms): least, median
 
@@ -479,6 +508,7 @@ class CandidateProcess:
             self.walls.append(wall)
             self.events.append(_num(done.get("ms"), "a timed call's ms"))
             self.delays.append(delay)
+            self.covers.append(self.cover_now)
 
     def figure(self, i):
         """Timed call i's figure: the candidate process's own clock (its
@@ -488,12 +518,22 @@ class CandidateProcess:
         return self.events[i]
 
     def time_one(self, args, flush, sync_before, keep=None):
+        """One call timed by the candidate process (Timing.time_one there),
+        on CUDA behind the launch cover (COVER_CYCLES, measured on the
+        judge's GPU once a job: cover_ms)."""
         self.channel_rtt()
         self.sync_inputs()
+        if self.cuda and self.cover is None:
+            self.cover = (COVER_CYCLES, cover_ms(self.torch, self.device, COVER_CYCLES))
+        cycles, self.cover_now = self.cover if self.cuda else (0, 0.0)
         self.request("time_one", args, flush=flush, sync_before=sync_before,
-                     keep=keep is not None, no_grad=self.no_grad(), **self.rng_fields())
+                     keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
+                     **self.rng_fields())
         n = len(self.walls)
-        rep = self.handshakes("timed")
+        try:
+            rep = self.handshakes("timed")
+        finally:
+            self.cover_now = 0.0
         if len(self.walls) != n + 1:
             raise CandidateGone("the candidate process timed %d calls where one was asked"
                                 % (len(self.walls) - n), tampered=True)
@@ -527,8 +567,10 @@ class CandidateProcess:
         if not self.walls:
             return None
         least, _ = self.channel_rtt()
-        rec = clock_disagreement(self.walls, self.events, self.delays, least)
+        rec = clock_disagreement(self.walls, self.events, self.delays, least, self.covers)
         if rec is not None:
+            if self.cover is not None:
+                rec["launch_cover"] = {"cycles": self.cover[0], "ms": round(self.cover[1], 6)}
             rec["rtt_ms"] = [round(x, 6) for x in self.channel_rtt()]
             rec["run_delay"] = self.run_delay.source
         return rec

@@ -75,6 +75,22 @@ w, e, d = readings(40, 6.0, idle, hidden_ms=4.0)
 check(clock_disagreement(w, e, d, RTT) is not None,
       "4 ms hidden of a 10 ms call on an idle host: timer-disagrees")
 
+# On CUDA the judge's reading also spans the launch cover it asked for
+# before the start event (0.5 ms of GPU spin): taken off, an honest 0.05 ms
+# call agrees; the same readings without it disagree; work hidden beyond
+# the cover is still seen.
+COVER = 0.505
+w, e, d = readings(40, 0.05, idle)
+w = [x + COVER for x in w]
+check(clock_disagreement(w, e, d, RTT, [COVER] * len(w)) is None,
+      "an honest call behind a 0.5 ms launch cover agrees, the cover taken off")
+check(clock_disagreement(w, e, d, RTT) is not None,
+      "the same readings without the cover taken off disagree")
+w, e, d = readings(40, 0.05, idle, hidden_ms=2.0)
+w = [x + COVER for x in w]
+check(clock_disagreement(w, e, d, RTT, [COVER] * len(w)) is not None,
+      "2 ms hidden behind the cover: timer-disagrees")
+
 # A clock that says a call took longer than the judge saw.
 w, e, d = readings(40, 1.0, idle)
 e[3] = w[3] + 1.0
