@@ -894,15 +894,21 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
 
 def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
     """The judge's side, on the same input set: the reference's own
-    profiled pass (the reduced-precision kernels it runs itself), its fp32
-    and fp64 outputs, and precision_check of the candidate's output
-    (cand_out, in the judge's memory) with the flags and reduced kernels
-    the candidate process reported (rep: candidate_pass's result, as
-    CandidateProcess.escapes checked it)."""
+    profiled pass (the reduced-precision kernels it runs itself, which
+    those the candidate ran are counted against: so only where the
+    candidate process reported any; a profiled pass is the escapes'
+    costliest part), its fp32 and fp64 outputs, and precision_check of the
+    candidate's output (cand_out, in the judge's memory) with the flags
+    and reduced kernels the candidate process reported (rep:
+    candidate_pass's result, as CandidateProcess.escapes checked it)."""
+    red = rep.get("reduced") or {}
     with torch.no_grad():
-        ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda)
+        ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda) \
+            if red.get("kernels") or red.get("ops") else None
         ref32 = ref(*inputs)
         ref64 = reference_fp64(torch, ref, inputs)
-    return precision_check(torch, cand_out, ref32, ref64, flags_before, rep["flags_at_call"],
-                           profile={"reduced": rep["reduced"]},
-                           baseline_reduced=ref_prof.get("reduced"))
+    res = precision_check(torch, cand_out, ref32, ref64, flags_before, rep["flags_at_call"],
+                          profile={"reduced": red},
+                          baseline_reduced=(ref_prof or {}).get("reduced"))
+    res["reference_profiled"] = ref_prof is not None
+    return res

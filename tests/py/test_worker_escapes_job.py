@@ -107,6 +107,8 @@ def cpu_cases(w):
               and not findings(res),
               "%s: an extension doing the work: own share %r, no finding (%s)"
               % (mode, res.get("own_share"), findings(res) or esc.get("error")))
+        check(esc.get("precision", {}).get("reference_profiled") is False,
+              "%s: no reduced-precision work reported: the reference is not profiled" % mode)
         _, res = w.run(PROBLEM, LIBRARY_ONLY, **kw)
         check(res["verdict"] == "correct" and "no-own-kernel" in findings(res)
               and res.get("own_share") == 0,
@@ -123,6 +125,8 @@ def cpu_cases(w):
         # Under v0's fp32 tolerance (1e-2), where fp16 compute passes.
         _, res = w.run(PROBLEM, HALF, **dict(kw, harness="v0"))
         prec = res["checks"].get("escapes", {}).get("precision", {})
+        check(prec.get("reference_profiled") is True,
+              "%s: half-precision ops reported: the reference's own pass is profiled" % mode)
         check("precision-downgrade" in findings(res) and prec.get("candidate_err", 0) >
               prec.get("limit", 1),
               "%s: fp16 compute of an fp32 problem: precision-downgrade, error %r over %r (%s)"
