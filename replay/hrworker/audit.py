@@ -300,6 +300,9 @@ def copy_bandwidth(torch, device, cuda):
 # bandwidth, so that it stays below what a kernel better than a copy (an
 # ideal streaming one) could reach: a time below it is not a fast kernel.
 FLOOR_MARGIN = 1.25
+# How many times the floor's bandwidth is measured at most (Timing.floor):
+# again while a time is under the floor, the best kept.
+FLOOR_TRIES = 4
 
 
 def floor_ms(torch, inputs, bandwidth, cache_bytes=0):

@@ -6,7 +6,7 @@ runtime, baseline and speedup into the job's result.
 Must not: judge correctness (hrworker/checks.py)."""
 import time
 
-from hrworker.audit import (FLOOR_MARGIN, add_finding, copy_bandwidth, describe,
+from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
 from hrworker.escapes import l2_reset
 from hrworker.remote import RemoteModel
@@ -434,14 +434,24 @@ class Timing:
     def floor(self, inputs, cand_ms, statistic, flushed):
         """below-physical-floor: the candidate's time under the least a
         call reading its inputs can take (audit.floor_ms, the copy
-        bandwidth measured here).  Where the loop does not flush the
+        bandwidth measured here, again before a time under it counts).  Where the loop does not flush the
         caches before each call, inputs that fit in the last-level cache
         may be read from it: only the bytes beyond it count."""
-        bw = copy_bandwidth(self.torch, self.device, self.cuda)
         cache = 0 if flushed else self.cache_bytes()
-        ms, nbytes = floor_ms(self.torch, inputs, bw, cache)
+        bw, tries = None, 0
+        # A copy timed while the host was busy reads low and raises the
+        # floor: before a time below it counts, the bandwidth is measured
+        # again, up to FLOOR_TRIES times in all, the best kept.
+        while tries < FLOOR_TRIES:
+            got = copy_bandwidth(self.torch, self.device, self.cuda)
+            tries += 1
+            bw = got if got and (bw is None or got > bw) else bw
+            ms, nbytes = floor_ms(self.torch, inputs, bw, cache)
+            if not ms or cand_ms is None or cand_ms >= ms:
+                break
         self.checks["floor"] = {"ms": ms, "input_bytes": nbytes, "cache_bytes": cache,
                                 "copy_bandwidth_gbps": finite(bw / 1e9) if bw else None,
+                                "bandwidth_measured": tries,
                                 "margin": FLOOR_MARGIN, "statistic": statistic,
                                 "candidate_ms": cand_ms}
         if ms and cand_ms is not None and cand_ms < ms:
