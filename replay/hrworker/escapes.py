@@ -672,7 +672,7 @@ def l2_note(torch, point):
         try:
             torch.cuda.init()
             v = _driver().limit()[0]
-        except OSError:
+        except (OSError, RuntimeError):
             pass
     points[point] = v
     _L2_SEEN.setdefault("baseline", v)
