@@ -198,8 +198,6 @@ class Candidate:
                 raise NameError("ModelNew is not defined by the candidate")
         except Exception as e:
             rep.update(ok=False, error=exc_text(e))
-        if self.ctx.cuda:
-            l2_note(t, "after the candidate's module")
         rep["seconds"] = round(time.monotonic() - t0, 3)
         rep["rebound"] = rebound(before, ns)
         self.ns = ns
@@ -258,7 +256,7 @@ class Candidate:
             cover = req.get("cover_cycles")
             cover = cover if type(cover) is int and 0 < cover <= COVER_CYCLES_MAX else 0
             ms = self.timing.time_one(self.model, args, req["flush"], req["sync_before"],
-                                      keep, cover if self.ctx.cuda else 0)
+                                      keep, cover)
         rep = {"t": "timed", "ms": ms}
         if keep:
             self.last = keep[0]

@@ -654,17 +654,17 @@ def _driver():
     return _DRIVER[0]
 
 
-_L2_SEEN = {}
+_L2_POINTS = {}     # point -> the limit first read there (l2_note), in order
 
 
 def l2_note(torch, point):
     """The persisting-L2 limit of this process's context at a point of the
-    candidate process (its start, before and after the candidate's code
-    runs), kept for l2_reset's evidence; the first reading is the baseline
-    a limit found later is compared with: a carve-out the process had
-    before the candidate's code ran is not the candidate's doing.  CUDA
-    only; a reading that fails is None."""
-    points = _L2_SEEN.setdefault("points", {})
+    candidate process (its start, before any candidate code; after the
+    first of each operation), kept for l2_reset's evidence; the first
+    reading is the baseline a limit found later is compared with: a
+    carve-out the process had before the candidate's code ran is not the
+    candidate's doing.  CUDA only; a reading that fails is None."""
+    points = _L2_POINTS
     if point in points:                 # the first reading at each point
         return points[point]
     v = None
@@ -675,7 +675,6 @@ def l2_note(torch, point):
         except (OSError, RuntimeError):
             pass
     points[point] = v
-    _L2_SEEN.setdefault("baseline", v)
     return v
 
 
@@ -701,9 +700,9 @@ def l2_reset(torch, reset=True):
     stream = torch.cuda.current_stream().cuda_stream
     limit, lerr = drv.limit()
     win = drv.window(stream)
-    base = _L2_SEEN.get("baseline") or 0
+    base = next(iter(_L2_POINTS.values()), None) or 0
     res = {"applicable": True, "stream": stream, "limit_bytes": limit, "limit_error": lerr,
-           "baseline_limit_bytes": base, "limit_points": dict(_L2_SEEN.get("points", {})),
+           "baseline_limit_bytes": base, "limit_points": dict(_L2_POINTS),
            "max_persisting_bytes": drv.device_attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, dev),
            "l2_bytes": drv.device_attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev),
            "window": win, "findings": []}
@@ -711,7 +710,7 @@ def l2_reset(torch, reset=True):
     if (limit or 0) > base or persisting:
         res["findings"].append(finding("l2-persisting", limit_bytes=limit, window=win,
                                        baseline_limit_bytes=base,
-                                       limit_points=dict(_L2_SEEN.get("points", {})),
+                                       limit_points=res["limit_points"],
                                        why="a persisting-L2 carve-out above the process's own "
                                            "before the candidate's code ran, or a persisting "
                                            "access-policy window, was set before the timed call"))
@@ -901,7 +900,7 @@ def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
     candidate's output (cand_out, in the judge's memory) with the flags
     and reduced kernels the candidate process reported (rep:
     candidate_pass's result, as CandidateProcess.escapes checked it)."""
-    red = rep.get("reduced") or {}
+    red = rep["reduced"]
     with torch.no_grad():
         ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda) \
             if red.get("kernels") or red.get("ops") else None

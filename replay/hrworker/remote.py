@@ -254,7 +254,6 @@ class CandidateProcess:
         self.delays = []            # and the run-queue waits across it (ms; RunDelay)
         self.covers = []            # and the launch cover asked for before it (ms)
         self.cover = None           # (cycles, ms) of the launch cover, on CUDA
-        self.cover_now = 0.0        # the cover of the calls now being timed (ms)
         self.run_delay = RunDelay(pid)
         self.rtt = None             # the channel's round trip (ms): least, median
 
@@ -485,8 +484,9 @@ class CandidateProcess:
             self.rtt = (got[0], got[len(got) // 2])
         return self.rtt
 
-    def handshakes(self, final):
-        """Serve the timed calls' handshakes until the final reply."""
+    def handshakes(self, final, cover=0.0):
+        """Serve the timed calls' handshakes until the final reply; each
+        timed call had a launch cover of cover ms before it."""
         while True:
             rep = self.recv()
             if rep["t"] != "ready":
@@ -508,7 +508,7 @@ class CandidateProcess:
             self.walls.append(wall)
             self.events.append(_num(done.get("ms"), "a timed call's ms"))
             self.delays.append(delay)
-            self.covers.append(self.cover_now)
+            self.covers.append(cover)
 
     def figure(self, i):
         """Timed call i's figure: the candidate process's own clock (its
@@ -525,15 +525,12 @@ class CandidateProcess:
         self.sync_inputs()
         if self.cuda and self.cover is None:
             self.cover = (COVER_CYCLES, cover_ms(self.torch, self.device, COVER_CYCLES))
-        cycles, self.cover_now = self.cover if self.cuda else (0, 0.0)
+        cycles, ms = self.cover if self.cuda else (0, 0.0)
         self.request("time_one", args, flush=flush, sync_before=sync_before,
                      keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
                      **self.rng_fields())
         n = len(self.walls)
-        try:
-            rep = self.handshakes("timed")
-        finally:
-            self.cover_now = 0.0
+        rep = self.handshakes("timed", ms)
         if len(self.walls) != n + 1:
             raise CandidateGone("the candidate process timed %d calls where one was asked"
                                 % (len(self.walls) - n), tampered=True)

@@ -434,18 +434,19 @@ class Timing:
     def floor(self, inputs, cand_ms, statistic, flushed):
         """below-physical-floor: the candidate's time under the least a
         call reading its inputs can take (audit.floor_ms, the copy
-        bandwidth measured here, again before a time under it counts).  Where the loop does not flush the
-        caches before each call, inputs that fit in the last-level cache
-        may be read from it: only the bytes beyond it count."""
+        bandwidth measured here, again before a time under it counts).
+        Where the loop does not flush the caches before each call, inputs
+        that fit in the last-level cache may be read from it: only the
+        bytes beyond it count."""
         cache = 0 if flushed else self.cache_bytes()
         bw, tries = None, 0
         # A copy timed while the host was busy reads low and raises the
         # floor: before a time below it counts, the bandwidth is measured
         # again, up to FLOOR_TRIES times in all, the best kept.
         while tries < FLOOR_TRIES:
-            got = copy_bandwidth(self.torch, self.device, self.cuda)
+            bw = max(filter(None, (bw, copy_bandwidth(self.torch, self.device, self.cuda))),
+                     default=None)
             tries += 1
-            bw = got if got and (bw is None or got > bw) else bw
             ms, nbytes = floor_ms(self.torch, inputs, bw, cache)
             if not ms or cand_ms is None or cand_ms >= ms:
                 break

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""audit_cost.py DB [RUN_ID] - what the audit's own calls cost a replay:
+"""audit_cost.py DB [RUN_ID | MODE] - what the audit's own calls cost a
+replay (the latest run, the run RUN_ID, or the latest run of MODE, robust
+or faithful):
 per job and in all, checks.audit_seconds (correctness, timing) against the
 job's seconds in those phases (checks.phase_seconds), and its findings.
 The GPU-escapes pass (audit_seconds.escapes) runs inside the timing phase
@@ -10,7 +12,12 @@ import sqlite3
 import sys
 
 db = sqlite3.connect(sys.argv[1])
-run = sys.argv[2] if len(sys.argv) > 2 else db.execute("SELECT max(id) FROM replay_run").fetchone()[0]
+arg = sys.argv[2] if len(sys.argv) > 2 else ""
+run = arg if arg.isdigit() else db.execute(
+    "SELECT max(id) FROM replay_run" + (" WHERE mode = ?" if arg else ""),
+    (arg,) if arg else ()).fetchone()[0]
+if run is None:
+    sys.exit("audit_cost: no %s run in %s" % (arg or "replay", sys.argv[1]))
 mode = db.execute("SELECT mode FROM replay_run WHERE id = ?", (run,)).fetchone()[0]
 rows = db.execute("""SELECT e.problem_id, e.sample_id, j.verdict, j.audit_verdict, j.checks_json
                      FROM replay_job j JOIN evaluation e ON e.id = j.evaluation_id

@@ -31,22 +31,24 @@ import statistics
 import subprocess
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.context import problem_namespace  # noqa: E402
+
 UNITS = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
          "ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
-def load(path, name, ns=None):
-    """Execute a problem or candidate file as a module namespace."""
-    ns = ns if ns is not None else {"__name__": name}
+def load(path):
+    """A problem's or a candidate's file executed in a namespace of its own
+    (the worker's problem_namespace; robust mode keeps them apart too)."""
     with open(path) as f:
-        exec(compile(f.read(), path, "exec"), ns)
-    return ns
+        return problem_namespace(f.read(), path)
 
 
 def target(cand, problem, calls):
     import torch
-    prob = load(problem, "problem")
-    mod = load(cand, "candidate")
+    prob, mod = load(problem), load(cand)
     torch.manual_seed(0)
     init = prob["get_init_inputs"]()
     model = mod["ModelNew"](*init).cuda().eval()
@@ -81,8 +83,7 @@ def robust_ms(db, p):
 
 
 def env_for(extdir):
-    env = dict(os.environ, TORCH_EXTENSIONS_DIR=extdir, PYTHONUNBUFFERED="1")
-    return env
+    return dict(os.environ, TORCH_EXTENSIONS_DIR=extdir, PYTHONUNBUFFERED="1")
 
 
 def build(me, cand, prob, extdir):
