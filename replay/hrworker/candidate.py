@@ -305,14 +305,20 @@ class Candidate:
         return {"t": "fetched"}
 
     def op_escapes(self, req, args):
-        """The escape measurements after the job's timing, on one input
-        set (escapes.candidate_pass), and the persisting-L2 state its
-        timed calls found (Timing.l2_before_call)."""
+        """The escape measurements after the job's timing
+        (escapes.candidate_pass): args is the warm-ups' set, then, from
+        index split, the profiled call's (content no call saw); and the
+        persisting-L2 state its timed calls found (Timing.l2_before_call)."""
         from hrworker.escapes import candidate_pass
-        rep = candidate_pass(self.torch, self.model, args, self.msg.get("candidate_code", ""),
-                             self.ns, req.get("robust") is True, os.getcwd(),
+        split = req.get("split")
+        if type(split) is not int or not 0 < split < len(args):
+            raise ValueError("escapes: split %r does not divide %d arguments"
+                             % (split, len(args)))
+        rep = candidate_pass(self.torch, self.model, args[:split],
+                             self.msg.get("candidate_code", ""), self.ns,
+                             req.get("robust") is True, os.getcwd(),
                              flush=(lambda: self.timing.flush(req["flush"]))
-                             if req.get("flush") else None)
+                             if req.get("flush") else None, fresh=args[split:])
         if self.timing.l2_found:
             rep["findings"].append(self.timing.l2_found)
         rep["evidence"]["l2_timed_calls"] = self.timing.l2_calls

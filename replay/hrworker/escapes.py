@@ -827,22 +827,27 @@ def refill(torch, xs):
             x.copy_(torch.randn_like(x) if bool(x.min() < 0) else torch.rand_like(x))
 
 
-def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=None):
-    """The candidate process's escape measurements for one job, on one
-    input set (args), after its timing: the precision flags at a call, the
-    threads a call leaves (thread_check), the persisting-L2 state (read;
-    reset too in a robust job), one profiled pass (streams, work after the
-    end marker, own share, reduced-precision kernels), wall against event
-    time, and in a robust job on CUDA the CUDA-graph figure (on copies of
-    the inputs).  Returns {"evidence": {...}, "findings": [...],
-    "flags_at_call", "reduced"}: data for the judge (judge_pass)."""
+def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=None,
+                   fresh=None):
+    """The candidate process's escape measurements for one job, after its
+    timing: the precision flags at a call, the threads a call leaves
+    (thread_check), the persisting-L2 state (read; reset too in a robust
+    job), one profiled pass (streams, work after the end marker, own
+    share, reduced-precision kernels), wall against event time, and in a
+    robust job on CUDA the CUDA-graph figure (on copies of the inputs).
+    The warm-up and every call but the profiled one are on args; the
+    profiled call is on fresh (the same shapes, content no call saw; args
+    when None), so that a candidate that caches its output by the input's
+    address or content runs its work there (a cache hit runs no kernel
+    and hid no-own-kernel).  Returns {"evidence": {...}, "findings":
+    [...], "flags_at_call", "reduced"}: data for the judge (judge_pass)."""
     cuda = torch.cuda.is_available() and any(
         isinstance(a, torch.Tensor) and a.is_cuda for a in args)
     own = own_names(source, loaded_modules(ns, model))
 
-    def call():
+    def call(xs=args):
         with torch.no_grad():
-            return model(*args)
+            return model(*xs)
 
     def sync():
         if cuda:
@@ -859,7 +864,8 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
         ev["l2"] = l2_reset(torch, reset=robust)
     d = tempfile.mkdtemp(dir=tmpdir) if tmpdir else None
     try:
-        prof = profiled_pass(torch, call, own, cuda, d)
+        prof = profiled_pass(torch, lambda: call(args if fresh is None else fresh),
+                             own, cuda, d)
     finally:
         if d:
             import shutil

@@ -15,7 +15,7 @@ from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.inputs import InputSets
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
-from hrworker.timing import Timing
+from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import exc_text
 
 # The fields of a build record the judge keeps from the candidate process.
@@ -224,8 +224,12 @@ class Job:
 
     # ------------------------------------------------------- the audit
     def escapes(self, ref, new, timing):
-        """The GPU escapes (hrworker/escapes.py) on the job's first input
-        set, after its timing: the candidate process measures what its
+        """The GPU escapes (hrworker/escapes.py) after the job's timing,
+        warm-ups on its first input set, the profiled call and the
+        precision check on a set of new content (fresh_content: a
+        candidate that caches its output by the input's address or content
+        computes on it, so its call's kernels are there to attribute): the
+        candidate process measures what its
         call does beyond the timed stream and thread (candidate_pass; its
         findings are its own evidence against itself, checked against the
         ids it may report), the judge checks its output's precision
@@ -238,10 +242,11 @@ class Job:
         rec = self.checks["escapes"] = {}
         try:
             with spent(c, "escapes"):
-                inputs = self.sets.fresh_inputs(self.seed)
+                inputs = self.sets.fresh_content(self.seed + ESCAPES_SEED_OFFSET)
                 flags_before = precision_flags(t)
                 flush = timing.flush_bytes(True) if self.mode == "robust" and c.cuda else 0
-                rep = self.cand.escapes(inputs, self.mode == "robust", flush)
+                rep = self.cand.escapes(self.sets.fresh_inputs(self.seed), inputs,
+                                        self.mode == "robust", flush)
                 rec.update(rep["evidence"])
                 for f in rep["findings"]:
                     add_finding(c, f["id"], **f["evidence"])

@@ -403,13 +403,15 @@ class CandidateProcess:
         buf = t.empty(shape, dtype=getattr(t, dtype), device=device)
         return self.shared.share_cpu(buf) if buf.device.type == "cpu" else buf
 
-    def escapes(self, args, robust, flush):
-        """The candidate process's escape measurements on args
-        (escapes.candidate_pass): its reply, which is data -- the findings
-        it may report are checked against escapes.CANDIDATE_FINDINGS."""
+    def escapes(self, args, fresh, robust, flush):
+        """The candidate process's escape measurements (escapes.candidate_pass):
+        warm-ups on args, the profiled call on fresh (a set no call saw);
+        its reply, which is data -- the findings it may report are checked
+        against escapes.CANDIDATE_FINDINGS."""
         from hrworker.escapes import CANDIDATE_FINDINGS
         self.sync_inputs()
-        self.request("escapes", args, robust=robust, flush=flush)
+        self.request("escapes", list(args) + list(fresh), robust=robust, flush=flush,
+                     split=len(args))
         rep = self.reply("escaped")
         found = rep.get("findings") if isinstance(rep.get("findings"), list) else []
         rep["findings"] = [f for f in found[:16] if isinstance(f, dict)

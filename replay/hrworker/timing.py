@@ -9,7 +9,7 @@ import time
 from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
 from hrworker.escapes import l2_reset
-from hrworker.remote import RemoteModel
+from hrworker.remote import COVER_CYCLES, RemoteModel
 from hrworker.util import Laps, exc_text, finite
 
 
@@ -21,6 +21,12 @@ KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
 # development machine an honest row sum ran up to 9.3x faster on the
 # repeated set than on fresh ones, least against least.
 CACHE_RATIO = 30
+
+# The audit's sets of new content, by seed offset from the job's seed:
+# recheck's after timing (1), fresh_timing's (2 .. 2 + FRESH_TIMING_SETS - 1),
+# then the escapes pass's (Job.escapes), which no other call has seen.
+FRESH_TIMING_SETS = 7
+ESCAPES_SEED_OFFSET = 2 + FRESH_TIMING_SETS
 
 
 class Timing:
@@ -94,7 +100,10 @@ class Timing:
         event, so that the call's launches are queued by the time the
         start event fires (without it the GPU waits idle for them inside
         the events: 70-165 us a call on the H200 after the robust flush,
-        which is shorter than the host's launch of a call)."""
+        which is shorter than the host's launch of a call).  The judge
+        gives its own calls of the reference the same cover (time_robust):
+        a cover hides up to its length of host launch time, so one side
+        without it reads a launch-bound call that much slower."""
         if isinstance(fn, RemoteModel):
             return fn.proc.time_one(args, flush, sync_before, keep)
         t = self.torch
@@ -243,6 +252,9 @@ class Timing:
         rng = np.random.default_rng(self.seed + 1)
         pool = [self.fresh_inputs(s) for s in self.sets.pool_seeds]
         flush = self.flush_bytes(True)
+        # The candidate's calls wait behind the launch cover its process
+        # is asked for (CandidateProcess.time_one); the reference's the same.
+        cover = COVER_CYCLES if self.cuda else 0
         seeds = [int(x) for x in rng.integers(0, 2**31 - 1, size=rounds + 1)]
         fails, prints = [], {}
         with t.no_grad():
@@ -263,7 +275,7 @@ class Timing:
                 outs = {}
                 for fn, acc in order:
                     keep = []
-                    acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep)))
+                    acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep, cover)))
                     outs[fn is self.new] = keep[0]
                 with spent(self.ctx, "timing"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
@@ -400,7 +412,7 @@ class Timing:
         self.checked_call(inputs, "the timing inputs, their middle half changed in place",
                           prints)
 
-    def fresh_timing(self, inputs, n=7):
+    def fresh_timing(self, inputs, n=FRESH_TIMING_SETS):
         """The candidate timed on the harness's timing inputs and on n sets
         of fresh content, calls interleaved (a burst of load on the host
         falls on both), each after the robust flush and a sync, so that

@@ -40,6 +40,13 @@ stage_info() {
 
 stage_probe() { python3 tests/gpu/machine_probe.py --out "$OUT/probe.json"; }
 
+# The persisting-L2 limit new contexts read, alone and beside others, and
+# whether an MPS daemon serves the GPU (tests/gpu/l2_probe.py).
+stage_l2() {
+	nvidia-smi -q | grep -i -A2 mps
+	timeout "${CAP_L2:-60}" python3 tests/gpu/l2_probe.py | tee "$OUT/l2-probe.jsonl"
+}
+
 # The worker's keeper on the GPU (CUDA IPC), alone: before timing with it;
 # then the sets it draws itself from recipes (pinned memory, then device).
 stage_keeper() {
@@ -302,14 +309,18 @@ stage_kb_audit() {
 # tool (ingest, audit problems, robust and faithful replays, the detection
 # table, which the second prints).
 stage_planted() {
-	local rc=0
-	HR_TEST_DEVICE=cuda timeout "${CAP_PLANTED:-240}" python3 tests/py/test_worker_planted.py \
-		>"$OUT/planted-worker.log" 2>&1 || rc=1
-	grep -v '^ok' "$OUT/planted-worker.log" | tail -60
-	HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
-		timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
-		>"$OUT/planted-replay.log" 2>&1 || rc=1
-	grep -v '^ok' "$OUT/planted-replay.log" | tail -60
+	local rc=0 parts=" ${PLANTED_PARTS:-worker replay} "
+	if [ -z "${parts##* worker *}" ]; then
+		HR_TEST_DEVICE=cuda timeout "${CAP_PLANTED:-240}" python3 tests/py/test_worker_planted.py \
+			>"$OUT/planted-worker.log" 2>&1 || rc=1
+		grep -v '^ok' "$OUT/planted-worker.log" | tail -60
+	fi
+	if [ -z "${parts##* replay *}" ]; then
+		HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
+			timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
+			>"$OUT/planted-replay.log" 2>&1 || rc=1
+		grep -v '^ok' "$OUT/planted-replay.log" | tail -60
+	fi
 	return $rc
 }
 

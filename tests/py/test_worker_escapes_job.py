@@ -3,7 +3,8 @@ Job.escapes; escapes.candidate_pass in the candidate process, judge_pass
 in the judge), through the worker.
 
 On CPU (make check), robust and faithful: a C++ extension that does the
-work has an own share above 0 and no escape finding; one that builds its
+work has an own share above 0 and no escape finding, also when it runs
+it only on content it has not seen (the pass's set is new content); one that builds its
 extension and calls torch instead is no-own-kernel; a pure-PyTorch
 stand-in reports share 0 and no finding (docs/replay.md); a call that
 leaves a thread running is background-thread; a half-precision compute
@@ -60,6 +61,19 @@ class ModelNew(nn.Module):
         return _ext.relu2(x)
 '''
 
+# Its extension runs only on content it has not seen: on the job's first
+# input set (a correctness trial's) the call is a cache hit that runs
+# none of its code.
+CACHED_OWN = EXT + '''
+_seen = {}
+class ModelNew(nn.Module):
+    def forward(self, x):
+        key = (float(x.sum()), tuple(x.shape))
+        if key not in _seen:
+            _seen[key] = _ext.relu2(x)
+        return _seen[key].clone()
+'''
+
 LIBRARY_ONLY = EXT + '''
 class ModelNew(nn.Module):
     def forward(self, x):
@@ -109,6 +123,10 @@ def cpu_cases(w):
               % (mode, res.get("own_share"), findings(res) or esc.get("error")))
         check(esc.get("precision", {}).get("reference_profiled") is False,
               "%s: no reduced-precision work reported: the reference is not profiled" % mode)
+        _, res = w.run(PROBLEM, CACHED_OWN, **kw)
+        check(res.get("own_share", 0) > 0 and "no-own-kernel" not in findings(res),
+              "%s: an extension run only on unseen content: the escapes pass's set is new "
+              "content, own share %r (%s)" % (mode, res.get("own_share"), findings(res)))
         _, res = w.run(PROBLEM, LIBRARY_ONLY, **kw)
         check(res["verdict"] == "correct" and "no-own-kernel" in findings(res)
               and res.get("own_share") == 0,
