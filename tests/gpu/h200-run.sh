@@ -428,7 +428,7 @@ stage_dlrm() {
 # the project's kernels in the role "frontier model on DLRM-Bench" (a
 # roles file of this run only), `ls`, and the store itself.
 stage_dlrm_report() {
-	sed 's|"frontier model on DLRM-Bench": null|"frontier model on DLRM-Bench": "headroom-own_dlrm-bench"|' \
+	sed 's|"frontier model on DLRM-Bench": [^,}]*|"frontier model on DLRM-Bench": "headroom-own_dlrm-bench"|' \
 		paper/roles.json >"$WORK/roles.json"
 	./headroom --db "$GPUDB" ls --level 5
 	./headroom --db "$GPUDB" report dlrm --format md | tee "$OUT/dlrm.md"
