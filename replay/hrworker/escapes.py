@@ -26,7 +26,7 @@ import threading
 import time
 import warnings
 
-from hrworker.util import exc_text, finite
+from hrworker.util import Laps, exc_text, finite
 
 
 def finding(fid, **evidence):
@@ -853,15 +853,16 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
         if cuda:
             torch.cuda.synchronize()
 
-    ev, found = {"own": own}, []
-    call()
+    ev, found = {"own": own, "seconds": {}}, []
+    laps = Laps(ev["seconds"])          # each part's seconds, for the audit's cost
+    _, th = thread_check(call, warmup=1)     # its warm-up is the pass's
     sync()
     flags_at_call = precision_flags(torch)
-    _, th = thread_check(call, warmup=1)
-    sync()
     ev["threads"] = th
+    laps.lap("threads")
     if cuda:
         ev["l2"] = l2_reset(torch, reset=robust)
+    laps.lap(None)
     d = tempfile.mkdtemp(dir=tmpdir) if tmpdir else None
     try:
         prof = profiled_pass(torch, lambda: call(args if fresh is None else fresh),
@@ -874,13 +875,16 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
         "device", "kernels", "streams", "current_stream", "n_hidden", "hidden", "n_after_end",
         "after_end", "share", "own_kernels_seen", "top_kernels", "graph_launches", "error")
         if k in prof}
+    laps.lap("profile")
     ev["wall_vs_event"] = wall_vs_event(torch, call) if cuda else {
         "applicable": False, "why": "needs CUDA (on CPU the timer is the wall clock)"}
+    laps.lap("wall_vs_event")
     if robust and cuda:
         copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
         with torch.no_grad():
             ev["graph"] = graph_timing(torch, model, copies, refill=lambda xs: refill(torch, xs),
                                        flush=flush)
+        laps.lap("graph")
     for part in (th, ev.get("l2", {}), prof, ev["wall_vs_event"]):
         found += [f for f in part.get("findings", ()) if f["id"] in CANDIDATE_FINDINGS]
     if not cuda and not own["functions"]:
@@ -907,13 +911,19 @@ def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
     and reduced kernels the candidate process reported (rep:
     candidate_pass's result, as CandidateProcess.escapes checked it)."""
     red = rep["reduced"]
+    secs = {}
+    laps = Laps(secs)
     with torch.no_grad():
         ref_prof = profiled_pass(torch, lambda: ref(*inputs), own_names(""), cuda) \
             if red.get("kernels") or red.get("ops") else None
+        laps.lap("reference_profile")
         ref32 = ref(*inputs)
         ref64 = reference_fp64(torch, ref, inputs)
+        laps.lap("reference_fp32_fp64")
     res = precision_check(torch, cand_out, ref32, ref64, flags_before, rep["flags_at_call"],
                           profile={"reduced": red},
                           baseline_reduced=(ref_prof or {}).get("reduced"))
+    laps.lap("precision_check")
     res["reference_profiled"] = ref_prof is not None
+    res["seconds"] = secs
     return res

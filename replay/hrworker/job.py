@@ -16,7 +16,7 @@ from hrworker.inputs import InputSets
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
-from hrworker.util import exc_text
+from hrworker.util import Laps, exc_text
 
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
@@ -240,14 +240,19 @@ class Job:
         from hrworker.escapes import judge_pass, precision_flags
         c, t = self.ctx, self.torch
         rec = self.checks["escapes"] = {}
+        secs = {}           # the judge's view of the parts' seconds (checks.escapes.judge_seconds)
+        laps = Laps(secs)
         try:
             with spent(c, "escapes"):
                 inputs = self.sets.fresh_content(self.seed + ESCAPES_SEED_OFFSET)
                 flags_before = precision_flags(t)
                 flush = timing.flush_bytes(True) if self.mode == "robust" and c.cuda else 0
+                laps.lap("draw")
                 rep = self.cand.escapes(self.sets.fresh_inputs(self.seed), inputs,
                                         self.mode == "robust", flush)
+                laps.lap("candidate_pass")
                 rec.update(rep["evidence"])
+                rec["judge_seconds"] = secs
                 for f in rep["findings"]:
                     add_finding(c, f["id"], **f["evidence"])
                 share = (rec.get("profile") or {}).get("share") or {}
@@ -255,8 +260,10 @@ class Job:
                     self.result["own_share"] = share["own_share"]
                 with t.no_grad():
                     out = new(*inputs)
+                    laps.lap("candidate_call")
                     prec = judge_pass(t, ref, out, inputs, flags_before,
                                       rep, c.cuda)
+                    laps.lap("judge_pass")
                 for f in prec.pop("findings", ()):
                     add_finding(c, f["id"], **f["evidence"])
                 rec["precision"] = prec

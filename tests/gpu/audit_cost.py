@@ -6,7 +6,9 @@ per job and in all, checks.audit_seconds (correctness, timing) against the
 job's seconds in those phases (checks.phase_seconds), and its findings.
 The GPU-escapes pass (audit_seconds.escapes) runs inside the timing phase
 and counts as audit; its own column shows what it adds.
-Prints a Markdown table; the issue's goal is a share of at most 20 %."""
+Prints a Markdown table; the issue's goal is a share of at most 20 %;
+then the escapes pass's parts (checks.escapes.seconds from the candidate
+process, judge_seconds and precision.seconds from the judge), summed."""
 import json
 import sqlite3
 import sys
@@ -28,8 +30,15 @@ print("run %s (%s): problem, sample, verdict, audit verdict, phases (s), audit (
 print("| problem | sample | verdict | audit | correctness+timing s | audit s | of which escapes s | share |")
 print("|---:|---:|---|---|---:|---:|---:|---:|")
 tot_e = 0.0
+parts = {}      # the escapes pass's parts: seconds summed over the jobs
 for pid, sid, verdict, audit, checks in rows:
     c = json.loads(checks or "{}")
+    esc = c.get("escapes", {})
+    for side, d in (("candidate", esc.get("seconds")), ("judge", esc.get("judge_seconds")),
+                    ("judge", (esc.get("precision") or {}).get("seconds"))):
+        for k, v in (d or {}).items():
+            if isinstance(v, (int, float)):
+                parts[(side, k)] = parts.get((side, k), 0.0) + v
     ps, au = c.get("phase_seconds", {}), c.get("audit_seconds", {})
     p = ps.get("correctness", 0) + ps.get("timing", 0)
     e = au.get("escapes", 0)
@@ -45,3 +54,11 @@ if tot_p:
           % (tot_a, tot_p, 100 * tot_a / tot_p, 100 * tot_a / (tot_p - tot_a)))
     print("of which the GPU-escapes pass: %.2f s (%.1f %% of the phases)"
           % (tot_e, 100 * tot_e / tot_p))
+if parts:
+    # judge_seconds' candidate_pass spans the candidate's parts; judge_pass
+    # spans the judge's own precision parts.
+    print("\nthe escapes pass by part, summed over the jobs (s):\n")
+    print("| side | part | s |")
+    print("|---|---|---:|")
+    for (side, k), v in sorted(parts.items(), key=lambda x: -x[1]):
+        print("| %s | %s | %.3f |" % (side, k, v))

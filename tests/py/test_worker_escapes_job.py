@@ -123,6 +123,12 @@ def cpu_cases(w):
               % (mode, res.get("own_share"), findings(res) or esc.get("error")))
         check(esc.get("precision", {}).get("reference_profiled") is False,
               "%s: no reduced-precision work reported: the reference is not profiled" % mode)
+        got = (sorted(esc.get("seconds", {})), sorted(esc.get("judge_seconds", {})),
+               sorted(esc.get("precision", {}).get("seconds", {})))
+        check(got == (["profile", "threads", "wall_vs_event"],
+                      ["candidate_call", "candidate_pass", "draw", "judge_pass"],
+                      ["precision_check", "reference_fp32_fp64", "reference_profile"]),
+              "%s: the pass's parts are timed on both sides (%s)" % (mode, got))
         _, res = w.run(PROBLEM, CACHED_OWN, **kw)
         check(res.get("own_share", 0) > 0 and "no-own-kernel" not in findings(res),
               "%s: an extension run only on unseen content: the escapes pass's set is new "
