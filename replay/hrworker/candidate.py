@@ -307,12 +307,13 @@ class Candidate:
     def op_escapes(self, req, args):
         """The escape measurements after the job's timing
         (escapes.candidate_pass): args is the warm-ups' set, then, from
-        index split, the profiled call's (content no call saw); and the
-        persisting-L2 state its timed calls found (Timing.l2_before_call)."""
+        index split (its half), the profiled call's (content no call
+        saw); and the persisting-L2 state its timed calls found
+        (Timing.l2_before_call)."""
         from hrworker.escapes import candidate_pass
         split = req.get("split")
-        if type(split) is not int or not 0 < split < len(args):
-            raise ValueError("escapes: split %r does not divide %d arguments"
+        if type(split) is not int or split < 0 or 2 * split != len(args):
+            raise ValueError("escapes: split %r does not halve %d arguments"
                              % (split, len(args)))
         rep = candidate_pass(self.torch, self.model, args[:split],
                              self.msg.get("candidate_code", ""), self.ns,

@@ -107,6 +107,28 @@ class ModelNew(nn.Module):
 '''
 
 
+# A problem whose get_inputs() is empty: the pass has no set to split.
+NO_INPUTS_PROBLEM = '''
+import torch
+import torch.nn as nn
+class Model(nn.Module):
+    def forward(self):
+        return torch.arange(1000, dtype=torch.float32) * 2.0
+def get_inputs():
+    return []
+def get_init_inputs():
+    return []
+'''
+
+NO_INPUTS = '''
+import torch
+import torch.nn as nn
+class ModelNew(nn.Module):
+    def forward(self):
+        return torch.arange(1000, dtype=torch.float32) * 2.0
+'''
+
+
 def findings(res):
     return sorted(f["id"] for f in res.get("findings", []))
 
@@ -133,6 +155,10 @@ def cpu_cases(w):
         check(res.get("own_share", 0) > 0 and "no-own-kernel" not in findings(res),
               "%s: an extension run only on unseen content: the escapes pass's set is new "
               "content, own share %r (%s)" % (mode, res.get("own_share"), findings(res)))
+        _, res = w.run(NO_INPUTS_PROBLEM, NO_INPUTS, **kw)
+        esc = res["checks"].get("escapes", {})
+        check(res["verdict"] == "correct" and "profile" in esc and not esc.get("error"),
+              "%s: a problem without inputs: the pass runs (%s)" % (mode, esc.get("error")))
         _, res = w.run(PROBLEM, LIBRARY_ONLY, **kw)
         check(res["verdict"] == "correct" and "no-own-kernel" in findings(res)
               and res.get("own_share") == 0,
