@@ -862,7 +862,7 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
     laps.lap("threads")
     if cuda:
         ev["l2"] = l2_reset(torch, reset=robust)
-    laps.lap(None)
+        laps.lap("l2")
     d = tempfile.mkdtemp(dir=tmpdir) if tmpdir else None
     try:
         prof = profiled_pass(torch, lambda: call(args if fresh is None else fresh),

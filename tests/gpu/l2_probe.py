@@ -8,20 +8,27 @@ import subprocess
 import sys
 import time
 
+REPLAY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "replay")
+
+# The reading the worker's candidate process makes (escapes.CudaDriver),
+# in a fresh process with its context made; argv: who, the replay folder,
+# then the seconds to hold the context, if any.
 READ = r"""
-import ctypes, json, os, sys, torch
+import json, os, sys, torch
+sys.path.insert(0, sys.argv[2])
+from hrworker.escapes import CudaDriver
 torch.empty(1, device="cuda")
-lib = ctypes.CDLL("libcuda.so.1")
-v = ctypes.c_size_t()
-rc = lib.cuCtxGetLimit(ctypes.byref(v), 0x06)
-print(json.dumps({"who": sys.argv[1], "pid": os.getpid(), "rc": rc, "limit": v.value}), flush=True)
-if len(sys.argv) > 2:
-    import time; time.sleep(float(sys.argv[2]))
+limit, err = CudaDriver().limit()
+print(json.dumps({"who": sys.argv[1], "pid": os.getpid(), "limit": limit, "error": err}),
+      flush=True)
+if len(sys.argv) > 3:
+    import time; time.sleep(float(sys.argv[3]))
 """
 
 
 def read(who, hold=None):
-    args = [sys.executable, "-c", READ, who] + ([str(hold)] if hold else [])
+    args = [sys.executable, "-c", READ, who, REPLAY] + ([str(hold)] if hold else [])
     return subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
 
 
