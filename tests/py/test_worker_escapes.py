@@ -345,8 +345,12 @@ def cuda_tests():
     x = torch.randn(1 << 20, device="cuda")
     g = escapes.graph_timing(torch, lambda t: t * 2 + 1, [x],
                              refill=lambda xs: xs[0].copy_(torch.randn_like(xs[0])))
-    check(g["captured"] and g["ms_median"] > 0, "an elementwise call's graph figure: %s ms"
-          % g.get("ms_median"))
+    check(g["captured"] and g["ms_median"] > 0 and g["n"] == escapes.GRAPH_REPS,
+          "an elementwise call's graph figure: %s ms, all %s replays inside the budget"
+          % (g.get("ms_median"), g.get("n")))
+    g = escapes.graph_timing(torch, lambda t: t * 2 + 1, [x], budget_ms=0.0, min_reps=5)
+    check(g["captured"] and g["n"] == 5 and g["budget_ms"] == 0.0,
+          "the budget spent: the graph figure stops at its least replays (%s)" % g.get("n"))
     cache = {}
 
     def skips_under_capture(t):
