@@ -26,19 +26,24 @@ def add_finding(ctx, fid, **evidence):
 
 
 class spent:
-    """with spent(ctx, part): adds the block's seconds to
+    """with spent(ctx, part, what): adds the block's seconds to
     checks.audit_seconds[part] (what the audit's own calls cost the job,
-    beside its phase seconds)."""
+    beside its phase seconds) and to checks.audit_parts["part.what"]
+    (which of the part's checks they went to; tests/gpu/audit_cost.py
+    sums them over a run)."""
 
-    def __init__(self, ctx, part):
-        self.ctx, self.part = ctx, part
+    def __init__(self, ctx, part, what):
+        self.ctx, self.part, self.what = ctx, part, what
 
     def __enter__(self):
         self.t0 = time.monotonic()
 
     def __exit__(self, *exc):
-        d = self.ctx.checks.setdefault("audit_seconds", {})
-        d[self.part] = round(d.get(self.part, 0.0) + time.monotonic() - self.t0, 4)
+        dt = time.monotonic() - self.t0
+        for key, name in (("audit_seconds", self.part),
+                          ("audit_parts", "%s.%s" % (self.part, self.what))):
+            d = self.ctx.checks.setdefault(key, {})
+            d[name] = round(d.get(name, 0.0) + dt, 4)
         return False
 
 

@@ -86,7 +86,7 @@ class Checks:
                     out_new = self.call_candidate(cand_inputs, out, bits)
                     laps.lap("candidate")
                     if watch is not None:
-                        with spent(self.ctx, "correctness"):
+                        with spent(self.ctx, "correctness", "side_effects"):
                             self.side_effects(watch, cand_inputs, out_new, s)
                     laps.lap("side_effects")
                     if out.shape != out_new.shape:
@@ -111,7 +111,7 @@ class Checks:
         self.checks["checker"] = trials[0]["checker"] if trials else None
         self.checks["scale_invariant"] = self.scale_invariant(trials)
         try:
-            with spent(self.ctx, "correctness"):
+            with spent(self.ctx, "correctness", "audit_calls"):
                 self.audit_calls(seeds[0], passed == n)
         except Exception as e:   # noqa: the candidate's; the trials stand
             self.checks["audit_error"] = "correctness: %s" % exc_text(e)

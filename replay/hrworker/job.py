@@ -243,7 +243,7 @@ class Job:
         secs = {}           # the judge's view of the parts' seconds (checks.escapes.judge_seconds)
         laps = Laps(secs)
         try:
-            with spent(c, "escapes"):
+            with spent(c, "escapes", "pass"):
                 inputs = self.sets.fresh_content(self.seed + ESCAPES_SEED_OFFSET)
                 flags_before = precision_flags(t)
                 flush = timing.flush_bytes(True) if self.mode == "robust" and c.cuda else 0

@@ -213,10 +213,10 @@ class Timing:
         # more, then fresh content, checked; the candidate timed on fresh
         # content beside the harness's repeated inputs; the floor.
         try:
-            with self.torch.no_grad(), spent(self.ctx, "timing"):
+            with self.torch.no_grad(), spent(self.ctx, "timing", "recheck_fresh_timing"):
                 self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
                 self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
-            with spent(self.ctx, "timing"):
+            with spent(self.ctx, "timing", "floor"):
                 self.floor(inputs, cs["mean"], "mean", how["l2_fill_bytes"] > 0)
         except Exception as e:   # noqa: the candidate's; the harness's times stand
             self.checks["audit_error"] = "timing: %s" % exc_text(e)
@@ -267,7 +267,7 @@ class Timing:
             del pool
             ref_t, new_t = [], []
             for r in range(rounds):
-                with spent(self.ctx, "timing"):
+                with spent(self.ctx, "timing", "draw"):
                     inp = self.sets.fresh_content(seeds[r])
                 order = [(self.ref, ref_t), (self.new, new_t)]
                 if rng.integers(0, 2):
@@ -277,15 +277,15 @@ class Timing:
                     keep = []
                     acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep, cover)))
                     outs[fn is self.new] = keep[0]
-                with spent(self.ctx, "timing"):
+                with spent(self.ctx, "timing", "round_check"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 last = inp
-            with spent(self.ctx, "timing"):
+            with spent(self.ctx, "timing", "recheck_fresh"):
                 self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
         timed_rounds = rounds
         ref_t, new_t = self.drop_throttled(ref_t, new_t)
         rounds = len(new_t)
-        with spent(self.ctx, "timing"):
+        with spent(self.ctx, "timing", "floor"):
             self.floor(last, float(np.median(new_t)), "median", True)
         ref_a, new_a = np.asarray(ref_t), np.asarray(new_t)
         speed = float(np.median(ref_a) / np.median(new_a))

@@ -7,8 +7,9 @@ job's seconds in those phases (checks.phase_seconds), and its findings.
 The GPU-escapes pass (audit_seconds.escapes) runs inside the timing phase
 and counts as audit; its own column shows what it adds.
 Prints a Markdown table; the issue's goal is a share of at most 20 %;
-then the escapes pass's parts (checks.escapes.seconds from the candidate
-process, judge_seconds and precision.seconds from the judge), summed."""
+then the audit's seconds by check (checks.audit_parts) and the escapes
+pass's parts (checks.escapes.seconds from the candidate process,
+judge_seconds and precision.seconds from the judge), summed."""
 import json
 import sqlite3
 import sys
@@ -31,6 +32,7 @@ print("| problem | sample | verdict | audit | correctness+timing s | audit s | o
 print("|---:|---:|---|---|---:|---:|---:|---:|")
 tot_e = 0.0
 parts = {}      # the escapes pass's parts: seconds summed over the jobs
+by_check = {}   # checks.audit_parts: the audit's seconds by check, summed
 for pid, sid, verdict, audit, checks in rows:
     c = json.loads(checks or "{}")
     esc = c.get("escapes", {})
@@ -39,6 +41,9 @@ for pid, sid, verdict, audit, checks in rows:
         for k, v in (d or {}).items():
             if isinstance(v, (int, float)):
                 parts[(side, k)] = parts.get((side, k), 0.0) + v
+    for k, v in (c.get("audit_parts") or {}).items():
+        if isinstance(v, (int, float)):
+            by_check[k] = by_check.get(k, 0.0) + v
     ps, au = c.get("phase_seconds", {}), c.get("audit_seconds", {})
     p = ps.get("correctness", 0) + ps.get("timing", 0)
     e = au.get("escapes", 0)
@@ -54,6 +59,12 @@ if tot_p:
           % (tot_a, tot_p, 100 * tot_a / tot_p, 100 * tot_a / (tot_p - tot_a)))
     print("of which the GPU-escapes pass: %.2f s (%.1f %% of the phases)"
           % (tot_e, 100 * tot_e / tot_p))
+if by_check:
+    print("\nthe audit's seconds by check (checks.audit_parts), summed over the jobs:\n")
+    print("| check | s |")
+    print("|---|---:|")
+    for k, v in sorted(by_check.items(), key=lambda x: -x[1]):
+        print("| %s | %.3f |" % (k, v))
 if parts:
     # judge_seconds' candidate_pass spans the candidate's parts; judge_pass
     # spans the judge's own precision parts.

@@ -151,6 +151,15 @@ def cpu_cases(w):
                       ["candidate_call", "candidate_pass", "draw", "judge_pass"],
                       ["precision_check", "reference_fp32_fp64", "reference_profile"]),
               "%s: the pass's parts are timed on both sides (%s)" % (mode, got))
+        au, parts = res["checks"].get("audit_seconds", {}), res["checks"].get("audit_parts", {})
+        want = {"robust": {"timing.draw", "timing.round_check", "timing.recheck_fresh"},
+                "faithful": {"timing.recheck_fresh_timing"}}[mode] | {
+                    "correctness.side_effects", "correctness.audit_calls", "timing.floor",
+                    "escapes.pass"}
+        sums = {k: sum(v for n, v in parts.items() if n.split(".")[0] == k) for k in au}
+        check(set(parts) == want and all(abs(sums[k] - au[k]) < 1e-3 for k in au),
+              "%s: the audit's seconds by check add up to its seconds by part (%s; %s)"
+              % (mode, sorted(parts), au))
         _, res = w.run(PROBLEM, CACHED_OWN, **kw)
         check(res.get("own_share", 0) > 0 and "no-own-kernel" not in findings(res),
               "%s: an extension run only on unseen content: the escapes pass's set is new "
