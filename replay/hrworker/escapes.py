@@ -380,14 +380,16 @@ def wall_vs_event(torch, call, factor=3.0, margin_ms=0.1, confirm=4):
            "findings": []}
     if not wall_trips(ev, wall, factor, margin_ms):
         return res
-    calls = [(ev, wall)]
-    while len(calls) <= confirm and wall_trips(*calls[-1], factor, margin_ms):
-        calls.append(one()[:2])
-    res["confirm"] = [{"event_ms": finite(e), "wall_ms": finite(w)} for e, w in calls[1:]]
-    if all(wall_trips(e, w, factor, margin_ms) for e, w in calls):
+    res["confirm"] = []
+    for _ in range(confirm):
+        e, w = one()[:2]
+        res["confirm"].append({"event_ms": finite(e), "wall_ms": finite(w)})
+        if not wall_trips(e, w, factor, margin_ms):
+            break
+    else:
         res["findings"].append(finding("work-after-end-event", source="wall vs event",
                                        event_ms=finite(ev), wall_ms=finite(wall),
-                                       calls=len(calls)))
+                                       calls=1 + confirm))
     return res
 
 
