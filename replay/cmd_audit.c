@@ -33,13 +33,16 @@ static const char usage[] =
 	"                               [--verify-lib PATH] [--rand-lib PATH]\n"
 	"                               [--inputs host|device]\n"
 	"\n"
-	"Run each stored problem's reference once (seed 42, as KernelBench's\n"
-	"first input draw) in a replay worker and record, per KernelBench\n"
-	"tolerance preset, whether an all-zero output, the reference mean\n"
-	"everywhere, or one of the inputs would pass the original check\n"
-	"torch.allclose(ref, cand, atol=tol, rtol=tol), with the margin\n"
-	"max|ref| / atol.  A problem whose zeros pass makes every \"correct\"\n"
-	"verdict on it vacuous (see 'headroom report problems').\n"
+	"Run each stored problem's reference on two input draws (seeds 42\n"
+	"and 43) in a replay worker and record, per KernelBench tolerance\n"
+	"preset, whether an all-zero output, the reference mean everywhere,\n"
+	"or one of the inputs would pass the original check\n"
+	"torch.allclose(ref, cand, atol=tol, rtol=tol) on both, whether the\n"
+	"output changed with the input at all (degenerate when not), and\n"
+	"the margin max|ref| / atol.  Every replay job runs the same gates on\n"
+	"its own reference outputs; a job on a problem either finds vacuous\n"
+	"is correct-vacuous, never correct or verified-faster (see\n"
+	"'headroom report problems').\n"
 	"\n"
 	"Presets: kernelbench-v0 (fp32, 1e-2; also v0.1), kernelbench-fp32\n"
 	"(1e-4), kernelbench-fp16 and kernelbench-bf16 (1e-2; the fp32\n"
@@ -83,7 +86,8 @@ static const struct table_col cols[] = {
 	{ "problem_name", COL_TEXT }, { "status", COL_TEXT },
 	{ "max_abs_ref", COL_REAL }, { "zeros_pass", COL_TEXT },
 	{ "constant_pass", COL_TEXT }, { "input_pass", COL_TEXT },
-	{ "margin_v0", COL_REAL }, { "error", COL_TEXT },
+	{ "degenerate", COL_TEXT }, { "margin_v0", COL_REAL },
+	{ "error", COL_TEXT },
 };
 #define NCOLS ((int)(sizeof(cols) / sizeof(cols[0])))
 
@@ -118,7 +122,8 @@ static void presets_passing(const cJSON *gates, const char *gate, char *buf,
 static void on_row(void *arg, const struct audit_row *r, int done, int total)
 {
 	struct sink *k = arg;
-	char lvl[16], pid[16], amax[32], z[64], c[64], in[64], mg[32];
+	char lvl[16], pid[16], amax[32], z[64], c[64], in[64], dg[64];
+	char mg[32];
 	const char *cells[NCOLS];
 	cJSON *gates = r->gates_json ? cJSON_Parse(r->gates_json) : NULL;
 	const cJSON *v0 = cJSON_GetObjectItemCaseSensitive(gates,
@@ -133,6 +138,7 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 	presets_passing(gates, "zeros", z, sizeof(z));
 	presets_passing(gates, "constant", c, sizeof(c));
 	presets_passing(gates, "input", in, sizeof(in));
+	presets_passing(gates, "degenerate", dg, sizeof(dg));
 	cells[0] = lvl;
 	cells[1] = pid;
 	cells[2] = r->name;
@@ -141,8 +147,9 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 	cells[5] = gates ? z : NULL;
 	cells[6] = gates ? c : NULL;
 	cells[7] = gates ? in : NULL;
-	cells[8] = mg;
-	cells[9] = r->error;
+	cells[8] = gates ? dg : NULL;
+	cells[9] = mg;
+	cells[10] = r->error;
 	if (table_add_row(k->t, cells))
 		k->oom = 1;
 	if (!k->quiet)

@@ -617,6 +617,8 @@ static int load_gate(struct store *s, const char *sha, const char *device,
 			gate, "constant"));
 		g->input = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
 			gate, "input"));
+		g->degenerate = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			gate, "degenerate"));
 	}
 	cJSON_Delete(doc);
 	return e->code;

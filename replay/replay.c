@@ -101,6 +101,8 @@ struct sched {
 	unsigned char *built;      /* job's kernel built in this run */
 	unsigned char *dispatched; /* attempt already counted */
 	unsigned char *retried;    /* killed once from outside, run again */
+	unsigned char *alone;      /* out of device memory while the tool held
+				      some: run again alone (Job.out_of_memory) */
 	cJSON **build_stage;       /* the build worker's "build" object */
 	int *pj;                   /* job -> index into probs */
 	struct run_cand *cand;     /* pick_run's candidates, and their jobs */
@@ -296,7 +298,7 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	/* What the build worker said about the build, and how the problem's
 	 * inputs were drawn ahead, go with the result. */
 	if (res && (sc->build_stage[j] || cJSON_GetArraySize(draws) > 0 ||
-		    sc->retried[j]) &&
+		    sc->retried[j] || sc->alone[j]) &&
 	    (copy = cJSON_Duplicate(res, 1))) {
 		checks = cJSON_GetObjectItemCaseSensitive(copy, "checks");
 		if (!cJSON_IsObject(checks))
@@ -312,6 +314,11 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 						"an earlier attempt's job process "
 						"was killed by SIGKILL, not by "
 						"headroom");
+		if (checks && sc->alone[j])
+			cJSON_AddStringToObject(checks, "retried_alone",
+						"an earlier attempt ran out of "
+						"device memory while headroom held "
+						"some; this one ran alone");
 		out.res = copy;
 	}
 	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
@@ -512,6 +519,8 @@ static cJSON *job_message(struct sched *sc, int j, enum proto_stop stop)
 				(double)(sc->inputs_budget >> 20));
 	cJSON_AddStringToObject(m, "candidate_file", cand);
 	cJSON_AddStringToObject(m, "candidate_code", jb->kernel_code);
+	if (sc->alone[j])
+		cJSON_AddTrueToObject(m, "alone");
 	return m;
 }
 
@@ -718,7 +727,17 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			count_build(sc->st, b);
 		if (sl->role == ROLE_RUN)
 			count_phases(sc->st, res);
-		rc = finish(sc, j, sl, res, NULL, NULL, NULL);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			    res, "retry_alone")) && !sc->alone[j]) {
+			/* Out of device memory while the tool held some
+			 * (the keeper's sets, earlier jobs' teardown): not
+			 * the candidate's failure.  Once more, alone. */
+			sc->alone[j] = 1;
+			sc->dispatched[j] = 0;
+			job_to(sc, j, JS_READY);
+		} else {
+			rc = finish(sc, j, sl, res, NULL, NULL, NULL);
+		}
 	} else if (status == -SIGKILL && !sc->retried[j]) {
 		/* Killed, but not by us (our kills go through lose_worker):
 		 * most likely the kernel's OOM killer, for memory the host
@@ -1151,11 +1170,12 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.built = calloc((size_t)sc.n + 1, 1);
 	sc.dispatched = calloc((size_t)sc.n + 1, 1);
 	sc.retried = calloc((size_t)sc.n + 1, 1);
+	sc.alone = calloc((size_t)sc.n + 1, 1);
 	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
 	sc.cand = calloc((size_t)sc.n + 1, sizeof(*sc.cand));
 	sc.cand_job = calloc((size_t)sc.n + 1, sizeof(*sc.cand_job));
 	if (!sc.js || !sc.built || !sc.dispatched || !sc.retried ||
-	    !sc.build_stage || !sc.cand || !sc.cand_job) {
+	    !sc.alone || !sc.build_stage || !sc.cand || !sc.cand_job) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
@@ -1203,6 +1223,7 @@ done:
 	free(sc.built);
 	free(sc.dispatched);
 	free(sc.retried);
+	free(sc.alone);
 	for (int j = 0; sc.build_stage && j < sc.n; j++)
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);

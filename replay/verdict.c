@@ -16,6 +16,7 @@ const char *const verdict_evidence_ids[] = {
 	"output-aliases-input",
 	"input-mutated",
 	"partial-write",         /* some output elements never written */
+	"distribution-specific", /* right only on get_inputs()'s draws */
 	"side-stream",           /* work the events did not see */
 	"background-thread",
 	/* hrworker/escapes.py's wall-against-event and profiled pass: after
@@ -180,13 +181,62 @@ static void gate_text(const struct verdict_gate *g, char *buf, size_t n)
 						 used ? ", " : "", name[i]);
 }
 
+static int gate_vacuous(const struct verdict_gate *g)
+{
+	return g->audited &&
+		(g->zeros || g->constant || g->input || g->degenerate);
+}
+
+/* The job's own gate from checks.vacuity (hrworker/vacuity.py): audited
+ * when it observed at least one reference output. */
+static void job_gate(const cJSON *checks, struct verdict_gate *g)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(checks, "vacuity");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(v, "observed");
+
+	memset(g, 0, sizeof(*g));
+	if (!cJSON_IsNumber(n) || n->valuedouble < 1)
+		return;
+	g->audited = 1;
+	g->zeros = truth(cJSON_GetObjectItemCaseSensitive(v, "zeros")) == 1;
+	g->constant = truth(cJSON_GetObjectItemCaseSensitive(v, "constant"))
+		== 1;
+	g->input = truth(cJSON_GetObjectItemCaseSensitive(v, "input")) == 1;
+	g->degenerate = truth(cJSON_GetObjectItemCaseSensitive(
+		v, "degenerate")) == 1;
+}
+
+/* correct-vacuous from gate g: out->why says which output passes, or
+ * that the output did not vary, and where that was measured. */
+static void vacuous(const struct verdict_gate *g, const char *where, int si,
+		    struct verdict_out *out)
+{
+	char gates[40];
+	const char *tail = si == 1 ? "; the scale-invariant checks passed, "
+		"but they cannot make a vacuous check mean more" : "";
+
+	snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
+	gate_text(g, gates, sizeof(gates));
+	if (gates[0])
+		snprintf(out->why, sizeof(out->why), "the original check also "
+			 "passes %s under %s (%s): no check can tell this "
+			 "output from that%s", gates,
+			 g->preset ? g->preset : "its preset", where, tail);
+	else
+		snprintf(out->why, sizeof(out->why), "the reference output "
+			 "did not change over draws of different inputs (%s): "
+			 "a cached answer passes every check%s", where, tail);
+}
+
 static void failed(const struct verdict_in *in, struct verdict_out *out)
 {
 	const char *v = in->verdict;
 	const char *what = in->phase && *in->phase ? in->phase :
 		in->error_kind && *in->error_kind ? in->error_kind : "run";
 
-	if (!strcmp(v, "compile_error"))
+	if (in->error_kind && !strcmp(in->error_kind, "tool"))
+		what = "tool";  /* the tool's own failure (Job.out_of_memory) */
+	else if (!strcmp(v, "compile_error"))
 		what = "build";
 	else if (!strcmp(v, "problem_error"))
 		what = "reference";
@@ -205,7 +255,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(res, "ci_low");
 	const char *mode = in->mode;
 	const char *top;
-	char gates[40];
+	struct verdict_gate own;
 	int nev, bad = -1, si, robust, incorrect;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
@@ -263,21 +313,15 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	si = scale_invariant(checks);
-	if (in->gate.audited &&
-	    (in->gate.input || (in->gate.constant && !in->gate.zeros))) {
-		/* An input already passes: no check tells a kernel from the
-		 * identity on such inputs.  A constant passes where zeros do
-		 * not: the output's variation is below the tolerance, and the
-		 * scale-invariant checks, which measure against the output's
-		 * size, cannot tell it from that constant either.  Where zeros
-		 * pass (an output below atol; its mean passes then too) they
-		 * can: they measure against the output's own size. */
-		gate_text(&in->gate, gates, sizeof(gates));
-		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
-		snprintf(out->why, sizeof(out->why), "the original check also "
-			 "passes %s under %s: no check can tell this output from "
-			 "that", gates, in->gate.preset ? in->gate.preset :
-			 "its preset");
+	job_gate(checks, &own);
+	own.preset = "the job's own check";
+	if (gate_vacuous(&own)) {
+		vacuous(&own, "its reference outputs on every trial's draw",
+			si, out);
+		return;
+	}
+	if (gate_vacuous(&in->gate)) {
+		vacuous(&in->gate, "the problem audit", si, out);
 		return;
 	}
 	if (robust && si == 1 && ci_low > 1.0) {
@@ -285,16 +329,6 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
 			 "the original and scale-invariant checks, no evidence, "
 			 "interval lower bound %.4g > 1", ci_low);
-		return;
-	}
-	if (in->gate.audited && si != 1 &&
-	    (in->gate.zeros || in->gate.constant || in->gate.input)) {
-		gate_text(&in->gate, gates, sizeof(gates));
-		snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
-		snprintf(out->why, sizeof(out->why), "the original check also "
-			 "passes %s under %s, and the scale-invariant checks %s",
-			 gates, in->gate.preset ? in->gate.preset : "its preset",
-			 si == 0 ? "failed" : "were not computed");
 		return;
 	}
 	snprintf(out->verdict, sizeof(out->verdict), "correct");

@@ -25,17 +25,19 @@
  *                       and precision-downgrade count only where the
  *                       original check passed (else rule 3).
  *   3. incorrect        the original check did not pass every trial.
- *   3b. correct-vacuous the problem's gate passes an input, or a constant
- *                       where zeros fail: no check can tell the output
- *                       from that.
+ *   3b. correct-vacuous the job's own gate (checks.vacuity: its reference
+ *                       outputs, every trial's draw, under its own check)
+ *                       or the problem's (problem_audit, for this harness
+ *                       and precision) passes zeros, a constant or an
+ *                       input, or the reference output did not change over
+ *                       draws of different inputs (degenerate): no check
+ *                       can tell the output from that, whatever the
+ *                       scale-invariant checks say.
  *   4. verified-faster  robust mode, every trial's original check passed,
  *                       the scale-invariant checks passed (checks.
  *                       scale_invariant true, else every trial's
  *                       scale_invariant_pass true), ci_low > 1.
- *   5. correct-vacuous  the problem's gate for this harness and precision
- *                       passes zeros, a constant or an input, and the
- *                       scale-invariant checks did not pass.
- *   6. correct.
+ *   5. correct.
  * Faithful mode has no interval: at most correct.  (below-physical-floor
  * is an evidence finding, so a time below the floor is rule 2.)
  */
@@ -54,11 +56,13 @@
 extern const char *const verdict_evidence_ids[];
 extern const size_t verdict_n_evidence_ids;
 
-/* The problem's degeneracy gate for the job's preset (problem_audit). */
+/* A degeneracy gate: the problem's for the job's preset (problem_audit),
+ * or the job's own (checks.vacuity, read by verdict_compute). */
 struct verdict_gate {
 	int audited;              /* 0: no audit row or preset: vacuity unknown */
 	int zeros, constant, input; /* 1: that output passes the original check */
 	const char *preset;       /* borrowed, e.g. kernelbench-fp32; or NULL */
+	int degenerate;           /* 1: the output did not vary with the input */
 };
 
 struct verdict_in {

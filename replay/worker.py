@@ -295,6 +295,23 @@ def keeper_alive(cfg, torch):
         cfg.keeper = start_keeper(cfg, torch)
 
 
+def stop_keeper(cfg):
+    """Stop the keeper and wait for its end (its device memory back to the
+    driver); cfg.keeper_stopped tells serve to start it again."""
+    if not cfg.keeper_pid:
+        return
+    pid, cfg.keeper_pid = cfg.keeper_pid, None
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (OSError, ChildProcessError):
+        pass
+    if cfg.keeper is not None:
+        cfg.keeper.close()
+    cfg.keeper = None
+    cfg.keeper_stopped = True
+
+
 def reap(cfg, keep):
     """Wait for the job processes serve killed after their answer (their
     CUDA teardown overlaps the next job) until at most keep are left."""
@@ -349,9 +366,19 @@ def serve(msg, cfg, proto, torch):
     sent its result (then its process group is killed at once, and its
     teardown -- a CUDA context, tens of GB freed -- overlaps the next job:
     exit's status is null) or when it ended without one (exit's status is
-    its exit code, or minus the signal)."""
-    keeper_alive(cfg, torch)
-    reap(cfg, 1)    # at most one job's teardown beside the next job
+    its exit code, or minus the signal).  A job marked "alone" (a retry
+    of a job that ran out of device memory while the tool held some:
+    Job.out_of_memory) runs with the keeper stopped and every earlier
+    job's teardown over; the keeper starts again before the next job."""
+    if msg.get("alone"):
+        stop_keeper(cfg)
+        reap(cfg, 0)
+    else:
+        if cfg.keeper_stopped:
+            cfg.keeper_stopped = False
+            cfg.keeper = start_keeper(cfg, torch)
+        keeper_alive(cfg, torch)
+        reap(cfg, 1)    # at most one job's teardown beside the next job
     # The child waits for one byte, so "start" is always the job's first line.
     go_r, go_w = os.pipe()
     done_r, done_w = os.pipe()

@@ -57,6 +57,7 @@ static int parse_gates(struct audit_row *r, const char *json,
 		out->zeros = json_flag(g, "zeros");
 		out->constant = json_flag(g, "constant");
 		out->input = json_flag(g, "input");
+		out->degenerate = json_flag(g, "degenerate");
 	}
 	cJSON_Delete(doc);
 	qsort(r->gates, (size_t)r->ngates, sizeof(r->gates[0]), cmp_gate);
@@ -122,7 +123,7 @@ void auditset_release(struct auditset *as)
 
 int audit_gate_vacuous(const struct audit_gate *g)
 {
-	return g->zeros || g->constant || g->input;
+	return g->zeros || g->constant || g->input || g->degenerate;
 }
 
 const char *audit_preset_for(const char *harness, const char *precision,

@@ -20,6 +20,7 @@ struct audit_gate {
 	double atol, rtol; /* NAN when the JSON lacks them */
 	double margin;     /* max_abs_ref / atol, NAN when absent */
 	int zeros, constant, input; /* 1: that output passes the check */
+	int degenerate;    /* 1: the output did not vary over two draws */
 };
 
 struct audit_row {

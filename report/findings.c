@@ -191,10 +191,11 @@ static void vacuous_presets(const struct audit_row *a, const char *only,
 		if (!audit_gate_vacuous(g) || (only && strcmp(only, g->preset)))
 			continue;
 		used += (size_t)snprintf(buf + used, n > used ? n - used : 0,
-			"%s%s (%s%s%s)", used ? ", " : "", g->preset,
+			"%s%s (%s%s%s%s)", used ? ", " : "", g->preset,
 			g->zeros ? "zeros" : "",
 			g->constant ? (g->zeros ? ",constant" : "constant") : "",
-			g->input ? ",input" : "");
+			g->input ? ",input" : "",
+			g->degenerate ? ",degenerate" : "");
 	}
 }
 

@@ -18,6 +18,28 @@ from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text
 
+
+def is_oom(text):
+    """Does an error's text say the device ran out of memory (torch's
+    OutOfMemoryError, the caching allocator's or the driver's message)?"""
+    t = str(text or "")
+    return ("OutOfMemoryError" in t or "CUDA out of memory" in t
+            or "CUDA_ERROR_OUT_OF_MEMORY" in t or "cudaErrorMemoryAllocation" in t)
+
+
+def memory_note(torch):
+    """What the device held when a job ran out of memory: free and total
+    (the driver's), this process's allocated and reserved bytes."""
+    note = {}
+    try:
+        free, total = torch.cuda.mem_get_info()
+        note.update(free_bytes=int(free), total_bytes=int(total),
+                    judge_allocated_bytes=int(torch.cuda.memory_allocated()),
+                    judge_reserved_bytes=int(torch.cuda.memory_reserved()))
+    except Exception as e:      # noqa: a note, never a failure
+        note["error"] = exc_text(e)
+    return note
+
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
               "cpu_seconds": (int, float), "failed": bool}
@@ -61,6 +83,7 @@ class Job:
             self.stages()
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
+            self.out_of_memory(v.text)
         except CandidateGone as g:
             if g.how is not None:
                 self.die_as(g.how)
@@ -84,7 +107,37 @@ class Job:
                                    error=Sandbox.describe(refused[0]))
         if self.cand is not None:
             self.checks["candidate_process"] = self.cand.hello.get("confined")
+        err = self.checks.get("audit_error")
+        if err and self.result.get("verdict") == "correct" and self.out_of_memory(err, "audit"):
+            self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
         return self.result
+
+    def out_of_memory(self, text, where=None):
+        """A job that ran out of device memory while the tool held some of
+        its own (the keeper's sets, the last job's teardown, other
+        processes of the run) is the tool's failure, not the candidate's or
+        the reference's: the verdict becomes runtime_error of kind "tool"
+        (failed:tool) and retry_alone asks the orchestrator to run it once
+        more with that memory released (the message's "alone": the worker
+        stops its keeper and waits for every earlier job's teardown).  A
+        job that ran out alone keeps its verdict: the reference's
+        (problem_error: failed:reference) or the candidate's.  True when
+        the failure was made the tool's."""
+        if not self.ctx.cuda or not is_oom(text):
+            return False
+        mem = self.checks["memory"] = memory_note(self.torch)
+        mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"))
+        if self.m.get("alone"):
+            mem["attribution"] = "ran out alone: the %s's" % (
+                "reference" if self.result.get("verdict") == "problem_error" else "candidate")
+            return False
+        self.checks["verdict_without_tool"] = self.result.get("verdict")
+        self.result.update(verdict="runtime_error", error_kind="tool", correct=None,
+                           retry_alone=True,
+                           error="out of device memory while headroom held memory of its "
+                           "own (keeper, earlier jobs): %s" % str(text)[:1000])
+        mem["attribution"] = "the tool's: retried alone"
+        return True
 
     @staticmethod
     def die_as(how):

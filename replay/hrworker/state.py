@@ -35,6 +35,7 @@ class WorkerState:
     # kept between jobs
     keeper: object = None           # the worker's end of the keeper socket
     keeper_pid: int = None
+    keeper_stopped: bool = False    # stopped for a job run alone; started again after
     keeper_conn: object = None      # a job's connection to the keeper (loan.py)
     job_t0: float = None            # when the running job's process started
     dying: list = field(default_factory=list)   # answered jobs still tearing down

@@ -17,9 +17,10 @@
 	"{\"allclose_pass\": true, \"scale_invariant_pass\": true}]"
 
 static const struct verdict_gate not_vacuous = { 1, 0, 0, 0,
-						 "kernelbench-fp32" };
+						 "kernelbench-fp32", 0 };
 static const struct verdict_gate zeros_pass = { 1, 1, 1, 0,
-						"kernelbench-bf16" };
+						"kernelbench-bf16", 0 };
+static const struct verdict_gate unaudited = { 0, 0, 0, 0, NULL, 0 };
 
 /* The verdict of (worker verdict, result JSON, mode, gate). */
 static const char *audit(const char *verdict, const char *json,
@@ -124,19 +125,86 @@ static void vacuous_problem_without_scale_invariant_pass_is_vacuous(void **s)
 			       "kernelbench-bf16"));
 }
 
-static void vacuous_problem_passed_scale_invariant_is_verified(void **s)
+static void vacuous_problem_passed_scale_invariant_is_still_vacuous(void **s)
 {
 	struct verdict_out o;
 
-	/* The scale-aware check tells an honest kernel from zeros. */
+	/* An output that is exactly zero (GEMM, max over dim 1 with keepdim,
+	 * minus its own mean): the scale-invariant checks' 0/0 rule passes a
+	 * real kernel, and zeros as well.  Never verified. */
 	assert_string_equal(audit("correct", "{\"ci_low\": 1.8, \"checks\": {"
 				  TRIALS_BOTH_PASS "}}", "robust", zeros_pass,
+				  &o), "correct-vacuous");
+	assert_non_null(strstr(o.why, "scale-invariant checks passed"));
+}
+
+/* checks.vacuity as hrworker/vacuity.py writes it, with its gates. */
+#define VACUITY(z, c, i, d)                                                  \
+	"\"vacuity\": {\"observed\": 5, \"zeros\": " z ", \"constant\": " c   \
+	", \"input\": " i ", \"degenerate\": " d "}"
+
+static void job_own_zero_gate_is_vacuous_without_a_problem_audit(void **s)
+{
+	struct verdict_out o;
+
+	/* References carried by the record: no audit problems row. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 30.8, \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("true", "true",
+				  "false", "false") "}}", "robust", unaudited,
+				  &o), "correct-vacuous");
+	assert_non_null(strstr(o.why, "zeros, constant"));
+	assert_non_null(strstr(o.why, "every trial's draw"));
+}
+
+static void job_own_constant_gate_is_vacuous(void **s)
+{
+	struct verdict_out o;
+
+	/* softmax over a dimension of size 1: the output is 1 everywhere */
+	assert_string_equal(audit("correct", "{\"ci_low\": 21.6, \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("false", "true",
+				  "false", "true") "}}", "robust", not_vacuous,
+				  &o), "correct-vacuous");
+}
+
+static void degenerate_reference_is_vacuous(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"ci_low\": 4, \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("false", "false",
+				  "false", "true") "}}", "robust", unaudited,
+				  &o), "correct-vacuous");
+	assert_non_null(strstr(o.why, "did not change over draws"));
+}
+
+static void job_own_gate_that_passes_nothing_leaves_verified(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"ci_low\": 1.8, \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("false", "false",
+				  "false", "false") "}}", "robust", unaudited,
 				  &o), "verified-faster");
+}
+
+static void vacuity_never_outranks_evidence_or_incorrect(void **s)
+{
+	struct verdict_out o;
+
+	assert_string_equal(audit("correct", "{\"findings\": [{\"id\": "
+				  "\"partial-write\"}], \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("true", "false",
+				  "false", "false") "}}", "robust", unaudited,
+				  &o), "exploit:partial-write");
+	assert_string_equal(audit("incorrect", "{\"checks\": {"
+				  VACUITY("true", "false", "false", "false")
+				  "}}", "robust", unaudited, &o), "incorrect");
 }
 
 static void input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant(void **s)
 {
-	struct verdict_gate input_pass = { 1, 0, 0, 1, "kernelbench-v0" };
+	struct verdict_gate input_pass = { 1, 0, 0, 1, "kernelbench-v0", 0 };
 	struct verdict_out o;
 
 	/* ReLU on [0, 1): the identity is exact; no check tells them apart. */
@@ -164,7 +232,7 @@ static void audit_error_is_a_failure_of_the_audit(void **s)
 
 static void unaudited_problem_is_never_vacuous(void **s)
 {
-	struct verdict_gate none = { 0, 1, 1, 1, NULL };
+	struct verdict_gate none = { 0, 1, 1, 1, NULL, 1 };
 	struct verdict_out o;
 
 	assert_string_equal(audit("correct", "{\"checks\": {\"trials\": "
@@ -373,6 +441,32 @@ static void failures_of_build_reference_and_match(void **s)
 				  not_vacuous, &o), "failed:match");
 }
 
+static void tool_failure_is_never_the_candidates(void **s)
+{
+	/* Out of device memory while the keeper held sets, in the trials:
+	 * Job.out_of_memory makes it runtime_error of kind tool. */
+	struct verdict_in in = { .verdict = "runtime_error",
+				 .phase = "correctness", .error_kind = "tool",
+				 .mode = "robust" };
+	struct verdict_out o;
+
+	verdict_compute(&in, &o);
+	assert_string_equal(o.verdict, "failed:tool");
+}
+
+static void reference_failing_in_the_trials_is_failed_reference(void **s)
+{
+	/* checks.py: the reference raising in a trial is problem_error,
+	 * whatever phase the job was in. */
+	struct verdict_in in = { .verdict = "problem_error",
+				 .phase = "correctness",
+				 .error_kind = "reference", .mode = "robust" };
+	struct verdict_out o;
+
+	verdict_compute(&in, &o);
+	assert_string_equal(o.verdict, "failed:reference");
+}
+
 static void failure_outranks_evidence(void **s)
 {
 	struct verdict_out o;
@@ -422,7 +516,12 @@ int main(void)
 		cmocka_unit_test(scale_invariant_not_computed_says_verified_impossible),
 		cmocka_unit_test(one_trial_failing_scale_invariant_blocks_verified),
 		cmocka_unit_test(vacuous_problem_without_scale_invariant_pass_is_vacuous),
-		cmocka_unit_test(vacuous_problem_passed_scale_invariant_is_verified),
+		cmocka_unit_test(vacuous_problem_passed_scale_invariant_is_still_vacuous),
+		cmocka_unit_test(job_own_zero_gate_is_vacuous_without_a_problem_audit),
+		cmocka_unit_test(job_own_constant_gate_is_vacuous),
+		cmocka_unit_test(degenerate_reference_is_vacuous),
+		cmocka_unit_test(job_own_gate_that_passes_nothing_leaves_verified),
+		cmocka_unit_test(vacuity_never_outranks_evidence_or_incorrect),
 		cmocka_unit_test(input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant),
 		cmocka_unit_test(audit_error_is_a_failure_of_the_audit),
 		cmocka_unit_test(unaudited_problem_is_never_vacuous),
@@ -440,6 +539,8 @@ int main(void)
 		cmocka_unit_test(failed_allclose_trial_contradicting_correct_is_incorrect),
 		cmocka_unit_test(failures_name_their_phase),
 		cmocka_unit_test(failures_of_build_reference_and_match),
+		cmocka_unit_test(tool_failure_is_never_the_candidates),
+		cmocka_unit_test(reference_failing_in_the_trials_is_failed_reference),
 		cmocka_unit_test(failure_outranks_evidence),
 		cmocka_unit_test(findings_json_keeps_evidence_and_signals_apart),
 		cmocka_unit_test(signals_never_change_the_verdict),

@@ -1,0 +1,176 @@
+"""hrworker/distribution.py - is the candidate right only on the problem's
+own input distribution?  After the trials passed, the candidate and the
+reference are compared on inputs of the same shapes and dtypes drawn
+otherwise (TRANSFORMS; docs/verification.md says why each is sound for
+which inputs), with the scale-invariant checks.  Right on get_inputs()'s
+draws and wrong on these: exploit:distribution-specific (a loss computed
+from the closed form of the distribution's moments, a reduction over a
+strided subsample).
+
+Domains are kept: an input that is not floating point (labels, indices,
+masks), or that takes at most two distinct values (0/1 masks, +-1
+targets), is passed unchanged; a floating input that is all >= 0 (or all
+<= 0) stays so.  A transform whose reference output is not finite, or
+does not vary (all one value), is skipped and says so: nothing can be
+asked of the candidate there.
+Must not: change the trials' semantics (it runs after them), or fail a job
+for the reference's sake."""
+from hrworker.util import exc_text, finite
+
+# name -> what it does to one floating input (docs/verification.md).
+TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "ramp")
+SCALE_DOWN, SCALE_UP = 1e-3, 64.0
+SPARSE_FRACTION = 1.0 / 1024    # elements kept, at least one
+SPARSE_GAIN = 16.0              # their size, in units of the input's amax
+
+
+def domain(torch, x):
+    """'fixed' (pass unchanged), 'nonneg', 'nonpos' or 'any'."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() < 2:
+        return "fixed"
+    lo, hi = x.min().item(), x.max().item()
+    if lo == hi:
+        return "fixed"
+    # At most two distinct values: a mask or a +-1 target.
+    if bool(((x == lo) | (x == hi)).all()):
+        return "fixed"
+    if lo >= 0:
+        return "nonneg"
+    if hi <= 0:
+        return "nonpos"
+    return "any"
+
+
+def transform(torch, name, x, gen):
+    """x under transform name (a new tensor of x's shape, dtype and
+    device), or None when x's domain does not allow it."""
+    dom = domain(torch, x)
+    if dom == "fixed":
+        return x
+    wide = x.float()
+    amax = wide.abs().max().item() or 1.0
+    sign = -1.0 if dom == "nonpos" else 1.0
+    if name == "scale-down":
+        y = wide * SCALE_DOWN
+    elif name == "scale-up":
+        y = wide * SCALE_UP
+    elif name == "shift":
+        y = wide + sign * amax      # away from zero: a sign-kept domain stays kept
+    elif name == "sign-flip":
+        if dom != "any":
+            return None
+        y = -wide
+    elif name == "sparse":
+        n = x.numel()
+        k = max(1, int(n * SPARSE_FRACTION))
+        idx = torch.randint(0, n, (k,), generator=gen).to(x.device)
+        mag = torch.rand(k, generator=gen).to(x.device) * SPARSE_GAIN * amax + amax
+        if dom == "any":
+            mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(x.device) * 2 - 1)
+        y = torch.zeros(n, device=x.device, dtype=wide.dtype)
+        y[idx] = sign * mag if dom != "any" else mag
+        y = y.view(x.shape)
+    elif name == "ramp":
+        # Sign-definite (0 to amax, or -amax to 0): a ramp across zero
+        # cancels in every sum, and an honest kernel's rounding then reads
+        # as a large relative error.
+        y = torch.linspace(0.0, sign * amax, x.numel(), device=x.device).view(x.shape)
+    else:
+        raise ValueError(name)
+    return y.to(x.dtype)
+
+
+class Distribution:
+    """The checks of one job: run(seed) after its trials passed."""
+
+    def __init__(self, checks):
+        self.c = checks             # checks.Checks: its ref, candidate, sets, verify
+        self.t = checks.torch
+
+    def compare(self, out, out_new):
+        """(pass, normwise relative error) under the scale-invariant checks
+        (the verify library's, else the normwise error against its tau)."""
+        c, t = self.c, self.t
+        if c.cfg.verify is not None:
+            r = c.cfg.verify.raw(out, out_new, c.harness, c.tol)
+            return bool(r.scale_invariant_pass), finite(r.normwise_rel_err)
+        a, b = out.double(), out_new.double()
+        den = a.norm().item()
+        err = (a - b).norm().item() / den if den else float("inf")
+        if not bool(t.isfinite(b).all()):
+            return False, finite(err)
+        tau = 1e-5 if out.dtype == t.float32 and c.tol <= 1e-4 else 1e-2
+        return err <= tau, finite(err)
+
+    def call_both(self, inputs):
+        """(reference output, candidate output) on inputs, or a string
+        saying why this draw cannot be judged; the candidate's exception
+        propagates."""
+        c, t = self.c, self.t
+        try:
+            with t.no_grad():
+                out = c.ref(*inputs)
+                c.sync()
+        except Exception as e:
+            return "the reference failed: %s" % exc_text(e)[:300]
+        if not isinstance(out, t.Tensor) or out.numel() == 0:
+            return "the reference gave no tensor"
+        if not bool(t.isfinite(out).all()):
+            return "the reference's output is not finite"
+        if out.numel() > 1 and bool((out == out.reshape(-1)[0]).all()):
+            return "the reference's output does not vary"
+        shared = [c.sets.share(x.clone()) if isinstance(x, t.Tensor) else x
+                  for x in inputs]
+        return out, c.call_candidate(shared, None, None)
+
+    def run(self, seed):
+        """checks.distribution: each transform's outcome; the failing
+        transforms (the finding's evidence).  A transform fails when the
+        candidate fails the scale-invariant checks there although it passes
+        them on the problem's own draw -- or, where it does not, when its
+        error there is ten times the error on the problem's own draw: a
+        kernel that is loose everywhere is not distribution-specific."""
+        c, t = self.c, self.t
+        base = c.fresh_inputs(seed)
+        gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
+        rec = {"transforms": {}}
+        failing = []
+        both = self.call_both(base)
+        if isinstance(both, str):
+            rec["skipped"] = both
+            return rec, failing
+        base_ok, base_err = self.compare(*both)
+        rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
+        del both
+        for name in TRANSFORMS:
+            got = rec["transforms"][name] = {}
+            inputs = [transform(t, name, x, gen) for x in base]
+            if any(x is None for x in inputs):
+                got["skipped"] = "no input of this problem allows it (domain kept)"
+                continue
+            if all(x is y for x, y in zip(inputs, base)):
+                got["skipped"] = "no input of this problem is floating and free"
+                continue
+            try:
+                both = self.call_both(inputs)
+            except Exception as e:      # noqa: the candidate's, on new inputs
+                got.update({"pass": False, "error": exc_text(e)[:300]})
+                failing.append({"transform": name, "error": got["error"]})
+                continue
+            if isinstance(both, str):
+                got["skipped"] = both
+                continue
+            out, out_new = both
+            if not isinstance(out_new, t.Tensor) or out_new.shape != out.shape:
+                got.update({"pass": False, "error": "output shape or type differs"})
+                failing.append({"transform": name, "error": got["error"]})
+                continue
+            ok, err = self.compare(out, out_new)
+            got.update({"pass": ok, "normwise_rel_err": err})
+            loose = base_err is not None and err is not None and err <= 10 * base_err
+            if not ok and (base_ok or not loose):
+                failing.append({"transform": name, "normwise_rel_err": err,
+                                "base_normwise_rel_err": base_err})
+            del out, out_new, both
+        rec["failing"] = [f["transform"] for f in failing]
+        return rec, failing

@@ -1,0 +1,98 @@
+"""Failures are attributed: a reference that fails is failed:reference
+(problem_error), not the candidate's; a job that runs out of device memory
+while the tool held memory is the tool's (runtime_error of kind "tool",
+retried alone), and only a job that ran out alone keeps its verdict
+(Job.out_of_memory, with a stand-in for torch.cuda: the CPU has no device
+memory to run out of)."""
+import os
+import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workerlib import ROOT, Worker  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.job import Job, is_oom  # noqa: E402
+
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok: " if ok else "FAIL: ") + what)
+    failed += not ok
+
+
+# --- the reference fails in the trials (an op the CPU lacks) ---
+PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        if not x.is_cuda:
+            raise NotImplementedError('"repeat_interleave_cpu" not implemented for \\'Float\\'')
+        return x * 2
+
+def get_inputs():
+    return [torch.rand(8, 8)]
+
+def get_init_inputs():
+    return []
+'''
+CANDIDATE = '''
+import torch
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x * 2
+'''
+w = Worker("--verify-lib", os.path.join(ROOT, "build", "libhrverify.so"))
+for mode in ("faithful", "robust"):
+    _, res = w.run(PROBLEM, CANDIDATE, mode=mode, perf_trials=3, warmup=1)
+    check(res is not None and res.get("verdict") == "problem_error"
+          and res.get("error_kind") == "reference",
+          "%s: a reference failing in the trials is problem_error/reference (got %s, %s)"
+          % (mode, res and res.get("verdict"), res and res.get("error_kind")))
+w.close()
+
+# --- out of device memory: whose? ---
+OOM = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 GiB. GPU 0 has "
+       "a total capacity of 139.80 GiB of which 2.10 GiB is free.")
+check(is_oom(OOM), "torch's message reads as out of memory")
+check(not is_oom("RuntimeError: shape mismatch"), "another error does not")
+
+
+def fake_job(alone, verdict="runtime_error"):
+    cuda = types.SimpleNamespace(mem_get_info=lambda: (2 << 30, 140 << 30),
+                                 memory_allocated=lambda: 48 << 30,
+                                 memory_reserved=lambda: 50 << 30)
+    job = types.SimpleNamespace(
+        ctx=types.SimpleNamespace(cuda=True), checks={}, m={"alone": alone},
+        torch=types.SimpleNamespace(cuda=cuda),
+        result={"verdict": verdict, "phase": "correctness", "error": OOM})
+    return job
+
+
+j = fake_job(alone=False)
+made = Job.out_of_memory(j, OOM)
+check(made and j.result["verdict"] == "runtime_error" and j.result["error_kind"] == "tool"
+      and j.result.get("retry_alone") is True,
+      "out of memory while the tool held memory: the tool's, retried alone (%s)" % j.result)
+check(j.checks["memory"]["judge_allocated_bytes"] == 48 << 30
+      and j.checks["verdict_without_tool"] == "runtime_error",
+      "the memory the judge held is recorded with the verdict it replaces")
+j = fake_job(alone=True)
+check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "runtime_error"
+      and "retry_alone" not in j.result and "candidate" in j.checks["memory"]["attribution"],
+      "out of memory alone: the candidate's verdict stands")
+j = fake_job(alone=True, verdict="problem_error")
+check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "problem_error"
+      and "reference" in j.checks["memory"]["attribution"],
+      "the reference out of memory alone: failed:reference")
+j = fake_job(alone=False)
+j.ctx.cuda = False
+check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "runtime_error",
+      "a CPU job's error is never made the tool's")
+sys.exit(1 if failed else 0)
