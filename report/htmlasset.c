@@ -20,7 +20,8 @@ const char html_css[] =
 	"padding-bottom: 2px; }\n"
 	"h3 { font-size: 16px; margin: 20px 0 6px; }\n"
 	"a { color: #0b57a4; }\n"
-	".scroll { overflow-x: auto; max-width: 100%; }\n"
+	".scroll { overflow-x: auto; max-width: 100%; content-visibility: "
+	"auto; contain-intrinsic-size: auto 600px; }\n"
 	"table { border-collapse: collapse; font-size: 13px; margin: 6px 0 "
 	"12px; }\n"
 	"caption { text-align: left; font-weight: 600; padding: 4px 0; }\n"
@@ -239,4 +240,7 @@ const char html_js[] =
 	"  }\n"
 	"  window.addEventListener('hashchange', route);\n"
 	"  route();\n"
+	"  /* when the page was ready, ms after navigation began (the "
+	"benchmark) */\n"
+	"  root.setAttribute('data-ready-ms', Math.round(performance.now()));\n"
 	"})();\n";

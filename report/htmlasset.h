@@ -7,7 +7,10 @@
  * the location's #eval-ID, rendered from the page's JSON block on demand.
  * Stored text goes into the page through textContent only, its control
  * characters shown as \xNN.  It also records the page's scroll width in
- * <html data-scroll-width> (the layout test reads it).  Must not: load
+ * <html data-scroll-width> (the layout test reads it) and, once done,
+ * performance.now() in <html data-ready-ms> (tests/bench/html.sh).  The
+ * style lets the browser skip laying out tables out of view
+ * (content-visibility), which keeps a page of 10,000 evaluations quick.  Must not: load
  * anything, write cookies or storage.
  */
 #ifndef HR_HTMLASSET_H
