@@ -46,7 +46,8 @@ static void text_shows_control_characters(void **state)
 
 static void text_keeps_utf8(void **state)
 {
-	char *out = written(html_put_text, "r\xc3\xa9sum\xc3\xa9 \xe2\x80\xa8");
+	char *out = written(html_put_text,
+			    "r\xc3\xa9sum\xc3\xa9 \xe2\x80\xa8");
 
 	(void)state;
 	assert_string_equal(out, "r\xc3\xa9sum\xc3\xa9 \xe2\x80\xa8");
@@ -65,8 +66,8 @@ static void script_json_hides_every_less_than(void **state)
 
 static void script_json_escapes_line_separators(void **state)
 {
-	char *out = written(html_put_script_json,
-			    "[\"a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xe2\x80\xa0\"]");
+	char *out = written(html_put_script_json, "[\"a\xe2\x80\xa8"
+			    "b\xe2\x80\xa9" "c\xe2\x80\xa0\"]");
 
 	(void)state;
 	/* U+2020 (a dagger) shares the first two bytes and stays */
