@@ -17,7 +17,8 @@ for group in "$@"; do
 	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev libyajl-dev zlib1g-dev" ;;
 	# slurm-wlm (slurmctld, slurmd, the sbatch of slurm-client) and munge:
 	# the one-node cluster of tests/cli/replay-slurm-shards-merge-as-one-run.
-	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox slurm-wlm munge" ;;
+	# chromium: the headless browser of tests/cli/report-html-in-headless-chromium.
+	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox slurm-wlm munge chromium" ;;
 	figures) pkgs="$pkgs gnuplot-nox" ;;
 	paper) pkgs="$pkgs texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended" ;;
 	*) echo "deps: unknown group $group" >&2; exit 2 ;;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report/evaldetail.h"
 #include "base/commands.h"
 #include "base/table.h"
 #include "harness.h"
@@ -37,33 +38,6 @@ struct out {
 	enum hr_format fmt;
 	cJSON *root;
 };
-
-/* A column as JSON: numbers stay numbers, a *_json column becomes the
- * value it holds. */
-static cJSON *column_json(sqlite3_stmt *st, int c)
-{
-	const char *name = sqlite3_column_name(st, c);
-	const char *txt;
-
-	switch (sqlite3_column_type(st, c)) {
-	case SQLITE_INTEGER:
-		return cJSON_CreateNumber((double)sqlite3_column_int64(st, c));
-	case SQLITE_FLOAT:
-		return cJSON_CreateNumber(sqlite3_column_double(st, c));
-	case SQLITE_NULL:
-		return cJSON_CreateNull();
-	default:
-		txt = (const char *)sqlite3_column_text(st, c);
-		if (strlen(name) > 5 &&
-		    !strcmp(name + strlen(name) - 5, "_json")) {
-			cJSON *v = cJSON_Parse(txt);
-
-			if (v)
-				return v;
-		}
-		return cJSON_CreateString(txt);
-	}
-}
 
 static const char eval_sql[] =
 	"SELECT e.*, s.name AS source, s.kind AS source_kind,"
@@ -123,7 +97,8 @@ static int show_evaluation(sqlite3 *db, int64_t id, struct out *o,
 		const char *v = (const char *)sqlite3_column_text(st, c);
 
 		if (obj)
-			cJSON_AddItemToObject(obj, name, column_json(st, c));
+			cJSON_AddItemToObject(obj, name,
+					      evaldetail_column_json(st, c));
 		else
 			put_field(name, v);
 	}
@@ -165,8 +140,9 @@ static int show_speedups(sqlite3 *db, int64_t id, struct out *o,
 
 		for (int c = 0; c < SP_NCOLS; c++) {
 			if (row) {
-				cJSON_AddItemToObject(row, sp_cols[c].name,
-						      column_json(st, c));
+				cJSON_AddItemToObject(
+					row, sp_cols[c].name,
+					evaldetail_column_json(st, c));
 				continue;
 			}
 			cells[c] = (const char *)sqlite3_column_text(st, c);
@@ -365,8 +341,9 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			const char *v = (const char *)sqlite3_column_text(st, c);
 
 			if (row)
-				cJSON_AddItemToObject(row, name,
-						      column_json(st, c));
+				cJSON_AddItemToObject(
+					row, name,
+					evaldetail_column_json(st, c));
 			else if (!strcmp(name, "findings_json"))
 				findings = v; /* printed below, per finding */
 			else

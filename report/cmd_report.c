@@ -1,6 +1,7 @@
 /* cmd_report.c - `headroom report claims|models|problems|findings|
- * evidence|signals|detection|replay|profiles|dlrm|all`: the tables behind the
- * paper, from the store alone.
+ * evidence|signals|detection|replay|profiles|dlrm|all|html`: the tables
+ * behind the paper, from the store alone; html lays them out as one page
+ * (report/html.h).
  *
  * Every table goes through dataset/base/table.h; every output carries its
  * provenance (report/provenance.h says how per format).  Read-only.
@@ -16,6 +17,7 @@
 #include "../dataset/base/commands.h"
 #include "dlrmset.h"
 #include "findings.h"
+#include "html.h"
 #include "../dataset/base/outdir.h"
 #include "profileset.h"
 #include "provenance.h"
@@ -27,6 +29,7 @@ static const char usage[] =
 	"                       [--claims FILE] [--roles FILE] [--strict]\n"
 	"                       [--classes FILE] [--problem-map FILE]\n"
 	"                       [--dlrm-map FILE] [--workload W] [--stack S]\n"
+	"       headroom report html --out FILE.html [--no-figures] [...]\n"
 	"\n"
 	"Tables recomputed from the store (docs/report.md defines every\n"
 	"column).  REPORT is one of:\n"
@@ -59,6 +62,10 @@ static const char usage[] =
 	"             R (docs/dlrm-bench.md)\n"
 	"  provenance where the numbers come from (sources, sha256, tool)\n"
 	"  all        every report above; needs --out\n"
+	"  html       every report above, the figures and each\n"
+	"             evaluation's drill-down as one self-contained page;\n"
+	"             needs --out FILE.html (--no-figures: leave the\n"
+	"             figures out)\n"
 	"\n"
 	"  --out DIR      write REPORT.md/.csv/.json/.tex and provenance.json\n"
 	"                 into DIR instead of printing one format\n"
@@ -894,6 +901,40 @@ static int run_one(struct rdata *d, size_t k, const char *out,
 	return e->code;
 }
 
+/* Every report's table, laid out as one page (report/html.h). */
+static int run_html(struct rdata *d, const char *path, int no_figures,
+		    struct hr_err *e)
+{
+	struct html_table tables[N_REPORTS];
+	struct html_input in = {
+		d->db, &d->es, &d->as, &d->rs, &d->fl, &d->ps,
+		d->have_ds ? &d->ds : NULL, d->dlrm_why, d->prov,
+		d->claims_path, d->roles_path, tables, 0, NULL,
+		"left out (--no-figures)",
+	};
+	char scripts[4096];
+	size_t k;
+
+	runfiles_path(RUNFILES_SHARE, "figures", scripts, sizeof(scripts));
+	in.scripts_dir = no_figures ? NULL : scripts;
+	for (k = 0; k < N_REPORTS; k++) {
+		struct table *t = NULL;
+
+		tables[k].name = reports[k].name;
+		if (reports[k].build(d, &t, e)) {
+			table_free(t);
+			break;
+		}
+		tables[k].t = t;
+		in.ntables = k + 1;
+	}
+	if (!e->code)
+		html_write_file(&in, path, e);
+	for (k = 0; k < in.ntables; k++)
+		table_free((struct table *)tables[k].t);
+	return e->code;
+}
+
 /* DLRM-Bench's projection needs the suite's level from the roles file;
  * a roles file without the suite leaves the dlrm report and claim "not
  * available", not every report failing.  A bad mapping file is an error. */
@@ -938,6 +979,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 		{ "dlrm-map", required_argument, NULL, 'D' },
 		{ "workload", required_argument, NULL, 'W' },
 		{ "stack", required_argument, NULL, 'S' },
+		{ "no-figures", no_argument, NULL, 'F' },
 		{ 0 }
 	};
 	struct rdata d;
@@ -946,7 +988,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	cJSON *prov = NULL;
 	const char *out = NULL, *which;
 	char *found[2] = { NULL, NULL }, want[2][512];
-	int c, r, strict = 0, all;
+	int c, r, strict = 0, all, html, no_figures = 0;
 	size_t k = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -988,19 +1030,23 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 		case 'S':
 			d.stack = optarg;
 			break;
+		case 'F':
+			no_figures = 1;
+			break;
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("report", "which report? (claims, "
 				       "models, problems, findings, evidence, "
 				       "signals, detection, replay, profiles, "
-				       "dlrm, provenance, all)");
+				       "dlrm, provenance, all, html)");
 	which = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'",
 				       argv[optind]);
 	all = !strcmp(which, "all");
-	for (; !all && k < N_REPORTS; k++)
+	html = !strcmp(which, "html");
+	for (; !all && !html && k < N_REPORTS; k++)
 		if (!strcmp(reports[k].name, which))
 			break;
 	if (k == N_REPORTS)
@@ -1008,7 +1054,10 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	if (all && !out)
 		return cli_usage_error("report", "'all' writes files: give "
 				       "--out DIR");
-	if (out && outdir_create(out, &e))
+	if (html && !out)
+		return cli_usage_error("report", "'html' writes a file: give "
+				       "--out FILE.html");
+	if (out && !html && outdir_create(out, &e))
 		return cli_report("report", &e);
 	/* The shipped ledger (runfiles.h), so that the tool works from any
 	 * directory; when it is missing, its path names what is. */
@@ -1030,9 +1079,11 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	if (load(&d, &e) || provenance_build(d.db, &d.rs, &prov, &e))
 		goto done;
 	d.prov = prov;
-	if (out && provenance_write_file(prov, out, &e))
+	if (out && !html && provenance_write_file(prov, out, &e))
 		goto done;
-	if (all) {
+	if (html) {
+		run_html(&d, out, no_figures, &e);
+	} else if (all) {
 		for (k = 0; k < N_REPORTS && e.code == HR_OK; k++)
 			run_one(&d, k, out, g->format, prov, &e);
 	} else {

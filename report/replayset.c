@@ -20,7 +20,9 @@ static const char query[] =
 	/* 14: the share of the call's time in the candidate's own code
 	 * (the job's GPU-escapes pass, hrworker/escapes.py) */
 	" CASE WHEN json_valid(j.checks_json) THEN"
-	"   json_extract(j.checks_json, '$.escapes.profile.share.own_share') END"
+	"   json_extract(j.checks_json, '$.escapes.profile.share.own_share') END,"
+	/* 15 */
+	" j.id"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
@@ -179,6 +181,7 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 		if (res->have)
 			continue; /* an older run of the same mode */
 		res->have = 1;
+		res->job_id = sqlite3_column_int64(st, 15);
 		res->correct = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 :
 			sqlite3_column_int(st, 2) != 0;
 		res->speedup = col_real(st, 3);

@@ -19,6 +19,7 @@
 
 struct replay_result {
 	int have;          /* 0: this mode did not replay the evaluation */
+	int64_t job_id;    /* its replay_job row */
 	int correct;       /* original check (allclose), 1/0/-1 */
 	int scale_invariant; /* every trial passed the scale-invariant
 				checks: 1/0, -1 when not recorded */

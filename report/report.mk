@@ -1,7 +1,8 @@
 # report.mk - the report stage's targets (included by the root Makefile).
 #   make report-outputs   audit the problems (CPU), replay when a GPU is
 #                         present, then every table
-#                         (out/report) and figure (out/figures) of $(DB)
+#                         (out/report) and figure (out/figures) of $(DB),
+#                         and the audit as one page (out/report/index.html)
 REPORT_OUT  ?= out/report
 FIGURES_OUT ?= out/figures
 
@@ -22,6 +23,8 @@ report-outputs: headroom
 	  ./headroom --db $(DB) figures --data-only --out $(FIGURES_OUT); \
 	  echo "note: gnuplot missing: figure data only (apt-get install gnuplot-nox, then make figures)"; \
 	fi
+	./headroom --db $(DB) report html --out $(REPORT_OUT)/index.html
 	@sh .ci/outputs.sh "tables: " $(REPORT_OUT) md csv json tex
 	@sh .ci/outputs.sh "figures:" $(FIGURES_OUT) svg png pdf
+	@sh .ci/outputs.sh "page:   " $(REPORT_OUT) html
 	@echo "claims:  ./headroom --db $(DB) report claims"

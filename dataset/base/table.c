@@ -51,6 +51,21 @@ int table_rows(const struct table *t)
 	return t->nrows;
 }
 
+int table_ncols(const struct table *t)
+{
+	return t->ncols;
+}
+
+const struct table_col *table_col_at(const struct table *t, int c)
+{
+	return &t->cols[c];
+}
+
+const char *table_cell(const struct table *t, int r, int c)
+{
+	return t->cells[(size_t)r * t->ncols + c];
+}
+
 int table_add_row(struct table *t, const char *const *cells)
 {
 	if (t->nrows == t->cap) {

@@ -37,6 +37,13 @@ int table_set_tex_width(struct table *t, int col, const char *width);
 /* Write the whole table.  Returns 0, or -1 when f reports a write error. */
 int table_write(const struct table *t, enum hr_format fmt, FILE *f);
 
+/* Reading a table back (a page that lays the cells out itself): the
+ * number of columns, column c, and the cell at row r, column c (NULL when
+ * missing); both borrowed from t. */
+int table_ncols(const struct table *t);
+const struct table_col *table_col_at(const struct table *t, int c);
+const char *table_cell(const struct table *t, int r, int c);
+
 /* Format helpers for cells: fixed-size buffers the caller owns. */
 void table_fmt_real(char *buf, size_t n, double v); /* %.6g, or "" for NAN */
 
