@@ -16,6 +16,7 @@ anything but JSON."""
 import base64
 import contextlib
 import json
+import linecache
 import mmap
 import os
 import platform
@@ -193,7 +194,9 @@ class Candidate:
         t0 = time.monotonic()
         rep = {"t": "built", "ok": True, "extensions": exts}
         try:
-            exec(compile(code, req.get("filename") or "candidate.py", "exec"), ns)
+            path = self.source_file(code, req.get("filename"))
+            ns["__file__"] = path
+            exec(compile(code, path, "exec"), ns)
             if ns.get("ModelNew") is None:
                 raise NameError("ModelNew is not defined by the candidate")
         except Exception as e:
@@ -202,6 +205,20 @@ class Candidate:
         rep["rebound"] = rebound(before, ns)
         self.ns = ns
         return rep
+
+    @staticmethod
+    def source_file(code, filename):
+        """The candidate's code as a real file in the candidate process's
+        own folder (its working directory), and in linecache: code that
+        reads its own source -- Triton's @jit, inspect.getsource -- finds
+        it, as it does under a harness that imports the kernel from a
+        file.  Returns the file's path, the code's __file__."""
+        name = os.path.basename(filename or "") or "candidate.py"
+        path = os.path.join(os.getcwd(), name)
+        with open(path, "w") as f:
+            f.write(code)
+        linecache.cache[path] = (len(code), None, code.splitlines(True), path)
+        return path
 
     def op_load(self, req):
         t, c = self.torch, self.ctx

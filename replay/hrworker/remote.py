@@ -30,8 +30,15 @@ COVER_CYCLES_MAX = 100000000
 
 PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
 
-DTYPES = ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16", "int8",
-          "uint8", "bool", "complex64", "complex128")
+def torch_dtype(torch, name):
+    """The torch dtype a candidate process names (str(dtype)[6:]: every
+    dtype torch has, fp8 and unsigned ones included), or None when the
+    name is not one."""
+    if not isinstance(name, str) or not name or len(name) > 40 or \
+            not all(c.isalnum() or c == "_" for c in name):
+        return None
+    d = getattr(torch, name, None)
+    return d if isinstance(d, torch.dtype) else None
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
@@ -394,7 +401,7 @@ class CandidateProcess:
         shape, dtype = spec.get("shape"), spec.get("dtype")
         if (not isinstance(shape, list) or len(shape) > 16 or
                 not all(type(n) is int and 0 <= n < 1 << 40 for n in shape) or
-                dtype not in DTYPES):
+                torch_dtype(t, dtype) is None):
             raise CandidateGone("the candidate process described %s as %r" % (what, spec)[:300],
                                 tampered=True)
         n = math.prod(shape) * t.empty(0, dtype=getattr(t, dtype)).element_size()
