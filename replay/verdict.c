@@ -17,6 +17,7 @@ const char *const verdict_evidence_ids[] = {
 	"input-mutated",
 	"partial-write",         /* some output elements never written */
 	"distribution-specific", /* right only on get_inputs()'s draws */
+	"parameters-differ",     /* right only at the default initialisation */
 	"side-stream",           /* work the events did not see */
 	"background-thread",
 	/* hrworker/escapes.py's wall-against-event and profiled pass: after

@@ -193,6 +193,7 @@ class Candidate:
         before = namespace_snapshot(ns, (ns.get("get_inputs"), ns.get("get_init_inputs")))
         t0 = time.monotonic()
         rep = {"t": "built", "ok": True, "extensions": exts}
+        state = global_state(t)
         try:
             path = self.source_file(code, req.get("filename"))
             ns["__file__"] = path
@@ -203,6 +204,9 @@ class Candidate:
             rep.update(ok=False, error=exc_text(e))
         rep["seconds"] = round(time.monotonic() - t0, 3)
         rep["rebound"] = rebound(before, ns)
+        after = global_state(t)
+        rep["global_state"] = {k: {"before": state.get(k), "after": v}
+                               for k, v in after.items() if state.get(k) != v}
         self.ns = ns
         return rep
 
@@ -228,7 +232,7 @@ class Candidate:
             model = self.ns["ModelNew"](*init)
             self.model = c.place_model(model)
             c.sync()
-        return {"t": "loaded"}
+        return {"t": "loaded", "parameters": parameter_spec(t, self.model)}
 
     def set_rng(self, req):
         t = self.torch
@@ -393,6 +397,35 @@ class Candidate:
 
 
 # ------------------------------------------------------------ confinement
+def parameter_spec(torch, model):
+    """[name, shape, dtype] of a model's parameters (the first 4096), or
+    None when it is no torch Module."""
+    if not isinstance(model, torch.nn.Module):
+        return None
+    out = []
+    for name, p in model.named_parameters():
+        if len(out) >= 4096:
+            break
+        out.append([name[:200], list(p.shape), str(p.dtype)[6:]])
+    return out
+
+
+def global_state(torch):
+    """The process-wide settings a candidate's import may change: the
+    precision flags (escapes.precision_flags), cuDNN's autotuner and
+    determinism, torch's deterministic algorithms."""
+    from hrworker.escapes import precision_flags
+    out = precision_flags(torch)
+    for key, get in (("cudnn.benchmark", lambda: torch.backends.cudnn.benchmark),
+                     ("cudnn.deterministic", lambda: torch.backends.cudnn.deterministic),
+                     ("deterministic_algorithms", torch.are_deterministic_algorithms_enabled)):
+        try:
+            out[key] = bool(get())
+        except Exception:       # noqa: BLE001 - absent in this torch
+            pass
+    return out
+
+
 def close_fds(keep):
     """Close every descriptor but stdin, stdout, stderr and keep."""
     os.closerange(3, keep)

@@ -234,6 +234,7 @@ class Job:
             self.result["build_log"] = text
             raise Verdict("compile_error", "build", text, compiled=False, correct=False)
         self.result["compiled"] = True
+        self.global_state(rep.get("global_state"))
         self.after_import(rep.get("rebound"))
         if stop == "build":
             self.result.update(verdict="built")
@@ -241,12 +242,16 @@ class Job:
 
         self.phase("load")
         try:
-            cp.load(init_raw, self.seed)
+            loaded = cp.load(init_raw, self.seed)
+        except Exception as e:      # RemoteError: ModelNew(...) raised there
+            raise Verdict("runtime_error", "load", exc_text(e), correct=False)
+        try:
             with t.no_grad():
                 ref = c.place_model(ref_model)
                 c.sync()
-        except Exception as e:      # RemoteError: ModelNew(...) raised there
-            raise Verdict("runtime_error", "load", exc_text(e), correct=False)
+        except Exception as e:
+            raise Verdict("problem_error", "reference", exc_text(e), correct=False)
+        self.parameters(ref_model, loaded.get("parameters"))
         new = RemoteModel(cp)
 
         self.phase("correctness")
@@ -362,6 +367,57 @@ class Job:
                 run_delay_source=self.cand.run_delay.source,
                 figure="the candidate process's %s, the judge's clock checking"
                 % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))
+
+    def parameters(self, ref_model, spec):
+        """parameters-differ: a parameter of the reference that the
+        candidate's model lacks or holds in another shape.  Matched by name,
+        else by shape among the candidate's parameters no name matched (a
+        module renamed keeps its parameters); the candidate's extra ones
+        are recorded, not evidence.  A LayerNorm weight declared (64,) for
+        (64, 256, 256) passes the trials only because both start at one."""
+        t = self.torch
+        if not isinstance(spec, list) or not isinstance(ref_model, t.nn.Module):
+            return
+        cand = {}
+        for item in spec:
+            if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+                    and isinstance(item[1], list)):
+                cand[item[0]] = tuple(int(n) for n in item[1] if type(n) is int)
+        free = dict(cand)
+        missing, reshaped, renamed = [], [], []
+        ref = [(n, tuple(p.shape)) for n, p in ref_model.named_parameters()]
+        for name, shape in ref:
+            if name in free and free[name] == shape:
+                del free[name]
+        for name, shape in ref:
+            if name in cand and cand[name] == shape:
+                continue
+            other = next((k for k, v in free.items() if v == shape), None)
+            if other is not None:
+                del free[other]
+                renamed.append([name, other])
+            elif name in cand:
+                reshaped.append({"name": name, "reference": list(shape),
+                                 "candidate": list(cand[name])})
+            else:
+                missing.append({"name": name, "shape": list(shape)})
+        self.checks["parameters"] = {
+            "reference": len(ref), "candidate": len(cand), "renamed": renamed[:64],
+            "missing": missing[:64], "reshaped": reshaped[:64],
+            "candidate_only": sorted(free)[:64]}
+        if missing or reshaped:
+            add_finding(self.ctx, "parameters-differ", missing=missing[:16],
+                        reshaped=reshaped[:16])
+
+    def global_state(self, changed):
+        """checks.global_state_changed: the process-wide settings the
+        candidate's import changed (candidate.global_state), as its process
+        reported them.  A signal: the reference runs in the judge, whose
+        settings the candidate cannot reach, and a precision flag lowered
+        is evidence where it matters, at the call (precision-downgrade)."""
+        if isinstance(changed, dict) and changed:
+            self.checks["global_state_changed"] = {
+                str(k)[:80]: v for k, v in list(changed.items())[:32] if isinstance(v, dict)}
 
     def after_import(self, names):
         """Once the candidate's module ran: the names of the problem's
