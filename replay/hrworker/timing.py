@@ -356,6 +356,13 @@ class Timing:
         recorded in checks.rechecks (failed_check when it fails); returns
         (pass, the candidate's fingerprint, the reference's)."""
         out = self.ref(*inp)
+        if (isinstance(out, self.torch.Tensor) and out.is_floating_point()
+                and not bool(self.torch.isfinite(out).all())):
+            # Inputs the problem does not define its output on: nothing
+            # can be asked of the candidate there.
+            self.checks.setdefault("rechecks", []).append(
+                {"when": when, "skipped": "the reference's output is not finite"})
+            return True, None, None, {}
         out_new = self.new(*inp)
         self.sync()
         fp, ref_fp = self.output_print(out_new), self.output_print(out)
@@ -394,21 +401,30 @@ class Timing:
 
     def recheck_middle_changed(self, inputs, prints):
         """The timing inputs with the middle half of each floating tensor
-        changed in place (x -> x / 2 + 1/4: on torch.rand's [0, 1) still
-        in range; the first and last quarters as they were; the same
-        tensors at the same addresses), checked: a cache keyed on the
-        input's address or on a sample of its content (its ends, say)
-        returns the result it kept, which fails while it repeats an
-        earlier output (result-cached).  After the harness's loops: they
-        have used these inputs for the last time."""
+        changed in place within its domain (distribution.domain: x -> x / 2
+        + amax / 4, toward the middle of [0, amax) for an input that is all
+        >= 0, its mirror for one all <= 0, the same for one of both signs;
+        masks, labels and constants as they were; the first and last
+        quarters as they were; the same tensors at the same addresses),
+        checked: a cache keyed on the input's address or on a sample of its
+        content (its ends, say) returns the result it kept, which fails
+        while it repeats an earlier output (result-cached).  Where the
+        reference's output on them is not finite the check is skipped and
+        says so (checked_call).  After the harness's loops: they have used
+        these inputs for the last time."""
+        from hrworker.distribution import domain
         t = self.torch
         for x in inputs:
             if (isinstance(x, t.Tensor) and x.is_floating_point() and x.numel()
                     and x.is_contiguous()):
+                dom = domain(t, x)
+                if dom == "fixed":
+                    continue
+                amax = x.abs().max().item() or 1.0
                 flat = x.view(-1)
                 n = flat.numel()
                 mid = flat[n // 4:n - n // 4] if n > 1 else flat
-                mid.mul_(0.5).add_(0.25)
+                mid.mul_(0.5).add_((-0.25 if dom == "nonpos" else 0.25) * amax)
         self.checked_call(inputs, "the timing inputs, their middle half changed in place",
                           prints)
 
