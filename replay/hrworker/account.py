@@ -87,7 +87,9 @@ class Family:
     candidate process that is not the judge (an orphan whose subreaper was
     unset lands there).  New processes are looked for when the pid namespace
     made one since the last reading (/proc/loadavg's last pid).  Where the
-    kernel offers none of this, source says why and every reading is 0."""
+    kernel offers none of this, or the worker's environment has
+    HEADROOM_ACCOUNT=0 (to measure what the account costs), source says
+    why and every reading is 0."""
 
     def __init__(self, pid, judge=None, parent=None):
         self.root, self.judge = pid, judge or os.getpid()
@@ -102,7 +104,10 @@ class Family:
                         "max_window_ns": 0}
         self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0}
         self.processes = 1
+        self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
         try:
+            if os.environ.get("HEADROOM_ACCOUNT") == "0":
+                raise OSError("HEADROOM_ACCOUNT=0 (the worker's environment)")
             self.loadavg = os.open("/proc/loadavg", os.O_RDONLY | os.O_CLOEXEC)
             self.members[pid] = Member(pid)
             self.root_start = self.members[pid].start
@@ -146,6 +151,7 @@ class Family:
         """The family's CPU time so far, ns (0 without the accounts)."""
         if self.loadavg is None:
             return 0
+        t0 = time.perf_counter_ns()
         newest = self.newest_pid()
         if newest != self.last_pid:
             self.last_pid = newest
@@ -159,6 +165,8 @@ class Family:
                 total += m.last
                 m.close()
                 del self.members[pid]
+        self.reads += 1
+        self.cost_ns += time.perf_counter_ns() - t0
         return total
 
     # ------------------------------------------------------------ windows
@@ -213,7 +221,8 @@ class Family:
                 "reference_calls": r["calls"], "reference_cpu_ms": r["cpu_ns"] / 1e6,
                 "reference_wall_ms": r["wall_ns"] / 1e6,
                 "reference_busy_calls": r["busy_calls"],
-                "allowed_per_window_ms": ALLOW_NS / 1e6}
+                "allowed_per_window_ms": ALLOW_NS / 1e6,
+                "reads": self.reads, "reads_ms": self.cost_ns / 1e6}
 
     def finding(self):
         """The evidence of background-work, or None."""
