@@ -60,12 +60,12 @@ def bounds(n, wait=idle):
 
 cal = calibration(*readings(16, 0.0, idle, seed=7))
 check(RTT <= cal["overhead_ms"] < RTT + 0.04 and
-      RTT + 0.03 < cal["gap_bound_ms"] < RTT + 0.04 + 0.06,
+      RTT + 0.13 < cal["gap_bound_ms"] < RTT + 0.04 + 0.16,
       "calibration: the overhead is the handshake's lower quartile, the bound its 90th "
       "percentile and a margin (%r)" % cal)
 cal_loaded = calibration(*readings(16, 0.0, loaded, seed=7))
 check(RTT <= cal_loaded["overhead_ms"] < RTT + 0.04 and
-      cal_loaded["gap_bound_ms"] < RTT + 0.04 + 0.06 < 1.0 < cal_loaded["wall_ms_median"],
+      cal_loaded["gap_bound_ms"] < RTT + 0.04 + 0.16 < 1.0 < cal_loaded["wall_ms_median"],
       "calibration on a loaded host: the run delay is taken off (%r)" % cal_loaded)
 
 # An honest 0.05 ms call, idle host: no finding.
