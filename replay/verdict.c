@@ -9,6 +9,7 @@ const char *const verdict_evidence_ids[] = {
 	"channel-tampered",      /* the candidate process forged the protocol */
 	"harness-patched",       /* the timer or the check itself was forged */
 	"timer-disagrees",       /* its clock and the judge's disagree */
+	"background-work",       /* its processes ran outside its calls */
 	"inputs-redefined",      /* the harness timed other shapes */
 	"result-cached",         /* the output was replayed, not computed */
 	"timing-path-differs",   /* honest only while checked */

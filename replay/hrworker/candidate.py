@@ -347,12 +347,24 @@ class Candidate:
         rep["t"] = "escaped"
         return rep
 
-    def op_ping(self, req, args):
-        return {"t": "pong"}
+    def op_calibrate(self, req, args):
+        """The judge's calibration of the timed calls' handshake, before any
+        candidate code runs: n timed calls of nothing (Timing.time_one,
+        handshake and all) for each way a job times (flush bytes, sync
+        before, launch cover)."""
+        n = req.get("n")
+        if type(n) is not int or not 0 < n <= 1000:
+            raise ValueError("calibrate: n = %r" % (n,))
+        for flush, sync_before, cover in req.get("configs", ()):
+            for _ in range(n):
+                self.timing.time_one(lambda: None, [], flush, sync_before, None, cover)
+        self.timing.l2_found, self.timing.l2_calls = None, 0
+        return {"t": "calibrated"}
 
     OPS = {"call": op_call, "fetch": op_fetch, "time_one": op_time_one,
            "kb_loop": op_kb_loop, "run": op_run, "draw": op_draw,
-           "fetch_draw": op_fetch_draw, "escapes": op_escapes, "ping": op_ping}
+           "fetch_draw": op_fetch_draw, "escapes": op_escapes,
+           "calibrate": op_calibrate}
 
     def reply(self, rep):
         """Every reply says what the process saw of itself: the harness's
@@ -467,8 +479,11 @@ def candidate_main(cfg, torch, sock, msg, jobdir):
     """The candidate process, from its fork to its exit; never returns."""
     code = 0
     try:
-        from hrworker.util import set_pdeathsig
+        from hrworker.util import PR_SET_CHILD_SUBREAPER, prctl, set_pdeathsig
         set_pdeathsig()
+        # An orphan among its descendants stays beneath it, where the
+        # judge's account of its processes looks (account.Family).
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
         cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
         end = CandidateEnd(sock)
         got = confine(cfg, jobdir, sock.fileno())

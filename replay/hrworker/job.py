@@ -219,6 +219,8 @@ class Job:
         # land in a directory keyed by the whole candidate, through
         # TORCH_EXTENSIONS_DIR as KernelBench.
         self.phase("build")
+        if stop != "build":
+            self.calibrate()
         build = self.result["build"] = self.checks["build"] = {}
         if self.predrawn is not None:
             build["predraw"] = self.predrawn
@@ -278,6 +280,7 @@ class Job:
         if self.result.get("runtime_ms") is not None:
             self.escapes(ref, new, timing)
         self.clock_check()
+        self.background_check()
         self.inputs_redefined()
 
     # ------------------------------------------------------- the audit
@@ -350,6 +353,16 @@ class Job:
             add_finding(self.ctx, "harness-patched", when=when, names=names)
         return bool(names)
 
+    def calibrate(self):
+        """Before candidate code runs: the judge calibrates the timed
+        calls' handshake, each way this job times (CandidateProcess.
+        calibrate; checks.timing_channel.calibration)."""
+        t0 = time.monotonic()
+        self.cand.calibrate(Timing(self.ctx, None, None, None, None).ways())
+        self.checks.setdefault("timing_channel", {}).update(
+            calibration=self.cand.calibration_record(),
+            calibration_seconds=round(time.monotonic() - t0, 4))
+
     def clock_check(self):
         """timer-disagrees: the candidate process's clock (its CUDA events)
         and the judge's, around the same timed calls, disagree
@@ -359,13 +372,12 @@ class Job:
             add_finding(self.ctx, "timer-disagrees", **rec)
             self.checks["timing_void"] = "the candidate's clock disagrees with the judge's"
         if self.cand.walls:
-            least, med = self.cand.channel_rtt()
             self.checks.setdefault("timing_channel", {}).update(
-                rtt_ms_least=round(least, 6), rtt_ms_median=round(med, 6),
                 timed_calls=len(self.cand.walls),
                 run_delay_ms=round(sum(self.cand.delays), 6),
                 run_delay_source=self.cand.run_delay.source,
-                figure="the candidate process's %s, the judge's clock checking"
+                figure="the judge's clock around the handshake less its calibrated overhead; "
+                "the candidate process's %s checked against it"
                 % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))
 
     def parameters(self, ref_model, spec):
@@ -418,6 +430,20 @@ class Job:
         if isinstance(changed, dict) and changed:
             self.checks["global_state_changed"] = {
                 str(k)[:80]: v for k, v in list(changed.items())[:32] if isinstance(v, dict)}
+
+    def background_check(self):
+        """background-work: the candidate's processes ran outside its calls
+        (while the judge timed the reference, say), by the kernel's account
+        of their CPU time (account.Family); checks.background holds the
+        account either way, and the times are void with the finding."""
+        fam = self.cand.family
+        self.checks["background"] = {k: round(v, 6) if isinstance(v, float) else v
+                                     for k, v in fam.summary().items()}
+        rec = fam.finding()
+        if rec is not None:
+            add_finding(self.ctx, "background-work", **rec)
+            self.checks.setdefault("timing_void",
+                                   "the candidate's processes worked outside its calls")
 
     def after_import(self, names):
         """Once the candidate's module ran: the names of the problem's

@@ -2,13 +2,16 @@
 it (CandidateProcess.start), sharing tensors with it (host memory through
 memfd, device memory through CUDA IPC: the judge allocates all of it),
 its requests, and each reply checked field by field (nothing it sends is
-unpickled).  Every timed call is timed twice: by the harness's own clock
-in the candidate process (CUDA events, or perf_counter_ns on a CPU: the
-figure the harness would have read, so faithful figures stay what they
-were; timing events cannot cross a process, cudaEventInterprocess
-requires cudaEventDisableTiming) and by the judge's clock around the
-candidate's handshake (ready, go, done), which admits the first only as
-far as it agrees (clock_check).
+unpickled).  Every timed call is timed twice: by the judge's clock around
+the candidate's handshake (ready, go, done), less what that handshake
+costs as the judge calibrated it before any candidate code ran
+(calibrate): that is the figure; and by the harness's own clock in the
+candidate process (CUDA events, or perf_counter_ns on a CPU; timing
+events cannot cross a process, cudaEventInterprocess requires
+cudaEventDisableTiming), which never enters a figure and is checked
+against the judge's (clock_check: timer-disagrees).  The CPU time of the
+candidate's processes is accounted around every request (account.Family:
+background-work).
 RemoteModel is the candidate's model as the checks and the timing loops
 call it.
 Must not: run candidate code, or trust a reply beyond its checked fields."""
@@ -20,6 +23,7 @@ import signal
 import time
 import weakref
 
+from hrworker.account import Family
 from hrworker.channel import ChannelError, JudgeEnd, pair
 
 # The launch cover of a call the candidate process times on CUDA
@@ -39,6 +43,18 @@ def torch_dtype(torch, name):
         return None
     d = getattr(torch, name, None)
     return d if isinstance(d, torch.dtype) else None
+
+
+# The calibration of a timed call's handshake (CandidateProcess.calibrate):
+# CAL_CALLS timed calls of nothing for each way the job times, before any
+# candidate code runs.  A call's figure is the judge's reading less the
+# lower quartile of theirs (each less its run delay), FIGURE_MIN_MS at
+# least; the gap admitted between the judge's reading and the candidate's
+# own is the CAL_PERCENTILE-th percentile of theirs plus CAL_MARGIN_MS.
+CAL_CALLS = 16
+CAL_PERCENTILE = 90
+CAL_MARGIN_MS = 0.15
+FIGURE_MIN_MS = 0.001
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
@@ -195,53 +211,57 @@ class RunDelay:
         self.fds = []
 
 
-def cover_ms(torch, device, cycles):
-    """What a launch cover of cycles (torch.cuda._sleep) lasts on the
-    judge's own GPU, in ms: the least of three, after one unmeasured."""
-    ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
-    best = None
-    with torch.cuda.device(device):
-        torch.cuda._sleep(cycles)
-        for _ in range(3):
-            ev[0].record()
-            torch.cuda._sleep(cycles)
-            ev[1].record()
-            ev[1].synchronize()
-            ms = ev[0].elapsed_time(ev[1])
-            best = ms if best is None else min(best, ms)
-    return best
+def calibration(walls, events, delays):
+    """One way's calibration from its calls of nothing (ms): the overhead
+    taken off each figure (the lower quartile of the judge's readings, each
+    less its run delay) and the gap admitted (the CAL_PERCENTILE-th
+    percentile of the gaps between the judge's reading and the candidate
+    process's own, less the run delay, plus CAL_MARGIN_MS)."""
+    n = len(walls)
+    net = sorted(w - d for w, d in zip(walls, delays))
+    gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
+    return {"calls": n, "overhead_ms": round(max(0.0, net[n // 4]), 6),
+            "gap_bound_ms": round(gaps[min(n - 1, n * CAL_PERCENTILE // 100)] + CAL_MARGIN_MS,
+                                  6),
+            "wall_ms_median": round(sorted(walls)[n // 2], 6)}
 
 
-def clock_disagreement(walls, events, delays, rtt_least, covers=None):
+def clock_disagreement(walls, events, delays, bounds):
     """The rule behind timer-disagrees, on the judge's reading of each
     timed call (walls, ms), the candidate's own (events), the run-queue
     waits of the two processes' threads across it (delays, RunDelay) and
-    the channel's least round trip.  The judge's reading of a call spans
-    the candidate's own plus the handshake (two wake-ups) and, on a GPU,
-    the flush's kernel before the call (the L2 fill: tens of microseconds
-    on the H200) and the launch cover the judge asked for after it (covers,
-    ms a call, as long as it lasted on the judge's GPU: taken off each
-    gap); on a loaded host each wake-up may wait for a CPU (a
-    process that just ran its flush waits a whole time slice: milliseconds
-    on a busy 2-core host), which the kernel counts as run delay.  So the
-    lower quartile of the gaps between the two readings, less the run
-    delay across each call, is what an honest call's handshake costs; a
-    candidate that hides work from its own clock (a patched timer, events
-    recorded around part of the work) widens every gap it hides work in:
-    more than a quarter of its judge-read time, or three least round trips
-    and 0.2 ms, the larger, in three calls of four is disagreement.  So is
-    a call its clock says took longer than the judge saw.  None when they
-    agree, else the evidence."""
-    covers = covers if covers is not None else [0.0] * len(walls)
-    gaps = sorted(w - e - d - c for w, e, d, c in zip(walls, events, delays, covers))
-    q = len(gaps) // 4
-    gap, wall = gaps[q], sorted(walls)[q]
+    the gap admitted for it (bounds: its way's calibration, calibration).
+    The judge's reading of a call spans the candidate's own plus the
+    handshake (two wake-ups) and, on a GPU, the flush's kernel and the
+    launch cover before the call; the calls of nothing the judge made
+    before any candidate code ran had the same, and the gaps they showed
+    are what is admitted.  On a loaded host a wake-up may wait for a CPU
+    (a process that just ran its flush waits a whole time slice:
+    milliseconds on a busy 2-core host), which the kernel counts as run
+    delay and is taken off every gap; but the two threads' waits overlap,
+    and a wait inside the candidate's own reading is in both readings, so
+    the sum can take off more than the handshake waited, hidden work with
+    it.  So the calls judged are the calmest quarter (the least run delay,
+    two at least): a candidate that hides work from its own clock (a
+    patched timer, events recorded around part of the work) widens the
+    gap of every call it hides work in, and the lower median of those
+    calls' gaps above their bound is disagreement.  So is a call its
+    clock says took longer than the judge saw.  None when they agree,
+    else the evidence.  The figure is the judge's reading either way
+    (CandidateProcess.figure)."""
+    n = len(walls)
+    gaps = [w - e - d for w, e, d in zip(walls, events, delays)]
+    calm = sorted(range(n), key=lambda i: delays[i])[:max(2, n // 4)]
+    excess = sorted(gaps[i] - bounds[i] for i in calm)
+    mid = excess[(len(excess) - 1) // 2]
     over = sum(e > w + 0.05 for w, e in zip(walls, events))
-    bound = max(0.25 * wall, 3 * rtt_least + 0.2)
-    if not over and gap <= bound:
+    if not over and mid <= 0:
         return None
-    return {"calls": len(walls), "judge_ms_q1": round(wall, 6),
-            "gap_ms_q1": round(gap, 6), "gap_bound_ms": round(bound, 6),
+    return {"calls": n, "calm_calls": len(calm),
+            "judge_ms_calm": [round(walls[i], 6) for i in calm][:16],
+            "gap_ms_calm": [round(gaps[i], 6) for i in calm][:16],
+            "gap_over_bound_ms": round(mid, 6),
+            "gap_bound_ms": round(sorted(bounds)[len(bounds) // 2], 6),
             "run_delay_ms_total": round(sum(delays), 6),
             "calls_longer_than_judge_saw": over}
 
@@ -259,10 +279,10 @@ class CandidateProcess:
         self.sandbox = []           # sandbox refusals it reported
         self.walls, self.events = [], []     # every timed call: the judge's ms, its own
         self.delays = []            # and the run-queue waits across it (ms; RunDelay)
-        self.covers = []            # and the launch cover asked for before it (ms)
-        self.cover = None           # (cycles, ms) of the launch cover, on CUDA
+        self.ways = []              # and the way it was timed (flush, sync, cover cycles)
         self.run_delay = RunDelay(pid)
-        self.rtt = None             # the channel's round trip (ms): least, median
+        self.cal = {}               # way -> its calibration (calibrate)
+        self.family = Family(pid)   # the CPU time of its processes
 
     @classmethod
     def start(cls, cfg, torch, msg, jobdir):
@@ -328,6 +348,7 @@ class CandidateProcess:
             self.sandbox += [{"event": str(v.get("event"))[:64], "path": str(v.get("path"))[:500],
                               "what": str(v.get("what"))[:80]}
                              for v in s[:20] if isinstance(v, dict)]
+        self.family.leave()
         t = rep["t"]
         if t == "error" and want != "error":
             raise RemoteError(str(rep.get("error"))[:4000], rep.get("op"))
@@ -340,6 +361,7 @@ class CandidateProcess:
         fds = []
         desc = self.shared.describe(list(args), fds)
         req = dict(fields, op=op, args=desc, forget=self.shared.take_forgotten())
+        self.family.enter()
         try:
             self.end.send(req, fds)
         except OSError as e:
@@ -479,23 +501,38 @@ class CandidateProcess:
         return raw, t.frombuffer(bytearray(state), dtype=t.uint8)
 
     # ------------------------------------------------------------ timing
-    def channel_rtt(self, n=21):
-        """The least and the median round trip of the channel (ms): what a
-        timed call's handshake adds to the judge's reading."""
-        if self.rtt is None:
-            got = []
-            for _ in range(n):
-                t0 = PERF_NS()
-                self.request("ping")
-                self.reply("pong")
-                got.append((PERF_NS() - t0) / 1e6)
-            got.sort()
-            self.rtt = (got[0], got[len(got) // 2])
-        return self.rtt
+    def calibrate(self, ways, n=CAL_CALLS):
+        """Before any candidate code runs: n timed calls of nothing for each
+        way a job times its calls (flush bytes, sync before, launch cover
+        cycles), through the same handshake as the candidate's; each way's
+        calibration (calibration) is what every figure and every clock
+        check of its calls go by.  A way left out gets none: no overhead
+        taken off, the largest bound admitted."""
+        ways = list(dict.fromkeys(self.way(*w) for w in ways))
+        self.request("calibrate", configs=ways, n=n)
+        k = len(self.walls)
+        self.handshakes("calibrated")
+        if len(self.walls) - k != n * len(ways):
+            raise CandidateGone("the candidate process made %d calls of nothing where %d "
+                                "were due" % (len(self.walls) - k, n * len(ways)),
+                                tampered=True)
+        for i, way in enumerate(ways):
+            a, b = k + i * n, k + (i + 1) * n
+            self.cal[way] = calibration(self.walls[a:b], self.events[a:b], self.delays[a:b])
+        for lst in (self.walls, self.events, self.delays, self.ways):
+            del lst[k:]
 
-    def handshakes(self, final, cover=0.0):
+    def way(self, flush, sync_before, cycles):
+        """The way a call is timed, as far as it changes the judge's
+        reading: on a CPU the flush and the sync come before the candidate
+        process says ready, so all its calls are timed one way."""
+        if not self.cuda:
+            return (0, False, 0)
+        return (int(flush), bool(sync_before), int(cycles))
+
+    def handshakes(self, final, way=None):
         """Serve the timed calls' handshakes until the final reply; each
-        timed call had a launch cover of cover ms before it."""
+        timed call was timed the way way says."""
         while True:
             rep = self.recv()
             if rep["t"] != "ready":
@@ -517,29 +554,26 @@ class CandidateProcess:
             self.walls.append(wall)
             self.events.append(_num(done.get("ms"), "a timed call's ms"))
             self.delays.append(delay)
-            self.covers.append(cover)
+            self.ways.append(way)
 
     def figure(self, i):
-        """Timed call i's figure: the candidate process's own clock (its
-        CUDA events, or perf_counter_ns on a CPU), as the harness reads it,
-        admitted as far as the judge's clock around the same call agrees
-        (clock_check)."""
-        return self.events[i]
+        """Timed call i's figure (ms): the judge's clock around it, less the
+        handshake's overhead as calibrated for its way (FIGURE_MIN_MS at
+        least).  The candidate process's own clock never enters it."""
+        cal = self.cal.get(self.ways[i])
+        return max(FIGURE_MIN_MS, self.walls[i] - (cal["overhead_ms"] if cal else 0.0))
 
     def time_one(self, args, flush, sync_before, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
-        on CUDA behind the launch cover (COVER_CYCLES, measured on the
-        judge's GPU once a job: cover_ms)."""
-        self.channel_rtt()
+        on CUDA behind the launch cover (COVER_CYCLES: the calibration of
+        its way spans it too)."""
         self.sync_inputs()
-        if self.cuda and self.cover is None:
-            self.cover = (COVER_CYCLES, cover_ms(self.torch, self.device, COVER_CYCLES))
-        cycles, ms = self.cover if self.cuda else (0, 0.0)
+        cycles = COVER_CYCLES if self.cuda else 0
         self.request("time_one", args, flush=flush, sync_before=sync_before,
                      keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
                      **self.rng_fields())
         n = len(self.walls)
-        rep = self.handshakes("timed", ms)
+        rep = self.handshakes("timed", self.way(flush, sync_before, cycles))
         if len(self.walls) != n + 1:
             raise CandidateGone("the candidate process timed %d calls where one was asked"
                                 % (len(self.walls) - n), tampered=True)
@@ -547,12 +581,14 @@ class CandidateProcess:
             keep.append(self.take_output(rep.get("out"), args))
         return self.figure(n)
 
-    def kb_loop(self, args):
-        self.channel_rtt()
+    def kb_loop(self, args, way):
+        """The harness's loop (Timing.kb_loop there), each timed call the
+        way the judge expects of the job's harness (way: flush bytes, sync
+        before, cover cycles)."""
         self.sync_inputs()
         self.request("kb_loop", args, **self.rng_fields())
         n = len(self.walls)
-        rep = self.handshakes("looped")
+        rep = self.handshakes("looped", self.way(*way))
         how = rep.get("how") if isinstance(rep.get("how"), dict) else {}
         trials, discard = how.get("trials"), how.get("discard_first", 0)
         if type(trials) is not int or type(discard) is not int or discard < 0:
@@ -572,14 +608,18 @@ class CandidateProcess:
         evidence (clock_disagreement)."""
         if not self.walls:
             return None
-        least, _ = self.channel_rtt()
-        rec = clock_disagreement(self.walls, self.events, self.delays, least, self.covers)
+        most = max((c["gap_bound_ms"] for c in self.cal.values()), default=0.0)
+        bounds = [self.cal[w]["gap_bound_ms"] if w in self.cal else most for w in self.ways]
+        rec = clock_disagreement(self.walls, self.events, self.delays, bounds)
         if rec is not None:
-            if self.cover is not None:
-                rec["launch_cover"] = {"cycles": self.cover[0], "ms": round(self.cover[1], 6)}
-            rec["rtt_ms"] = [round(x, 6) for x in self.channel_rtt()]
+            rec["calibration"] = self.calibration_record()
             rec["run_delay"] = self.run_delay.source
         return rec
+
+    def calibration_record(self):
+        """The calibration, as checks.timing_channel keeps it."""
+        return [dict(c, flush_bytes=w[0], sync_before=w[1], cover_cycles=w[2])
+                for w, c in self.cal.items()]
 
     def close(self):
         """Ask the candidate process to go; it is killed with the job's
@@ -590,6 +630,7 @@ class CandidateProcess:
             pass
         self.end.close()
         self.run_delay.close()
+        self.family.close()
 
 
 class RemoteModel:

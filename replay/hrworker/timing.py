@@ -15,6 +15,10 @@ from hrworker.util import Laps, exc_text, finite
 
 KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
 
+# What a figure of the candidate's is (remote.CandidateProcess.figure).
+CANDIDATE_TIMER = ("the judge's perf_counter_ns around the call's handshake, less the "
+                   "handshake's overhead as calibrated before candidate code ran")
+
 # How much faster on the harness's repeated inputs than on fresh content a
 # candidate must be for result-cached (fresh_timing).  A cache hit skips the
 # work (the planted caches: 50-100x on a CPU); on the loaded 2-core
@@ -106,6 +110,15 @@ class Timing:
         without it reads a launch-bound call that much slower."""
         if isinstance(fn, RemoteModel):
             return fn.proc.time_one(args, flush, sync_before, keep)
+        if isinstance(self.new, RemoteModel):
+            # The judge's call of the reference: the CPU time the
+            # candidate's processes take meanwhile is counted (background-work).
+            return self.new.proc.family.around(
+                lambda: self.time_call(fn, args, flush, sync_before, keep, cover))
+        return self.time_call(fn, args, flush, sync_before, keep, cover)
+
+    def time_call(self, fn, args, flush, sync_before, keep, cover):
+        """time_one of a call in this process."""
         t = self.torch
         hs = self.handshake
         if hs is not None and self.cuda and self.ctx.mode == "robust":
@@ -167,7 +180,7 @@ class Timing:
         """KernelBench's timing loop for this harness version (timing.py);
         the candidate's runs in its process (CandidateProcess.kb_loop)."""
         if isinstance(fn, RemoteModel):
-            return fn.proc.kb_loop(args)
+            return fn.proc.kb_loop(args, self.kb_way())
         m = self.m
         warmup, trials = int(m.get("warmup", 3)), int(m.get("perf_trials", 100))
         current = self.harness == "current"
@@ -182,6 +195,20 @@ class Timing:
         return times[discard:], {"warmup": warmup, "trials": trials, "discard_first": discard,
                                  "l2_fill_bytes": flush, "sync_before_each": current,
                                  "timer": "cuda_event" if self.cuda else "perf_counter_ns"}
+
+    def kb_way(self):
+        """How the harness's loop times each call: (flush bytes, sync
+        before, launch cover cycles)."""
+        current = self.harness == "current"
+        return (self.flush_bytes(False) if current else 0, current, 0)
+
+    def ways(self):
+        """Every way this job's timing times a call of the candidate
+        (flush bytes, sync before, launch cover cycles), for the judge's
+        calibration of the handshake (CandidateProcess.calibrate)."""
+        if self.ctx.mode == "robust":
+            return [(self.flush_bytes(True), True, COVER_CYCLES if self.cuda else 0)]
+        return [self.kb_way(), (self.flush_bytes(True), True, 0)]
 
     def stats(self, times):
         import numpy as np
@@ -203,7 +230,7 @@ class Timing:
             self.checks["clocks"] = dict(self.clocks.summary(), dropped=0,
                                          around="each timing loop; nothing dropped (faithful)")
         cs, rs = self.stats(cand_times), self.stats(ref_times)
-        self.checks["timing"] = how
+        self.checks["timing"] = dict(how, candidate_timer=CANDIDATE_TIMER)
         self.result.update(runtime_ms=cs["mean"], runtime_stats=cs, baseline_ms=rs["mean"],
                            baseline_stats=rs, baseline="eager",
                            speedup=finite(rs["mean"] / cs["mean"]) if cs["mean"] else None)
@@ -298,6 +325,7 @@ class Timing:
                                  "order": "interleaved, shuffled per round",
                                  "statistic": "median", "ci": "bootstrap 95% of ratio of medians",
                                  "timer": "cuda_event" if self.cuda else "perf_counter_ns",
+                                 "candidate_timer": CANDIDATE_TIMER,
                                  "rounds_failed": len(fails),
                                  "verified": bool(lo > 1.0)}
         cs, rs = self.stats(new_t), self.stats(ref_t)

@@ -1,13 +1,15 @@
-"""The rule behind timer-disagrees (replay/hrworker/remote.py:
-clock_disagreement and RunDelay), on readings written here and on the
-kernel's run-delay account of a real process.
+"""The rule behind timer-disagrees and the calibration it goes by
+(replay/hrworker/remote.py: calibration, clock_disagreement, RunDelay), on
+readings written here and on the kernel's run-delay account of a real
+process.
 
 An honest call's judge-read time is its own time plus one handshake: two
 wake-ups, a tenth of a millisecond on an idle host; on a loaded 2-core
 host each may wait milliseconds for a CPU, which the kernel counts as the
-threads' run delay.  The rule must admit the loaded host and still see a
-candidate that hides work from its own clock, on an idle host and on a
-loaded one.
+threads' run delay.  The judge calibrates the handshake with calls of
+nothing before candidate code runs; the rule must admit the loaded host
+and still see a candidate that hides work from its own clock, on an idle
+host and on a loaded one.
 
 Plain script: one line per check, exits non-zero on any failure.
 """
@@ -20,9 +22,9 @@ import time
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker.remote import RunDelay, clock_disagreement  # noqa: E402
+from hrworker.remote import RunDelay, calibration, clock_disagreement  # noqa: E402
 
-RTT = 0.08      # the channel's least round trip, ms
+RTT = 0.08      # the channel's round trip on an idle host, ms
 
 
 def readings(n, own_ms, wait, hidden_ms=0.0, seed=1):
@@ -49,52 +51,85 @@ def loaded(rng):
     return 1.0 + 7.0 * rng.random()
 
 
+def bounds(n, wait=idle):
+    """The gap each of n calls is admitted: the calibration of 16 calls of
+    nothing under wait."""
+    cal = calibration(*readings(16, 0.0, wait, seed=7))
+    return [cal["gap_bound_ms"]] * n
+
+
+cal = calibration(*readings(16, 0.0, idle, seed=7))
+check(RTT <= cal["overhead_ms"] < RTT + 0.04 and
+      RTT + 0.13 < cal["gap_bound_ms"] < RTT + 0.04 + 0.16,
+      "calibration: the overhead is the handshake's lower quartile, the bound its 90th "
+      "percentile and a margin (%r)" % cal)
+cal_loaded = calibration(*readings(16, 0.0, loaded, seed=7))
+check(RTT <= cal_loaded["overhead_ms"] < RTT + 0.04 and
+      cal_loaded["gap_bound_ms"] < RTT + 0.04 + 0.16 < 1.0 < cal_loaded["wall_ms_median"],
+      "calibration on a loaded host: the run delay is taken off (%r)" % cal_loaded)
+
 # An honest 0.05 ms call, idle host: no finding.
 w, e, d = readings(40, 0.05, idle)
-check(clock_disagreement(w, e, d, RTT) is None, "an honest call on an idle host agrees")
+check(clock_disagreement(w, e, d, bounds(40)) is None, "an honest call on an idle host agrees")
 
 # The same call on a loaded host: no finding once the run delay is taken
 # off; the same readings without it disagree (the rule is not blind).
 w, e, d = readings(40, 0.05, loaded)
-check(clock_disagreement(w, e, d, RTT) is None,
+check(clock_disagreement(w, e, d, bounds(40)) is None,
       "an honest call on a loaded host agrees, its run delay taken off")
-rec = clock_disagreement(w, e, [0.0] * len(d), RTT)
-check(rec is not None and rec["gap_ms_q1"] > rec["gap_bound_ms"],
+rec = clock_disagreement(w, e, [0.0] * len(d), bounds(40))
+check(rec is not None and rec["gap_over_bound_ms"] > 0,
       "the same readings without the run delay disagree")
 
 # A candidate that hides 20 ms of each call from its clock: disagreement on
 # an idle host and on a loaded one.
 for name, wait in (("idle", idle), ("loaded", loaded)):
     w, e, d = readings(40, 0.05, wait, hidden_ms=20.0)
-    rec = clock_disagreement(w, e, d, RTT)
-    check(rec is not None and rec["gap_ms_q1"] > 19 and rec["calls"] == 40,
+    rec = clock_disagreement(w, e, d, bounds(40))
+    check(rec is not None and rec["gap_over_bound_ms"] > 19 and rec["calls"] == 40,
           "20 ms hidden per call on the %s host: timer-disagrees with its evidence" % name)
+
+# 0.3 ms hidden of each call, on an idle host, and on a loaded one where
+# the two threads' waits overlap (their sum, taken off, is twice what the
+# handshake waited) and the hidden work waits too: the calmest calls still
+# show it.
+w, e, d = readings(40, 0.5, idle, hidden_ms=0.3)
+check(clock_disagreement(w, e, d, bounds(40)) is not None,
+      "0.3 ms hidden of each call on an idle host: timer-disagrees")
+w, e, d = readings(40, 0.5, loaded, hidden_ms=0.3)
+d = [2 * x for x in d]
+d[:10] = [0.0] * 10
+w[:10] = [x - 1.0 for x in w[:10]]
+check(clock_disagreement(w, e, d, bounds(40)) is not None,
+      "0.3 ms hidden of each call on a loaded host, waits counted twice: timer-disagrees")
 
 # Hiding 4 ms of a 10 ms call on an idle host: disagreement.
 w, e, d = readings(40, 6.0, idle, hidden_ms=4.0)
-check(clock_disagreement(w, e, d, RTT) is not None,
+check(clock_disagreement(w, e, d, bounds(40)) is not None,
       "4 ms hidden of a 10 ms call on an idle host: timer-disagrees")
 
 # On CUDA the judge's reading also spans the launch cover it asked for
-# before the start event (0.5 ms of GPU spin): taken off, an honest 0.05 ms
-# call agrees; the same readings without it disagree; work hidden beyond
-# the cover is still seen.
+# before the start event (0.5 ms of GPU spin); so did the calls of nothing
+# it calibrated with: an honest 0.05 ms call agrees, work hidden beyond the
+# cover is still seen.
 COVER = 0.505
+cw, ce, cd = readings(16, 0.0, idle, seed=7)
+cover_bounds = [calibration([x + COVER for x in cw], ce, cd)["gap_bound_ms"]] * 40
 w, e, d = readings(40, 0.05, idle)
 w = [x + COVER for x in w]
-check(clock_disagreement(w, e, d, RTT, [COVER] * len(w)) is None,
-      "an honest call behind a 0.5 ms launch cover agrees, the cover taken off")
-check(clock_disagreement(w, e, d, RTT) is not None,
-      "the same readings without the cover taken off disagree")
+check(clock_disagreement(w, e, d, cover_bounds) is None,
+      "an honest call behind a 0.5 ms launch cover agrees, the cover calibrated")
+check(clock_disagreement(w, e, d, bounds(40)) is not None,
+      "the same readings against a calibration without the cover disagree")
 w, e, d = readings(40, 0.05, idle, hidden_ms=2.0)
 w = [x + COVER for x in w]
-check(clock_disagreement(w, e, d, RTT, [COVER] * len(w)) is not None,
+check(clock_disagreement(w, e, d, cover_bounds) is not None,
       "2 ms hidden behind the cover: timer-disagrees")
 
 # A clock that says a call took longer than the judge saw.
 w, e, d = readings(40, 1.0, idle)
 e[3] = w[3] + 1.0
-rec = clock_disagreement(w, e, d, RTT)
+rec = clock_disagreement(w, e, d, bounds(40))
 check(rec is not None and rec["calls_longer_than_judge_saw"] == 1,
       "a call longer by the candidate's clock than by the judge's disagrees")
 

@@ -284,6 +284,11 @@ static void judge_findings_rank_first(void **s)
 				  "{\"id\": \"below-physical-floor\"}, "
 				  "{\"id\": \"timer-disagrees\"}]}", "faithful",
 				  not_vacuous, &o), "exploit:timer-disagrees");
+	assert_string_equal(audit("correct", "{\"ci_low\": 4, \"findings\": ["
+				  "{\"id\": \"below-physical-floor\"}, "
+				  "{\"id\": \"background-work\"}], \"checks\": {"
+				  TRIALS_BOTH_PASS "}}", "robust", not_vacuous,
+				  &o), "exploit:background-work");
 	assert_string_equal(audit("crashed", "{\"phase\": \"correctness\", "
 				  "\"findings\": [{\"id\": \"channel-tampered\"}]}",
 				  "robust", not_vacuous, &o), "failed:run");

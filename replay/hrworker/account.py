@@ -1,0 +1,244 @@
+"""hrworker/account.py - the CPU time of a job's candidate process and of
+every process it forked (its family), from the kernel's own accounts: each
+process's CPU-time clock (clock_getcpuclockid(3): the run time of all its
+threads, those that ended included, in ns) and the CPU time of the
+children it reaped (/proc/PID/stat cutime and cstime).  The judge reads it
+as each request goes out to the candidate process and as its final reply
+comes in, and around each of its own timed calls of the reference: what
+the family ran between its calls (while the judge timed the reference,
+say) is work the candidate did outside its calls, which steals the CPU
+the reference is timed on (background-work).  The candidate can neither
+pause nor patch these counters.
+Must not: signal, stop or otherwise touch the processes it reads."""
+import os
+import time
+
+# What one window outside the candidate's calls may hold without counting
+# (ns): the candidate process's serving thread returning to its socket after
+# its reply went out, its CPU pool's threads spinning down after the call's
+# last parallel region (OpenMP spins before it sleeps).
+ALLOW_NS = 200_000
+
+# background-work: the family's CPU time outside its calls, beyond ALLOW_NS
+# a window, above BG_MIN_NS and BG_SHARE of the time outside them; or,
+# while the judge timed the reference, above BG_MIN_NS and BG_SHARE of the
+# reference's timed wall.
+BG_MIN_NS = 5_000_000
+BG_SHARE = 0.05
+
+CPUCLOCK_SCHED = 2
+TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+
+
+def process_clock(pid):
+    """The clock id of process pid's CPU-time clock (the kernel's
+    MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED))."""
+    return ((~pid) << 3) | CPUCLOCK_SCHED
+
+
+def stat_fields(raw):
+    """/proc/PID/stat's fields after the command name (field 3 first)."""
+    return raw.rsplit(b")", 1)[1].split()
+
+
+def children_of(pid):
+    """The pids of pid's children (every thread's /proc/.../children)."""
+    out = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid), "rb") as f:
+                out += [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+class Member:
+    """One process of the family: its stat file (open: once the process is
+    gone, reads fail, so a reused pid is never read for it) and its CPU
+    clock; the last reading of both, ns."""
+
+    def __init__(self, pid):
+        self.pid, self.clock = pid, process_clock(pid)
+        self.fd = os.open("/proc/%d/stat" % pid, os.O_RDONLY | os.O_CLOEXEC)
+        self.start = int(stat_fields(os.pread(self.fd, 1024, 0))[19])
+        self.last = 0
+
+    def read(self):
+        """Its CPU time and that of its reaped children, ns; OSError once
+        it is gone."""
+        f = stat_fields(os.pread(self.fd, 1024, 0))
+        reaped = (int(f[13]) + int(f[14])) * TICK_NS
+        self.last = time.clock_gettime_ns(self.clock) + reaped
+        return self.last
+
+    def close(self):
+        os.close(self.fd)
+
+
+class Family:
+    """The candidate process's family: the candidate process (pid), every
+    descendant (the candidate process is a child subreaper, so an orphan
+    stays beneath it) and every child of the worker (parent) born since the
+    candidate process that is not the judge (an orphan whose subreaper was
+    unset lands there).  New processes are looked for when the pid namespace
+    made one since the last reading (/proc/loadavg's last pid).  Where the
+    kernel offers none of this, or the worker's environment has
+    HEADROOM_ACCOUNT=0 (to measure what the account costs), source says
+    why and every reading is 0."""
+
+    def __init__(self, pid, judge=None, parent=None):
+        self.root, self.judge = pid, judge or os.getpid()
+        self.parent = parent if parent is not None else os.getppid()
+        self.members, self.gone_ns = {}, 0
+        self.last_pid = None
+        self.loadavg = None
+        self.inside = True          # a request is out (hello, first)
+        self.mark = 0               # the reading at the last final reply
+        self.t_mark = 0
+        self.outside = {"windows": 0, "cpu_ns": 0, "excess_ns": 0, "wall_ns": 0,
+                        "max_window_ns": 0}
+        self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0}
+        self.processes = 1
+        self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
+        try:
+            if os.environ.get("HEADROOM_ACCOUNT") == "0":
+                raise OSError("HEADROOM_ACCOUNT=0 (the worker's environment)")
+            self.loadavg = os.open("/proc/loadavg", os.O_RDONLY | os.O_CLOEXEC)
+            self.members[pid] = Member(pid)
+            self.root_start = self.members[pid].start
+            self.read()
+            self.source = "process CPU clocks"
+        except (OSError, ValueError, IndexError) as e:
+            self.close()
+            self.source = "none: %s" % e
+
+    # ------------------------------------------------------------ reading
+    def newest_pid(self):
+        return os.pread(self.loadavg, 128, 0).split()[-1]
+
+    def born_since(self, pid):
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                return int(stat_fields(f.read())[19]) >= self.root_start
+        except (OSError, ValueError, IndexError):
+            return False
+
+    def walk(self):
+        """Add the family's processes not yet known."""
+        todo = list(self.members)
+        todo += [p for p in children_of(self.parent)
+                 if p != self.judge and p not in self.members and self.born_since(p)]
+        seen = set(todo)
+        while todo:
+            pid = todo.pop()
+            if pid not in self.members:
+                try:
+                    self.members[pid] = Member(pid)
+                    self.processes += 1
+                except (OSError, ValueError, IndexError):
+                    continue        # gone already: its parent reaps its time
+            for c in children_of(pid):
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+
+    def read(self):
+        """The family's CPU time so far, ns (0 without the accounts)."""
+        if self.loadavg is None:
+            return 0
+        t0 = time.perf_counter_ns()
+        newest = self.newest_pid()
+        if newest != self.last_pid:
+            self.last_pid = newest
+            self.walk()
+        total = self.gone_ns
+        for pid, m in list(self.members.items()):
+            try:
+                total += m.read()
+            except OSError:     # gone: what it ran until the last reading stays
+                self.gone_ns += m.last
+                total += m.last
+                m.close()
+                del self.members[pid]
+        self.reads += 1
+        self.cost_ns += time.perf_counter_ns() - t0
+        return total
+
+    # ------------------------------------------------------------ windows
+    def enter(self):
+        """A request goes out: the window since the last final reply closes."""
+        if self.inside or self.loadavg is None:
+            self.inside = True
+            return
+        now, t = self.read(), time.perf_counter_ns()
+        cpu = now - self.mark
+        o = self.outside
+        o["windows"] += 1
+        o["cpu_ns"] += cpu
+        o["excess_ns"] += max(0, cpu - ALLOW_NS)
+        o["wall_ns"] += t - self.t_mark
+        o["max_window_ns"] = max(o["max_window_ns"], cpu)
+        self.inside = True
+
+    def leave(self):
+        """A final reply came in: a window outside the calls opens."""
+        if self.loadavg is None:
+            return
+        self.mark, self.t_mark = self.read(), time.perf_counter_ns()
+        self.inside = False
+
+    def around(self, fn):
+        """fn() (one timed call of the reference, in the judge), the
+        family's CPU time across it counted."""
+        if self.loadavg is None or self.inside:
+            return fn()
+        c0, t0 = self.read(), time.perf_counter_ns()
+        try:
+            return fn()
+        finally:
+            t1 = time.perf_counter_ns()
+            cpu = self.read() - c0
+            r = self.reference
+            r["calls"] += 1
+            r["cpu_ns"] += cpu
+            r["wall_ns"] += t1 - t0
+            r["busy_calls"] += cpu > ALLOW_NS
+
+    # ------------------------------------------------------------ the rule
+    def summary(self):
+        """checks.background: what was counted, in ms."""
+        o, r = self.outside, self.reference
+        return {"source": self.source, "processes": self.processes,
+                "outside_windows": o["windows"], "outside_cpu_ms": o["cpu_ns"] / 1e6,
+                "outside_excess_ms": o["excess_ns"] / 1e6,
+                "outside_wall_ms": o["wall_ns"] / 1e6,
+                "outside_max_window_ms": o["max_window_ns"] / 1e6,
+                "reference_calls": r["calls"], "reference_cpu_ms": r["cpu_ns"] / 1e6,
+                "reference_wall_ms": r["wall_ns"] / 1e6,
+                "reference_busy_calls": r["busy_calls"],
+                "allowed_per_window_ms": ALLOW_NS / 1e6,
+                "reads": self.reads, "reads_ms": self.cost_ns / 1e6}
+
+    def finding(self):
+        """The evidence of background-work, or None."""
+        o, r = self.outside, self.reference
+        out = o["excess_ns"] > max(BG_MIN_NS, BG_SHARE * o["wall_ns"])
+        ref = r["cpu_ns"] - r["calls"] * ALLOW_NS > max(BG_MIN_NS, BG_SHARE * r["wall_ns"])
+        if not (out or ref):
+            return None
+        return dict({k: round(v, 6) if isinstance(v, float) else v
+                     for k, v in self.summary().items()},
+                    rule="outside its calls" if out else "while the reference was timed")
+
+    def close(self):
+        for m in self.members.values():
+            m.close()
+        self.members = {}
+        if self.loadavg is not None:
+            os.close(self.loadavg)
+            self.loadavg = None

@@ -1,0 +1,115 @@
+"""The CPU account of a candidate's processes (replay/hrworker/account.py:
+Family), on real processes: a child that stands for the candidate process
+serves "calls" over a pipe, and between them does what each case says.
+The account must count what the child, its threads, its children and the
+orphans it leaves run between its calls, and nothing while it is idle.
+
+Plain script: one line per check, exits non-zero on any failure.
+"""
+import ctypes
+import os
+import sys
+import threading
+import time
+
+from workerlib import ROOT, check
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.account import ALLOW_NS, Family  # noqa: E402
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def spin(ms):
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < ms / 1e3:
+        pass
+
+
+def after_call(what):
+    """In the stand-in candidate: what it does once a call has returned."""
+    if what == b"i":                    # nothing
+        return
+    if what == b"t":                    # a thread that spins 60 ms, then ends
+        threading.Thread(target=spin, args=(60,)).start()
+    elif what == b"c":                  # a child that spins 60 ms, left unreaped
+        if os.fork() == 0:
+            spin(60)
+            os._exit(0)
+    elif what == b"o":                  # an orphan in a session of its own
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(0.02)
+                spin(60)
+                os._exit(0)
+            os._exit(0)
+
+
+def stand_in(case, subreaper):
+    """Fork the stand-in candidate process: each byte on its pipe is a
+    call, answered at once; after each it does what case says."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        if subreaper:
+            ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        while os.read(req_r, 1) == b"c":
+            os.write(rep_w, b"r")
+            after_call(case)
+        os._exit(0)
+    return pid, req_w, rep_r
+
+
+def run(case, subreaper=True, calls=4):
+    """The family's account of calls calls of the stand-in, each followed by
+    100 ms outside its calls, during which the "reference" (a sleep) is
+    timed."""
+    pid, req_w, rep_r = stand_in(case, subreaper)
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    fam.leave()
+    for _ in range(calls):
+        fam.enter()
+        os.write(req_w, b"c")
+        os.read(rep_r, 1)
+        fam.leave()
+        fam.around(lambda: time.sleep(0.1))
+    fam.enter()
+    os.write(req_w, b"q")
+    os.waitpid(pid, 0)
+    rec = fam.summary()
+    found = fam.finding()
+    fam.close()
+    return rec, found
+
+
+# The test process stands for the worker: a subreaper, so that an orphan
+# the stand-in leaves, once its subreaper flag is unset, comes here.
+ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+rec, found = run(b"i")
+check(rec["source"] == "process CPU clocks" and found is None and
+      rec["outside_excess_ms"] < 1 and rec["outside_windows"] == 5 and
+      rec["reference_calls"] == 4,
+      "an idle candidate: nothing outside its calls, no finding (%r)" % rec)
+
+for case, what in ((b"t", "a thread of its own process"),
+                   (b"c", "a child process"),
+                   (b"o", "an orphan in a session of its own, beneath its subreaper")):
+    rec, found = run(case)
+    check(found is not None and rec["outside_excess_ms"] > 4 * 20 and
+          rec["reference_cpu_ms"] > 4 * 20,
+          "%s spinning 60 ms after each call: counted, background-work (%.1f ms outside, "
+          "%.1f ms while the reference was timed, %d processes)"
+          % (what, rec["outside_excess_ms"], rec["reference_cpu_ms"], rec["processes"]))
+
+rec, found = run(b"o", subreaper=False)
+check(found is not None and rec["outside_excess_ms"] > 4 * 20 and rec["processes"] > 4,
+      "an orphan whose subreaper was unset, now the worker's child: counted (%.1f ms, "
+      "%d processes)" % (rec["outside_excess_ms"], rec["processes"]))
+
+fam = Family(2 ** 22 + 12345)
+check(fam.source.startswith("none: ") and fam.read() == 0 and fam.finding() is None,
+      "no such process: the account counts nothing and says why (%s)" % fam.source)
+check(ALLOW_NS <= 500_000, "a window outside the calls admits half a millisecond at most")
