@@ -296,6 +296,10 @@ int replayset_view(const struct replayset *rs, const struct evalset *es,
 			continue;
 		if (res->scale_invariant == 0)
 			v->correct = 0;
+		/* A vacuous check passes zeros: such a "correct" is no win
+		 * (replay/verdict.h, correct-vacuous). */
+		if (!strcmp(res->audit, "correct-vacuous"))
+			v->correct = 0;
 		/* The one verdict decides what is verified (replay/verdict.h). */
 		if (v->speedup > 1.0 && strcmp(res->audit, "verified-faster"))
 			v->speedup = 1.0;

@@ -73,7 +73,9 @@ double replay_result_unwritten(const struct replay_result *res);
 /* A copy of es whose verdicts and speedups are the replay's (mode 0
  * faithful, 1 robust).  An evaluation the mode did not replay counts as
  * not correct.  Robust: correct needs the scale-invariant checks too when
- * they were recorded, and a speedup above 1 counts only when the job's
+ * they were recorded and an audit verdict other than correct-vacuous (a
+ * check that passes zeros makes no win), and a speedup above 1 counts only
+ * when the job's
  * audit verdict is verified-faster (else it is capped at 1): "verified"
  * (the verdict also asks for the interval's lower bound above 1, no
  * evidence finding and the scale-invariant checks passed).  The copy
