@@ -531,7 +531,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	archive_limits_default(&o.limits);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "ingest", usage, c, optarg);
+		r = cli_common_option(g, "ingest", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

@@ -162,7 +162,7 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	archive_limits_default(&o.limits);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "profile", usage, c, optarg);
+		r = cli_common_option(g, "profile", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

@@ -91,7 +91,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 			print_usage();
 			return HR_OK;
 		}
-		r = cli_common_option(g, "figures", usage, c, optarg);
+		r = cli_common_option(g, "figures", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

@@ -211,7 +211,7 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "audit", usage, c, optarg);
+		r = cli_common_option(g, "audit", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

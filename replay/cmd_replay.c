@@ -412,7 +412,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (!a->run_args || !a->sel_args)
 		return out_of_memory();
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
-		r = cli_common_option(g, "replay", usage, c, optarg);
+		r = cli_common_option(g, "replay", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
