@@ -153,6 +153,26 @@ static void print_skipped(FILE *out, const char *path,
 	}
 }
 
+/* An input made of leaderboard dumps only, refused by the KernelBench
+ * reader (no run directory in it): the refusal ends with the way to read
+ * them, through a mapping.  Returns e->code. */
+static int hint_map(const char *path, const struct afileset *fs,
+		    struct hr_err *e)
+{
+	const char *what = NULL;
+	size_t used = strlen(e->msg);
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (!(what = dump_kind(&fs->files[i])))
+			return e->code;
+	if (what)
+		snprintf(e->msg + used, sizeof(e->msg) - used, "; %s is %s "
+			 "(a leaderboard dump?), which only a mapping reads: "
+			 "headroom ingest %s --map MAP", fs->n == 1 ?
+			 fs->files[0].path : "each file", what, path);
+	return e->code;
+}
+
 /* A database that does not exist yet is built under a private name in the
  * same directory and published with link(2) only once something is
  * committed: link never replaces a file, so a store that another process
@@ -384,6 +404,8 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 	rc = open_store(g, c, o, e);
 	if (rc == HR_OK)
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
+	if (rc == HR_INPUT && o->kind == INGEST_AUTO && !o->map)
+		rc = hint_map(path, &fs, e);
 	if (rc == HR_OK && !res.existed)
 		c->stored++;
 	if (rc == HR_OK && !g->quiet) {
