@@ -273,10 +273,11 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	o.sel = sel;
 	if (!o.worker && !(o.worker = worker =
 			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		/* A missing installed file: a system error, as for replay. */
 		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		return cli_usage_error("audit", "no worker at %s (see "
-				       "$HEADROOM_PREFIX); give --worker PATH",
-				       want);
+		fprintf(stderr, "headroom audit: no worker at %s (see "
+			"$HEADROOM_PREFIX); give --worker PATH\n", want);
+		return HR_SYSTEM;
 	}
 	libname = strcmp(o.device, "cuda") ? "libhrverify.so" :
 		"libhrverify_cuda.so";
@@ -284,8 +285,9 @@ static int audit(int argc, char **argv, struct hr_global *g,
 			       runfiles_find(RUNFILES_LIBEXEC, libname))) {
 		free(worker);
 		runfiles_path(RUNFILES_LIBEXEC, libname, want, sizeof(want));
-		return cli_usage_error("audit", "no verify library at %s (make "
-				       "verify-libs); give --verify-lib", want);
+		fprintf(stderr, "headroom audit: no verify library at %s (make "
+			"verify-libs); give --verify-lib\n", want);
+		return HR_SYSTEM;
 	}
 	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
 	    != CLI_NEXT ||

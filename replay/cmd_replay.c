@@ -613,6 +613,15 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				 &a->sel };
 	cJSON *adopted;
 
+	/* The worker first: a run that cannot start stores nothing. */
+	if (!a->worker && !(a->worker = paths[0] =
+			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		char want[512];
+
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return hr_errf(e, HR_SYSTEM, "no worker at %s (see "
+			       "$HEADROOM_PREFIX); give --worker PATH", want);
+	}
 	if (a->resume) {
 		if (jobs_find_resumable(s, run_id, settings, e))
 			return e->code;
@@ -636,14 +645,6 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 		if (jobs_create_run(s, a->mode, a->device, a->shard_n ? shard :
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
-	}
-	if (!a->worker && !(a->worker = paths[0] =
-			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
-		char want[512];
-
-		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		return hr_errf(e, HR_USAGE, "no worker at %s (see "
-			       "$HEADROOM_PREFIX); give --worker PATH", want);
 	}
 	a->verify = cli_lib_path(a->verify, strcmp(a->device, "cuda") ?
 				 "libhrverify.so" : "libhrverify_cuda.so",
@@ -709,20 +710,26 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 		if (r < 0)
 			goto out;
 		hr_err_clear(&ignored);
-		jobs_end_run(s, run_id, "finished", &ignored);
+		jobs_drop_run(s, run_id, &ignored);
 		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "
 			"selection ('headroom ls' with the same options lists "
 			"them)", g->db_path);
 		goto out;
 	}
 	/* The interpreter only matters when a job is left to run; without
-	 * one the run stays unfinished for --resume, nothing ran. */
+	 * one nothing ran: a new run is not stored, a resumed one stays
+	 * unfinished for the next --resume. */
 	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
 		struct hr_err ignored;
 
 		hr_err_clear(&ignored);
+		if (!a.resume) {
+			jobs_drop_run(s, run_id, &ignored);
+			hr_err_prefix(&e, "nothing replayed, no run stored");
+			goto out;
+		}
 		jobs_end_run(s, run_id, "interrupted", &ignored);
-		hr_err_prefix(&e, "run %lld not started (resume it with "
+		hr_err_prefix(&e, "run %lld not resumed (resume it again with "
 			      "--resume)", (long long)run_id);
 		goto out;
 	}

@@ -110,4 +110,8 @@ int jobs_set_env(struct store *s, int64_t run_id, const cJSON *hello,
 int jobs_end_run(struct store *s, int64_t run_id, const char *state,
 		 struct hr_err *e);
 
+/* Remove a run this process created and that never started (its jobs
+ * too, in one transaction): a run that could not start leaves no stub. */
+int jobs_drop_run(struct store *s, int64_t run_id, struct hr_err *e);
+
 #endif
