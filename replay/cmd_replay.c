@@ -210,6 +210,10 @@ static char *settings_json(const struct args *a)
 	else
 		cJSON_AddNullToObject(s, "harness");
 	cJSON_AddStringToObject(s, "baseline", "eager");
+	/* The static rules the signals come from: 'none', a file given, or
+	 * the shipped one (show says which). */
+	cJSON_AddStringToObject(s, "rules", a->rules ? a->rules :
+				"static-rules.conf");
 	cJSON_AddBoolToObject(s, "compile_baseline", a->compile_baseline);
 	if (evalsel_given(&a->sel)) {
 		cJSON *w = cJSON_AddObjectToObject(s, "selection");
