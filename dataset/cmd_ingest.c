@@ -402,10 +402,11 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
 	rc = open_store(g, c, o, e);
-	if (rc == HR_OK)
+	if (rc == HR_OK) {
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
-	if (rc == HR_INPUT && o->kind == INGEST_AUTO && !o->map)
-		rc = hint_map(path, &fs, e);
+		if (rc == HR_INPUT && o->kind == INGEST_AUTO && !o->map)
+			rc = hint_map(path, &fs, e);
+	}
 	if (rc == HR_OK && !res.existed)
 		c->stored++;
 	if (rc == HR_OK && !g->quiet) {

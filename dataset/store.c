@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "digest.h"
 #include "base/clock.h"
@@ -495,6 +496,7 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 {
 	struct store *s = calloc(1, sizeof(*s));
 	int adopt = (mode & STORE_ADOPT) != 0, flags;
+	struct stat st;
 
 	mode &= ~STORE_ADOPT;
 	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
@@ -505,6 +507,12 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
 	s->adopt = adopt && mode != STORE_READ;
+	/* SQLite says only "disk I/O error" of a folder. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		hr_errf(e, HR_INPUT, "%s: a folder, not a database file (--db "
+			"names the file, e.g. %s/headroom.db)", path, path);
+		goto fail;
+	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,
