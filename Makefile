@@ -216,9 +216,16 @@ install: build/install/headroom verify-libs replay-libs
 	  $(SHAREDIR)/maps/
 	$(INSTALL) -m 644 figures/*.gp $(SHAREDIR)/figures/
 	$(INSTALL) -m 644 docs/headroom.1 $(MAN1DIR)/headroom.1
+# The folders install made, deepest first, each only when now empty.
+INSTALL_DIRS = $(BINDIR) $(DESTDIR)$(PREFIX)/libexec $(MAN1DIR) \
+               $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(PREFIX)/share \
+               $(DESTDIR)$(PREFIX)
 uninstall:
 	rm -f $(BINDIR)/headroom $(MAN1DIR)/headroom.1
 	rm -rf $(LIBEXECDIR) $(SHAREDIR)
+	@for d in $(INSTALL_DIRS); do \
+	  if [ -d "$$d" ] && [ -z "$$(ls -A "$$d")" ]; then \
+	    echo "rmdir $$d"; rmdir "$$d" || exit 1; fi; done
 
 clean:
 	rm -rf build headroom
