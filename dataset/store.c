@@ -282,6 +282,9 @@ static const char *const migrations[] = {
 	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
 	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
 	" FROM evaluation e;",
+	/* 7 -> 8: the torch the audit's worker ran the reference under (its
+	 * hello); NULL for audits stored before. */
+	"ALTER TABLE problem_audit ADD COLUMN torch TEXT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -321,8 +324,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_AUDIT_PUT] = "INSERT OR REPLACE INTO problem_audit(problem_sha256,"
 		" level, problem_id, name, device, dtype, seed, output_shape,"
 		" output_numel, max_abs_ref, rms_ref, gates_json, audited_at,"
-		" tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14)",
+		" tool_version, torch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[ST_BASELINE_ADD] = "INSERT INTO baseline(source_id, hardware_dir,"
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
@@ -1025,5 +1028,6 @@ int store_put_problem_audit(struct store *s, const struct store_audit *a,
 	bind_text(st, 12, a->gates_json);
 	bind_text(st, 13, now);
 	bind_text(st, 14, hr_version());
+	bind_text(st, 15, a->torch);
 	return step_done(s, st, "store problem audit", e);
 }
