@@ -40,12 +40,14 @@ UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-# The commit, and for a tree that differs from it the tree's own hash
-# (tests/gpu/tree-hash.sh: names and contents of the tracked and untracked,
-# not ignored files), so a build from a copy with stale git metadata -- the
-# GPU machine's -- still says what it was built from.
-VERSION := $(shell v=$$(git describe --always --dirty 2>/dev/null) || v=unknown; \
-	case $$v in (*-dirty) v="$$v+tree.$$(sh tests/gpu/tree-hash.sh)" ;; esac; echo "$$v")
+# The commit, and for a tree that differs from it -- a changed tracked
+# file or an untracked one that is not ignored (a new .c is compiled in) --
+# "-dirty" and the tree's own hash (tests/gpu/tree-hash.sh: names and
+# contents of those files), so a build from a copy with stale git metadata
+# -- the GPU machine's -- still says what it was built from.
+VERSION := $(shell v=$$(git describe --always 2>/dev/null) || v=unknown; \
+	[ "$$v" = unknown ] || [ -z "$$(git status --porcelain 2>/dev/null)" ] || \
+	v="$$v-dirty+tree.$$(sh tests/gpu/tree-hash.sh)"; echo "$$v")
 
 # Runtime files (dataset/base/runfiles.h): PREFIX/libexec/headroom (the worker,
 # its libraries) and PREFIX/share/headroom (ledger, maps, gnuplot scripts,
