@@ -112,13 +112,20 @@ static void ingest_print_result(FILE *out, const char *path,
 }
 
 /* JSON Lines, or a JSON array: a leaderboard dump, which only --map reads.
- * Returns what it is, or NULL (not one; KernelBench's files are objects). */
+ * Returns what it is, or NULL (not one; KernelBench's files are objects,
+ * and its own names, eval_results.json and baseline_*.json, are its
+ * reader's even when malformed). */
 static const char *dump_kind(const struct afile *f)
 {
+	const char *base = strrchr(f->path, '/');
 	size_t n = strlen(f->path), i = 0;
 	int jsonl = n > 6 && !strcmp(f->path + n - 6, ".jsonl");
 
+	base = base ? base + 1 : f->path;
 	if (!jsonl && !(n > 5 && !strcmp(f->path + n - 5, ".json")))
+		return NULL;
+	if (!strcmp(base, "eval_results.json") ||
+	    !strncmp(base, "baseline_", 9))
 		return NULL;
 	while (i < f->len && strchr(" \t\r\n", f->data[i]))
 		i++;
