@@ -339,6 +339,17 @@ done:
 	return rc;
 }
 
+int audit_count(struct store *s, const struct audit_opts *o, int *n,
+		struct hr_err *e)
+{
+	struct problem *p;
+
+	if (load_problems(s, o, &p, n, e))
+		return e->code;
+	free_problems(p, *n);
+	return HR_OK;
+}
+
 int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
 		   void *cb_arg, int *failed, struct hr_err *e)
 {

@@ -206,7 +206,7 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	struct store *s = NULL;
 	struct hr_err e;
 	char why[160];
-	int c, r, failed = 0;
+	int c, r, n = 0, failed = 0;
 
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
@@ -302,14 +302,19 @@ static int audit(int argc, char **argv, struct hr_global *g,
 		goto out;
 	o.scratch = scratch;
 	o.cache = cache;
-	if (pyenv_find(o.python, &python, &e))
+	/* Nothing to audit is said before the interpreter is looked for: it
+	 * is no reason to install torch. */
+	if (audit_count(s, &o, &n, &e))
+		goto out;
+	if (n && pyenv_find(o.python, &python, &e))
 		goto out;
 	o.python = python;
 	if (!(k.t = table_new(cols, NCOLS))) {
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 		goto out;
 	}
-	audit_problems(s, &o, on_row, &k, &failed, &e);
+	if (n)
+		audit_problems(s, &o, on_row, &k, &failed, &e);
 	if (k.oom)
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 	if (!e.code && !table_rows(k.t))
