@@ -167,6 +167,9 @@ SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz)
 DLRM_PROBLEMS = dataset/problems/dlrm-bench
 SAMPLE_DLRM_ARCHIVE = dataset/samples/dlrm-archive
 DB ?= headroom.db
+# The sample's DLRM profile (dataset/samples/profiles), the workload that
+# weighs DLRM-Bench in make run's report and figures.
+SAMPLE_DLRM_WORKLOAD = sample-dlrm
 
 # The newcomer's command: install what is missing (gnuplot too: the
 # figures are outputs), build, ingest the embedded sample, show what was
@@ -180,7 +183,8 @@ run: deps-run
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
 	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls
-	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
+	@$(MAKE) --no-print-directory report-outputs DB=$(DB) \
+	  DLRM_WORKLOAD=$(SAMPLE_DLRM_WORKLOAD)
 
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \

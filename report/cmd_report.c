@@ -97,6 +97,7 @@ struct rdata {
 	const char *classes_path, *problem_map_path; /* NULL: shipped */
 	const char *dlrm_map_path;                   /* NULL: shipped */
 	const char *workload, *stack;                /* DLRM-Bench weights */
+	int workload_given, stack_given;             /* by --workload, --stack */
 	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
 };
@@ -709,7 +710,9 @@ static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	struct ledger l;
 	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs, &d->ps,
-				  d->have_ds ? &d->ds.map : NULL };
+				  d->have_ds ? &d->ds.map : NULL,
+				  d->workload_given ? d->workload : NULL,
+				  d->stack_given ? d->stack : NULL };
 	struct claim_result *res = NULL;
 	char b[6][320];
 	const char *cells[N_CLAIM_COLS];
@@ -984,9 +987,11 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 			break;
 		case 'W':
 			d.workload = optarg;
+			d.workload_given = 1;
 			break;
 		case 'S':
 			d.stack = optarg;
+			d.stack_given = 1;
 			break;
 		}
 	}
