@@ -148,7 +148,10 @@ build/asan/version.o: build/version.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASANFLAGS) -c $< -o $@
 
-headroom: $(OBJS) | build/.runtime-links
+# The libraries replay and audit load come with the program: a replay
+# without the verify library could not call anything verified-faster.
+headroom: $(OBJS) | build/.runtime-links build/libhrverify.so \
+                    build/libhrrand.so
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LDLIBS)
 build/asan/headroom: $(AOBJS) | build/.runtime-links
 	$(CC) $(CFLAGS) $(ASANFLAGS) -o $@ $(AOBJS) $(LDLIBS)

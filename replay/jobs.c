@@ -687,6 +687,12 @@ static int audit_job(struct store *s, int64_t job_id,
 	in.gate.preset = job_preset(h, p);
 	if (!load_gate(s, sha, device ? device : "", p ? p : "", &in.gate, e)) {
 		verdict_compute(&in, v);
+		if (o->libs_note) {
+			size_t used = strlen(v->why);
+
+			snprintf(v->why + used, sizeof(v->why) - used, "%s%s",
+				 used ? "; " : "", o->libs_note);
+		}
 		if (o->rules && code &&
 		    !rules_match(o->rules, code, &hits, &n, e) &&
 		    !(signals = rules_hits_json(hits, n)))

@@ -91,6 +91,8 @@ struct job_outcome {
 	const char *error_text;
 	const char *phase;
 	const char *stderr_tail;
+	const char *libs_note;     /* appended to the verdict's reason (a
+				      runtime library the run lacked) */
 	double wall_ms;
 };
 
