@@ -40,12 +40,14 @@ UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=build/asan/tests/%)
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-# The commit, and for a tree that differs from it the tree's own hash
-# (tests/gpu/tree-hash.sh: names and contents of the tracked and untracked,
-# not ignored files), so a build from a copy with stale git metadata -- the
-# GPU machine's -- still says what it was built from.
-VERSION := $(shell v=$$(git describe --always --dirty 2>/dev/null) || v=unknown; \
-	case $$v in (*-dirty) v="$$v+tree.$$(sh tests/gpu/tree-hash.sh)" ;; esac; echo "$$v")
+# The commit, and for a tree that differs from it -- a changed tracked
+# file or an untracked one that is not ignored (a new .c is compiled in) --
+# "-dirty" and the tree's own hash (tests/gpu/tree-hash.sh: names and
+# contents of those files), so a build from a copy with stale git metadata
+# -- the GPU machine's -- still says what it was built from.
+VERSION := $(shell v=$$(git describe --always 2>/dev/null) || v=unknown; \
+	[ "$$v" = unknown ] || [ -z "$$(git status --porcelain 2>/dev/null)" ] || \
+	v="$$v-dirty+tree.$$(sh tests/gpu/tree-hash.sh)"; echo "$$v")
 
 # Runtime files (dataset/base/runfiles.h): PREFIX/libexec/headroom (the worker,
 # its libraries) and PREFIX/share/headroom (ledger, maps, gnuplot scripts,
@@ -146,7 +148,10 @@ build/asan/version.o: build/version.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASANFLAGS) -c $< -o $@
 
-headroom: $(OBJS) | build/.runtime-links
+# The libraries replay and audit load come with the program: a replay
+# without the verify library could not call anything verified-faster.
+headroom: $(OBJS) | build/.runtime-links build/libhrverify.so \
+                    build/libhrrand.so
 	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LDLIBS)
 build/asan/headroom: $(AOBJS) | build/.runtime-links
 	$(CC) $(CFLAGS) $(ASANFLAGS) -o $@ $(AOBJS) $(LDLIBS)
@@ -165,6 +170,9 @@ SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz)
 DLRM_PROBLEMS = dataset/problems/dlrm-bench
 SAMPLE_DLRM_ARCHIVE = dataset/samples/dlrm-archive
 DB ?= headroom.db
+# The sample's DLRM profile (dataset/samples/profiles), the workload that
+# weighs DLRM-Bench in make run's report and figures.
+SAMPLE_DLRM_WORKLOAD = sample-dlrm
 
 # The newcomer's command: install what is missing (gnuplot too: the
 # figures are outputs), build, ingest the embedded sample, show what was
@@ -178,7 +186,8 @@ run: deps-run
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
 	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls
-	@$(MAKE) --no-print-directory report-outputs DB=$(DB)
+	@$(MAKE) --no-print-directory report-outputs DB=$(DB) \
+	  DLRM_WORKLOAD=$(SAMPLE_DLRM_WORKLOAD)
 
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \
@@ -216,9 +225,16 @@ install: build/install/headroom verify-libs replay-libs
 	  $(SHAREDIR)/maps/
 	$(INSTALL) -m 644 figures/*.gp $(SHAREDIR)/figures/
 	$(INSTALL) -m 644 docs/headroom.1 $(MAN1DIR)/headroom.1
+# The folders install made, deepest first, each only when now empty.
+INSTALL_DIRS = $(BINDIR) $(DESTDIR)$(PREFIX)/libexec $(MAN1DIR) \
+               $(DESTDIR)$(PREFIX)/share/man $(DESTDIR)$(PREFIX)/share \
+               $(DESTDIR)$(PREFIX)
 uninstall:
 	rm -f $(BINDIR)/headroom $(MAN1DIR)/headroom.1
 	rm -rf $(LIBEXECDIR) $(SHAREDIR)
+	@for d in $(INSTALL_DIRS); do \
+	  if [ -d "$$d" ] && [ -z "$$(ls -A "$$d")" ]; then \
+	    echo "rmdir $$d"; rmdir "$$d" || exit 1; fi; done
 
 clean:
 	rm -rf build headroom

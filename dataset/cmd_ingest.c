@@ -112,13 +112,20 @@ static void ingest_print_result(FILE *out, const char *path,
 }
 
 /* JSON Lines, or a JSON array: a leaderboard dump, which only --map reads.
- * Returns what it is, or NULL (not one; KernelBench's files are objects). */
+ * Returns what it is, or NULL (not one; KernelBench's files are objects,
+ * and its own names, eval_results.json and baseline_*.json, are its
+ * reader's even when malformed). */
 static const char *dump_kind(const struct afile *f)
 {
+	const char *base = strrchr(f->path, '/');
 	size_t n = strlen(f->path), i = 0;
 	int jsonl = n > 6 && !strcmp(f->path + n - 6, ".jsonl");
 
+	base = base ? base + 1 : f->path;
 	if (!jsonl && !(n > 5 && !strcmp(f->path + n - 5, ".json")))
+		return NULL;
+	if (!strcmp(base, "eval_results.json") ||
+	    !strncmp(base, "baseline_", 9))
 		return NULL;
 	while (i < f->len && strchr(" \t\r\n", f->data[i]))
 		i++;
@@ -151,6 +158,26 @@ static void print_skipped(FILE *out, const char *path,
 			fputs("FILE", out);
 		fputs(" --map MAP\n", out);
 	}
+}
+
+/* An input made of leaderboard dumps only, refused by the KernelBench
+ * reader (no run directory in it): the refusal ends with the way to read
+ * them, through a mapping.  Returns e->code. */
+static int hint_map(const char *path, const struct afileset *fs,
+		    struct hr_err *e)
+{
+	const char *what = NULL;
+	size_t used = strlen(e->msg);
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (!(what = dump_kind(&fs->files[i])))
+			return e->code;
+	if (what)
+		snprintf(e->msg + used, sizeof(e->msg) - used, "; %s is %s "
+			 "(a leaderboard dump?), which only a mapping reads: "
+			 "headroom ingest %s --map MAP", fs->n == 1 ?
+			 fs->files[0].path : "each file", what, path);
+	return e->code;
 }
 
 /* A database that does not exist yet is built under a private name in the
@@ -382,8 +409,11 @@ int ingest_cli_one(const struct hr_global *g, struct ingest_cli *c,
 	if (archive_load(path, &o->limits, &fs, e))
 		return e->code;
 	rc = open_store(g, c, o, e);
-	if (rc == HR_OK)
+	if (rc == HR_OK) {
 		rc = ingest_fileset(c->s, &fs, o, &res, e);
+		if (rc == HR_INPUT && o->kind == INGEST_AUTO && !o->map)
+			rc = hint_map(path, &fs, e);
+	}
 	if (rc == HR_OK && !res.existed)
 		c->stored++;
 	if (rc == HR_OK && !g->quiet) {
@@ -531,7 +561,7 @@ int cmd_ingest(int argc, char **argv, struct hr_global *g)
 	archive_limits_default(&o.limits);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "ingest", usage, c, optarg);
+		r = cli_common_option(g, "ingest", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

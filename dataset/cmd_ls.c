@@ -124,7 +124,7 @@ int cmd_ls(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts,
 				NULL)) != -1) {
-		r = cli_common_option(g, "ls", usage, c, optarg);
+		r = cli_common_option(g, "ls", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r == CLI_OTHER) {

@@ -40,7 +40,7 @@ static int problems_add(int argc, char **argv, struct hr_global *g)
 	archive_limits_default(&o.limits);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "problems", usage, c, optarg);
+		r = cli_common_option(g, "problems", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -101,7 +101,7 @@ static int problems_ls(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "problems", usage, c, optarg);
+		r = cli_common_option(g, "problems", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		return r == CLI_OTHER ? HR_USAGE : r;

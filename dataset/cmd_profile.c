@@ -18,6 +18,7 @@
 #include "base/commands.h"
 #include "base/runfiles.h"
 #include "cmd_ingest.h"
+#include "../replay/pyenv.h"
 
 #define MAX_TRACES 64   /* the traces one command writes and ingests */
 
@@ -39,8 +40,9 @@ static const char usage[] =
 	"  --device D     torch device (default cuda)\n"
 	"  --out DIR      where the traces go (default out/profiles)\n"
 	"  --tiny         small configurations (tests the path on a CPU)\n"
-	"  --python PY    interpreter with torch (default $HEADROOM_PYTHON or\n"
-	"                 python3)\n"
+	"  --python PY    interpreter with torch (default: $HEADROOM_PYTHON,\n"
+	"                 else the first of python3 and the venv\n"
+	"                 .ci/pyenv.sh makes that has torch, as replay)\n"
 	"  --worker FILE  the worker (default dataset/profile_worker.py beside\n"
 	"                 headroom)\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
@@ -48,6 +50,21 @@ static const char usage[] =
 
 enum { OPT_STACK = 0x2100, OPT_DEVICE, OPT_OUT, OPT_TINY, OPT_PYTHON,
 	OPT_WORKER };
+
+/* The workloads profile_worker.py builds (its WORKLOADS; keep the two in
+ * step: tests/cli/profile-knows-the-workers-workloads compares them). */
+static const char *const workloads[] = {
+	"gpt2-small", "gpt2-medium", "gpt2-large", "llama-1b",
+	"gpt2-small-train", "dlrm", "resnet50", NULL
+};
+
+static int known_workload(const char *w)
+{
+	for (int i = 0; workloads[i]; i++)
+		if (!strcmp(workloads[i], w))
+			return 1;
+	return 0;
+}
 
 struct profile_args {
 	const char *python, *worker, *device, *out;
@@ -148,13 +165,11 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	};
 	static const char *const both[] = { "eager", "compile", NULL };
 	const char *one[] = { "eager", NULL }, *const *stacks = one;
-	const char *env = getenv("HEADROOM_PYTHON");
-	struct profile_args a = { .python = env && *env ? env : "python3",
-		.device = "cuda", .out = "out/profiles" };
+	struct profile_args a = { .device = "cuda", .out = "out/profiles" };
 	struct ingest_opts o = { .kind = INGEST_AUTO };
 	char *traces[MAX_TRACES];   /* the traces written, to ingest */
 	int ntraces = 0;
-	char *found = NULL, line[8192];
+	char *found = NULL, *python = NULL, line[8192];
 	struct hr_err e;
 	int c, r;
 
@@ -162,7 +177,7 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	archive_limits_default(&o.limits);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "profile", usage, c, optarg);
+		r = cli_common_option(g, "profile", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -198,6 +213,14 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	}
 	if (optind >= argc)
 		return cli_usage_error("profile", "no workload given");
+	/* Every name is checked before a worker starts. */
+	for (int i = optind; i < argc; i++)
+		if (!known_workload(argv[i]))
+			return cli_usage_error("profile", "unknown workload "
+					       "'%s' (gpt2-small, gpt2-medium, "
+					       "gpt2-large, llama-1b, "
+					       "gpt2-small-train, dlrm, "
+					       "resnet50)", argv[i]);
 	if (!a.worker && !(a.worker = found = runfiles_find(RUNFILES_LIBEXEC,
 						       "profile_worker.py"))) {
 		char where[4096];
@@ -208,6 +231,11 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 			where);
 		return cli_report("profile", &e);
 	}
+	if (pyenv_find(a.python, &python, &e)) {
+		free(found);
+		return cli_report("profile", &e);
+	}
+	a.python = python;
 	for (int i = optind; i < argc && e.code == HR_OK; i++) {
 		for (int s = 0; stacks[s] && e.code == HR_OK; s++) {
 			cJSON *j;
@@ -237,5 +265,6 @@ int cmd_profile(int argc, char **argv, struct hr_global *g)
 	for (int i = 0; i < ntraces; i++)
 		free(traces[i]);
 	free(found);
+	free(python);
 	return cli_report("profile", &e);
 }

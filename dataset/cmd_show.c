@@ -229,8 +229,9 @@ static const char *sv(const cJSON *o, const char *k, const char *fallback)
 }
 
 /* md: a job's findings_json as one line per finding, evidence (dynamic)
- * apart from signals (static rules). */
-static void print_findings(const char *json)
+ * apart from signals (static rules).  rules: the run's --rules setting
+ * (NULL for a run that did not record it). */
+static void print_findings(const char *json, const char *rules)
 {
 	cJSON *doc = json ? cJSON_Parse(json) : NULL;
 	const cJSON *f, *why = cJSON_GetObjectItemCaseSensitive(doc, "why");
@@ -272,8 +273,11 @@ static void print_findings(const char *json)
 		n++;
 	}
 	if (!n)
-		printf("signal: %s\n", cJSON_IsNull(sig) ?
-		       "not matched (replayed with --rules none)" : "none");
+		printf("signal: %s\n", !cJSON_IsNull(sig) ? "none" :
+		       rules && !strcmp(rules, "none") ?
+		       "not matched (replayed with --rules none)" : rules ?
+		       "not matched (the job ended before the static rules)" :
+		       "not matched");
 	cJSON_Delete(doc);
 }
 
@@ -285,13 +289,14 @@ static const char replay_sql[] =
 	/* The tolerance the worker used (checks.semantics) and what chose
 	 * it: the run's --harness, else the evaluation's tag. */
 	HARNESS_TOLERANCE_SQL
-	" e.harness"
+	" e.harness, json_extract(r.settings_json, '$.rules')"
 	" FROM replay_job j JOIN replay_run r ON r.id = j.run_id"
 	" JOIN evaluation e ON e.id = j.evaluation_id"
 	" WHERE j.evaluation_id = ?1"
 	" ORDER BY j.finished_at IS NULL, j.finished_at DESC, j.id DESC";
 /* The columns after j.*, from the last: */
-enum { TOL_TAG = 1, TOL_RUN, TOL_PRECISION, TOL_HARNESS, TOL_VALUE, TOL_N = 5 };
+enum { RUN_RULES = 1, TOL_TAG, TOL_RUN, TOL_PRECISION, TOL_HARNESS, TOL_VALUE,
+       TOL_N = 6 };
 
 /* "0.0001 (KernelBench current, fp32): assumed, ..." into buf; "" when
  * the job recorded no tolerance (it did not get to the check). */
@@ -335,6 +340,7 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 			       (long long)sqlite3_column_int64(st, 8));
 		const char *findings = NULL;
 		char tol[512];
+		int last = sqlite3_column_count(st) - 1;
 
 		for (int c = 0; c < sqlite3_column_count(st) - TOL_N; c++) {
 			const char *name = sqlite3_column_name(st, c);
@@ -355,7 +361,9 @@ static int show_replays(sqlite3 *db, int64_t id, struct out *o,
 		else if (*tol)
 			printf("tolerance: %s\n", tol);
 		if (!row)
-			print_findings(findings);
+			print_findings(findings, (const char *)
+				       sqlite3_column_text(st, last - RUN_RULES
+							   + 1));
 		if (row)
 			cJSON_AddItemToArray(arr, row);
 		n++;
@@ -384,7 +392,7 @@ int cmd_show(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "show", usage, c, optarg);
+		r = cli_common_option(g, "show", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

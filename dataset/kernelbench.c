@@ -1,5 +1,5 @@
 /* kernelbench.c - ingest_kernelbench: KernelBench run directories and
- * baseline timing files (formats: docs/formats.md §2).
+ * baseline timing files (formats: docs/formats.md §1).
  *
  * A run directory holds eval_results.json (problem id -> one record, or
  * -> an array of records since 2025-10; the even older "flat" records with

@@ -836,16 +836,24 @@ static int ingest_dump(const struct afile *f, const struct lb_map *map,
 	struct rec_ctx rc = { .map = map, .ctx = ctx, .run = f->path,
 			      .ref_set = ref_set };
 	const cJSON *rec;
+	size_t n = 0;
 	int r;
 
 	if (jsonrec_open(&it, f->path, (const char *)f->data, f->len,
 			 map->layout, e))
 		return e->code;
 	rc.ref = it.ref;
-	while ((r = jsonrec_next(&it, &rec, e)) == 1)
+	while ((r = jsonrec_next(&it, &rec, e)) == 1) {
+		n++;
 		if (add_record(&rc, rec, e))
 			break;
+	}
 	jsonrec_close(&it);
+	/* An empty dump is a truncated or wrong file far more often than a
+	 * leaderboard with no entry: storing it would hide that. */
+	if (e->code == HR_OK && !n)
+		return hr_errf(e, HR_INPUT, "%s: no record in it (an empty "
+			       "dump)", f->path);
 	return e->code;
 }
 

@@ -1,5 +1,5 @@
 /* problems.c - ingest_problems: a KernelBench-format problem set,
- * levelN/ID_Name.py at any depth (formats.md §3).
+ * levelN/ID_Name.py at any depth (formats.md §2).
  *
  * A problem is identified by the SHA-256 of its file (the store computes
  * it): v0 and v0.1 share file names while their shapes differ hugely.

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "digest.h"
 #include "base/clock.h"
@@ -281,6 +282,9 @@ static const char *const migrations[] = {
 	"   WHERE j.evaluation_id = e.id AND j.state = 'done'"
 	"   ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
 	" FROM evaluation e;",
+	/* 7 -> 8: the torch the audit's worker ran the reference under (its
+	 * hello); NULL for audits stored before. */
+	"ALTER TABLE problem_audit ADD COLUMN torch TEXT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -320,8 +324,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_AUDIT_PUT] = "INSERT OR REPLACE INTO problem_audit(problem_sha256,"
 		" level, problem_id, name, device, dtype, seed, output_shape,"
 		" output_numel, max_abs_ref, rms_ref, gates_json, audited_at,"
-		" tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14)",
+		" tool_version, torch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[ST_BASELINE_ADD] = "INSERT INTO baseline(source_id, hardware_dir,"
 		" baseline_kind, level, problem_file, mean_ms, std_ms, min_ms,"
 		" max_ms, num_trials, hardware, device)"
@@ -495,6 +499,7 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 {
 	struct store *s = calloc(1, sizeof(*s));
 	int adopt = (mode & STORE_ADOPT) != 0, flags;
+	struct stat st;
 
 	mode &= ~STORE_ADOPT;
 	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
@@ -505,6 +510,12 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	}
 	s->adopt = adopt && mode != STORE_READ;
+	/* SQLite says only "disk I/O error" of a folder. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		hr_errf(e, HR_INPUT, "%s: a folder, not a database file (--db "
+			"names the file, e.g. %s/headroom.db)", path, path);
+		goto fail;
+	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,
@@ -1017,5 +1028,6 @@ int store_put_problem_audit(struct store *s, const struct store_audit *a,
 	bind_text(st, 12, a->gates_json);
 	bind_text(st, 13, now);
 	bind_text(st, 14, hr_version());
+	bind_text(st, 15, a->torch);
 	return step_done(s, st, "store problem audit", e);
 }

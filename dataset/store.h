@@ -199,6 +199,7 @@ struct store_audit {
 	int64_t output_numel;
 	double max_abs_ref, rms_ref;
 	const char *gates_json;
+	const char *torch;         /* the worker's torch version, or NULL */
 };
 
 int store_put_problem_audit(struct store *s, const struct store_audit *a,

@@ -31,6 +31,9 @@ static const char usage_options[] =
 	"                 PREFIX/share/headroom/figures, PREFIX being\n"
 	"                 $HEADROOM_PREFIX or the one headroom was built for)\n"
 	"  --data-only    write the data files, do not run gnuplot\n"
+	"  --workload W   the profiled workload whose class shares weigh\n"
+	"                 DLRM-Bench in the dlrm figure (default dlrm)\n"
+	"  --stack S      its software stack (default eager)\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n";
 
 /* Print the usage with figure_names as an indented list wrapped at 72
@@ -63,6 +66,8 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 		{ "out", required_argument, NULL, 'o' },
 		{ "scripts", required_argument, NULL, 's' },
 		{ "data-only", no_argument, NULL, 'd' },
+		{ "workload", required_argument, NULL, 'W' },
+		{ "stack", required_argument, NULL, 'S' },
 		{ 0 }
 	};
 	struct evalset es;
@@ -75,6 +80,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	struct store *s = NULL;
 	cJSON *prov = NULL;
 	const char *out = "out/figures", *scripts = NULL;
+	const char *workload = DLRM_WORKLOAD, *stack = DLRM_STACK;
 	char defscripts[PATH_MAX];
 	int c, r, data_only = 0;
 
@@ -91,7 +97,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 			print_usage();
 			return HR_OK;
 		}
-		r = cli_common_option(g, "figures", usage, c, optarg);
+		r = cli_common_option(g, "figures", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -102,6 +108,10 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 			scripts = optarg;
 		else if (c == 'd')
 			data_only = 1;
+		else if (c == 'W')
+			workload = optarg;
+		else if (c == 'S')
+			stack = optarg;
 	}
 	if ((r = cli_check_format(g, "figures", 0)) != CLI_NEXT)
 		return r;
@@ -124,7 +134,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	/* DLRM-Bench's level comes from the shipped roles file: without the
 	 * suite there, its figure says so (report/dlrmset.h). */
 	if (dlrmset_suite_level(NULL, &level, &le) == HR_OK) {
-		if (dlrmset_load(&ds, NULL, level, DLRM_WORKLOAD, DLRM_STACK,
+		if (dlrmset_load(&ds, NULL, level, workload, stack,
 				 &es, &rs, &ps, &e))
 			goto done;
 		have_ds = 1;

@@ -4,12 +4,17 @@
 # model configuration, and each problem's weight w_i, its share of the
 # DLRM workload's profiled GPU time (second axis).  The key gives each
 # configuration's R.  Data: dlrm.dat, one block per configuration
-# (index, problem, weight %, s_i', reported speedup); dlrm.cfg.
+# (index, problem, weight %, s_i', reported speedup); dlrm.cfg (rows,
+# blocks, have_weights, why, the workload that weighs, and a note the plot
+# shows when the bars are defaults or unweighted).
 name = "dlrm"
 load "style.gp"
 set title "DLRM-Bench: verified speedups and the projected end-to-end time saved"
 set ylabel "speedup counted in R (x)"
-set y2label "weight w_i (% of the DLRM workload's GPU time)" noenhanced
+if (note ne "") {
+	set tmargin 4
+	set label 3 note at graph 0.5, graph 1.05 center front noenhanced textcolor rgb "#D55E00"
+}
 if (blocks == 0) {
 	unset key
 	set xrange [0:1]
@@ -20,9 +25,8 @@ if (blocks == 0) {
 } else {
 	set key outside bottom center vertical noenhanced
 	set yrange [0:*]
-	set y2range [0:*]
-	set ytics nomirror
-	set y2tics
+	# room above the tallest bar (all at 1x without a verified win)
+	set offsets 0, 0, graph 0.08, 0
 	set xrange [0.4:rows/blocks + 0.6]
 	set xtics rotate by -35 noenhanced font ",9"
 	set style fill solid 0.8 border -1
@@ -30,8 +34,13 @@ if (blocks == 0) {
 	set boxwidth bw
 	set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linecolor rgb "#999999"
 	if (have_weights) {
+		# the second axis only where it has data (weights)
+		set y2range [0:*]
+		set ytics nomirror
+		set y2tics
+		set y2label sprintf("weight w_i (%% of %s's GPU time)", workload) noenhanced
 		plot for [i=0:blocks-1] name.".dat" index i using ($1 - 0.4 + bw * (i + 0.5)):4:xtic(2) with boxes title columnheader(1), \
-		     name.".dat" index 0 using 1:3 axes x1y2 with points linetype 8 pointtype 7 pointsize 1.3 title "weight w_i (% of the workload's GPU time)"
+		     name.".dat" index 0 using 1:3 axes x1y2 with points linetype 8 pointtype 7 pointsize 1.3 title sprintf("weight w_i (%% of %s's GPU time)", workload)
 	} else {
 		plot for [i=0:blocks-1] name.".dat" index i using ($1 - 0.4 + bw * (i + 0.5)):4:xtic(2) with boxes title columnheader(1)
 	}

@@ -414,6 +414,7 @@ static int write_dlrm(const char *dir, const struct dlrmset *ds,
 	struct datafile d;
 	char title[512], extra[1024];
 	int rows = 0;
+	size_t wins = 0;
 
 	if (open_data(&d, dir, "dlrm", "dat", prov, e))
 		return e->code;
@@ -451,6 +452,8 @@ static int write_dlrm(const char *dir, const struct dlrmset *ds,
 		return e->code;
 	snprintf(extra, sizeof(extra), "have_weights = %d\nwhy = ",
 		 ds && ds->have_weights);
+	for (size_t i = 0; ds && i < ds->n; i++)
+		wins += ds->c[i].verified.wins;
 	{
 		struct datafile c;
 
@@ -461,6 +464,15 @@ static int write_dlrm(const char *dir, const struct dlrmset *ds,
 		gp_string(c.f, !ds ? why : ds->n == 0 ?
 			  "no DLRM-Bench evaluation stored" :
 			  !ds->have_weights ? ds->why_weights : "");
+		/* What the plot must say of its own bars and weights. */
+		fputs("\nworkload = ", c.f);
+		gp_string(c.f, ds && ds->workload ? ds->workload : "");
+		fputs("\nnote = ", c.f);
+		gp_string(c.f, !ds || !ds->n ? "" : !ds->have_weights ?
+			  "no weights: the bars alone, no projection" :
+			  !wins ? "no verified-faster job yet: every bar is "
+			  "the default 1x (a robust replay on a GPU gives "
+			  "the speedups)" : "");
 		fputc('\n', c.f);
 		return close_data(&c, e);
 	}

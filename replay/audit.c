@@ -132,8 +132,10 @@ static int next_line(struct wproc *w, double deadline, cJSON **msg)
 	}
 }
 
+/* Start the worker and wait for its hello; torch[64] gets the torch
+ * version it names (stored with each audit). */
 static int start_worker(struct wproc *w, const struct audit_opts *o,
-			struct hr_err *e)
+			char *torch, struct hr_err *e)
 {
 	struct wproc_spec spec = {
 		.python = o->python, .worker = o->worker, .device = o->device,
@@ -151,6 +153,7 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 	while ((r = next_line(w, deadline, &msg)) == 1) {
 		int hello = proto_type_of(msg) == PT_HELLO;
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "verify");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "torch");
 
 		if (hello && proto_hello_check(msg, e)) {
 			cJSON_Delete(msg);
@@ -168,6 +171,9 @@ static int start_worker(struct wproc *w, const struct audit_opts *o,
 			wproc_kill(w, NULL);
 			return e->code;
 		}
+		if (hello)
+			snprintf(torch, 64, "%s", cJSON_IsString(t) ?
+				 t->valuestring : "");
 		cJSON_Delete(msg);
 		if (hello)
 			return HR_OK;
@@ -221,8 +227,8 @@ static double num(const cJSON *o, const char *k)
 /* Store one audited result. */
 static int store_result(struct store *s, const struct audit_opts *o,
 			const struct problem *p, const cJSON *audit,
-			struct audit_row *row, char **gates_out,
-			struct hr_err *e)
+			const char *torch, struct audit_row *row,
+			char **gates_out, struct hr_err *e)
 {
 	const cJSON *stats = cJSON_GetObjectItemCaseSensitive(audit, "stats");
 	const cJSON *gates = cJSON_GetObjectItemCaseSensitive(audit, "gates");
@@ -238,6 +244,7 @@ static int store_result(struct store *s, const struct audit_opts *o,
 		.output_numel = (int64_t)num(audit, "numel"),
 		.max_abs_ref = num(stats, "ref_amax"),
 		.rms_ref = num(stats, "ref_rms"), .gates_json = gates_s,
+		.torch = *torch ? torch : NULL,
 	};
 
 	if (!cJSON_IsObject(gates) || !cJSON_IsArray(shape) || !shape_s ||
@@ -261,8 +268,8 @@ static int store_result(struct store *s, const struct audit_opts *o,
 /* Run one problem.  Returns HR_OK (row filled, whatever the verdict) or a
  * store/worker-start error. */
 static int audit_one(struct store *s, const struct audit_opts *o,
-		     struct wproc *w, const struct problem *p, int id,
-		     struct audit_row *row, char **gates, char *why,
+		     struct wproc *w, char *torch, const struct problem *p,
+		     int id, struct audit_row *row, char **gates, char *why,
 		     size_t whylen, struct hr_err *e)
 {
 	cJSON *m = job_message(p, id, o->inputs_on_device);
@@ -315,7 +322,8 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 		row->status = "audited";
 		row->error = NULL;
 		rc = store_result(s, o, p, cJSON_GetObjectItemCaseSensitive(
-					  result, "audit"), row, gates, e);
+					  result, "audit"), torch, row, gates,
+				  e);
 	} else {
 		row->status = "problem_error";
 		snprintf(why, whylen, "%s", cJSON_IsString(err) ?
@@ -325,10 +333,21 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 lost:
 	/* A dead or hung worker is replaced; the next problem goes on. */
 	wproc_kill(w, NULL);
-	rc = start_worker(w, o, e);
+	rc = start_worker(w, o, torch, e);
 done:
 	cJSON_Delete(result);
 	return rc;
+}
+
+int audit_count(struct store *s, const struct audit_opts *o, int *n,
+		struct hr_err *e)
+{
+	struct problem *p;
+
+	if (load_problems(s, o, &p, n, e))
+		return e->code;
+	free_problems(p, *n);
+	return HR_OK;
 }
 
 int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
@@ -336,14 +355,14 @@ int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
 {
 	struct problem *p;
 	struct wproc w = { 0 };
-	char why[512];
+	char why[512], torch[64] = "";
 	int n;
 
 	*failed = 0;
 	w.in_fd = w.out_fd = w.err_fd = -1;
 	if (load_problems(s, o, &p, &n, e))
 		return e->code;
-	if (n && start_worker(&w, o, e)) {
+	if (n && start_worker(&w, o, torch, e)) {
 		free_problems(p, n);
 		return e->code;
 	}
@@ -355,7 +374,7 @@ int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
 		};
 		char *gates = NULL;
 
-		if (audit_one(s, o, &w, &p[i], i + 1, &row, &gates, why,
+		if (audit_one(s, o, &w, torch, &p[i], i + 1, &row, &gates, why,
 			      sizeof(why), e))
 			break;
 		row.gates_json = gates;

@@ -40,6 +40,10 @@ struct audit_row {
 typedef void (*audit_cb)(void *arg, const struct audit_row *row, int done,
 			 int total);
 
+/* How many problems audit_problems would audit (*n), without a worker. */
+int audit_count(struct store *s, const struct audit_opts *o, int *n,
+		struct hr_err *e);
+
 /* Audit every matching problem (distinct by sha256); one transaction per
  * audited problem.  *failed counts problems not audited.  Returns HR_OK,
  * or an error when the worker cannot start or the store fails. */

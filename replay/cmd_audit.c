@@ -213,12 +213,12 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	struct store *s = NULL;
 	struct hr_err e;
 	char why[160];
-	int c, r, failed = 0;
+	int c, r, n = 0, failed = 0;
 
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "audit", usage, c, optarg);
+		r = cli_common_option(g, "audit", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -280,10 +280,11 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	o.sel = sel;
 	if (!o.worker && !(o.worker = worker =
 			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		/* A missing installed file: a system error, as for replay. */
 		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		return cli_usage_error("audit", "no worker at %s (see "
-				       "$HEADROOM_PREFIX); give --worker PATH",
-				       want);
+		fprintf(stderr, "headroom audit: no worker at %s (see "
+			"$HEADROOM_PREFIX); give --worker PATH\n", want);
+		return HR_SYSTEM;
 	}
 	libname = strcmp(o.device, "cuda") ? "libhrverify.so" :
 		"libhrverify_cuda.so";
@@ -291,8 +292,9 @@ static int audit(int argc, char **argv, struct hr_global *g,
 			       runfiles_find(RUNFILES_LIBEXEC, libname))) {
 		free(worker);
 		runfiles_path(RUNFILES_LIBEXEC, libname, want, sizeof(want));
-		return cli_usage_error("audit", "no verify library at %s (make "
-				       "verify-libs); give --verify-lib", want);
+		fprintf(stderr, "headroom audit: no verify library at %s (make "
+			"verify-libs); give --verify-lib\n", want);
+		return HR_SYSTEM;
 	}
 	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
 	    != CLI_NEXT ||
@@ -307,14 +309,19 @@ static int audit(int argc, char **argv, struct hr_global *g,
 		goto out;
 	o.scratch = scratch;
 	o.cache = cache;
-	if (pyenv_find(o.python, &python, &e))
+	/* Nothing to audit is said before the interpreter is looked for: it
+	 * is no reason to install torch. */
+	if (audit_count(s, &o, &n, &e))
+		goto out;
+	if (n && pyenv_find(o.python, &python, &e))
 		goto out;
 	o.python = python;
 	if (!(k.t = table_new(cols, NCOLS))) {
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 		goto out;
 	}
-	audit_problems(s, &o, on_row, &k, &failed, &e);
+	if (n)
+		audit_problems(s, &o, on_row, &k, &failed, &e);
 	if (k.oom)
 		hr_errf(&e, HR_SYSTEM, "out of memory");
 	if (!e.code && !table_rows(k.t))

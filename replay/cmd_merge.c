@@ -189,7 +189,7 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		r = cli_common_option(g, "merge", usage, c, optarg);
+		r = cli_common_option(g, "merge", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

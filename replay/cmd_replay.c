@@ -153,6 +153,11 @@ struct args {
 	 * or "--name" (owned), the selection's apart from the others. */
 	const char **run_args, **sel_args;
 	int nrun, nsel;
+	/* What the run does without a runtime library it expects (or was
+	 * told not to load): said at its start and in every verdict's
+	 * reason; "" when it has them all. */
+	char libs_note[512];
+	char libs_why[96];
 };
 
 static int parse_int(const char *s, int min, int *out)
@@ -210,6 +215,10 @@ static char *settings_json(const struct args *a)
 	else
 		cJSON_AddNullToObject(s, "harness");
 	cJSON_AddStringToObject(s, "baseline", "eager");
+	/* The static rules the signals come from: 'none', a file given, or
+	 * the shipped one (show says which). */
+	cJSON_AddStringToObject(s, "rules", a->rules ? a->rules :
+				"static-rules.conf");
 	cJSON_AddBoolToObject(s, "compile_baseline", a->compile_baseline);
 	if (evalsel_given(&a->sel)) {
 		cJSON *w = cJSON_AddObjectToObject(s, "selection");
@@ -412,7 +421,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	if (!a->run_args || !a->sel_args)
 		return out_of_memory();
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, &li)) != -1) {
-		r = cli_common_option(g, "replay", usage, c, optarg);
+		r = cli_common_option(g, "replay", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -603,16 +612,71 @@ static void defaults(struct args *a)
 		(int)((double)pages * (double)psize / 2 / (1 << 20)) : 0;
 }
 
+/* a->libs_note and a->libs_why for the libraries setup resolved: a
+ * verify library that is missing (or --verify-lib none) leaves the
+ * scale-invariant checks out, so no job can be verified-faster; a missing
+ * rand library leaves the draws to torch (--rand-lib none chose that: no
+ * note).  libs_note is said at the start, libs_why (shorter) goes into
+ * every verdict's reason. */
+static void libs_note(struct args *a, const char *vname, int verify_none,
+		      int rand_given)
+{
+	char where[PATH_MAX];
+	size_t n = 0, cap = sizeof(a->libs_note);
+	int no_rand = !a->rand && !rand_given;
+
+	a->libs_note[0] = a->libs_why[0] = '\0';
+	if (!a->verify && verify_none) {
+		n += (size_t)snprintf(a->libs_note, cap, "run with --verify-lib "
+				      "none: no scale-invariant checks, so no "
+				      "job can be verified-faster");
+		snprintf(a->libs_why, sizeof(a->libs_why), "run with "
+			 "--verify-lib none%s", no_rand ? "; without "
+			 "libhrrand.so (make replay-libs)" : "");
+	} else if (!a->verify) {
+		runfiles_path(RUNFILES_LIBEXEC, vname, where, sizeof(where));
+		n += (size_t)snprintf(a->libs_note, cap, "run without %s (not at "
+				      "%.200s; make verify-libs): no "
+				      "scale-invariant checks, so no job can be "
+				      "verified-faster", vname, where);
+		snprintf(a->libs_why, sizeof(a->libs_why), "run without %s%s "
+			 "(make verify-libs%s)", vname, no_rand ?
+			 " and libhrrand.so" : "", no_rand ? " replay-libs" : "");
+	} else if (no_rand) {
+		snprintf(a->libs_why, sizeof(a->libs_why), "run without "
+			 "libhrrand.so (make replay-libs): torch drew the "
+			 "inputs");
+	}
+	if (no_rand && n < cap) {
+		runfiles_path(RUNFILES_LIBEXEC, "libhrrand.so", where,
+			      sizeof(where));
+		snprintf(a->libs_note + n, cap - n, "%srun without libhrrand.so "
+			 "(not at %.200s; make replay-libs): torch drew the "
+			 "inputs", n ? "; " : "", where);
+	}
+}
+
 /* Resolve paths and create or find the run.  Owned strings land in the
  * out-parameters (free()). */
 static int setup(struct store *s, struct hr_global *g, struct args *a,
 		 int64_t *run_id, char **settings, char **paths, struct hr_err *e)
 {
 	char shard[32];
+	const char *vname;
+	int verify_none, rand_given;
 	struct jobs_filter f = { a->shard_i, a->shard_n, a->limit, a->set,
 				 &a->sel };
 	cJSON *adopted;
 
+	/* The worker first: a run that cannot start stores nothing. */
+	if (!a->worker && !(a->worker = paths[0] =
+			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
+		char want[512];
+
+		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
+		return hr_errf(e, HR_SYSTEM, "no worker at %s (see "
+			       "$HEADROOM_PREFIX); give --worker PATH", want);
+	}
 	if (a->resume) {
 		if (jobs_find_resumable(s, run_id, settings, e))
 			return e->code;
@@ -637,18 +701,13 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	if (!a->worker && !(a->worker = paths[0] =
-			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
-		char want[512];
-
-		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		return hr_errf(e, HR_USAGE, "no worker at %s (see "
-			       "$HEADROOM_PREFIX); give --worker PATH", want);
-	}
-	a->verify = cli_lib_path(a->verify, strcmp(a->device, "cuda") ?
-				 "libhrverify.so" : "libhrverify_cuda.so",
-				 &paths[1]);
+	vname = strcmp(a->device, "cuda") ? "libhrverify.so" :
+		"libhrverify_cuda.so";
+	verify_none = a->verify && !strcmp(a->verify, "none");
+	rand_given = a->rand != NULL;
+	a->verify = cli_lib_path(a->verify, vname, &paths[1]);
 	a->rand = cli_lib_path(a->rand, "libhrrand.so", &paths[5]);
+	libs_note(a, vname, verify_none, rand_given);
 	if (!a->scratch) {
 		size_t n = strlen(g->db_path) + 16;
 
@@ -709,24 +768,32 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 		if (r < 0)
 			goto out;
 		hr_err_clear(&ignored);
-		jobs_end_run(s, run_id, "finished", &ignored);
+		jobs_drop_run(s, run_id, &ignored);
 		hr_errf(&e, HR_INPUT, "%s: no stored evaluation matches the "
 			"selection ('headroom ls' with the same options lists "
 			"them)", g->db_path);
 		goto out;
 	}
 	/* The interpreter only matters when a job is left to run; without
-	 * one the run stays unfinished for --resume, nothing ran. */
+	 * one nothing ran: a new run is not stored, a resumed one stays
+	 * unfinished for the next --resume. */
 	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
 		struct hr_err ignored;
 
 		hr_err_clear(&ignored);
+		if (!a.resume) {
+			jobs_drop_run(s, run_id, &ignored);
+			hr_err_prefix(&e, "nothing replayed, no run stored");
+			goto out;
+		}
 		jobs_end_run(s, run_id, "interrupted", &ignored);
-		hr_err_prefix(&e, "run %lld not started (resume it with "
+		hr_err_prefix(&e, "run %lld not resumed (resume it again with "
 			      "--resume)", (long long)run_id);
 		goto out;
 	}
 	a.python = paths[6] ? paths[6] : "python3";
+	if (done < total && a.libs_note[0])
+		fprintf(stderr, "replay: warning: %s\n", a.libs_note);
 	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
 	bar.tty = isatty(2) && !g->quiet;
 	bar.verbose = g->verbose;
@@ -744,6 +811,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			.python = a.python, .worker = a.worker,
 			.scratch = a.scratch, .cache = a.cache ? a.cache : cache,
 			.verify_lib = a.verify, .rand_lib = a.rand,
+			.libs_note = a.libs_why[0] ? a.libs_why : NULL,
 			.mem_limit_mb = strcmp(a.device, "cuda") ? a.mem_mb : 0,
 			.timeout_build = a.tbuild, .timeout_run = a.trun,
 			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,

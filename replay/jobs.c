@@ -508,6 +508,20 @@ int jobs_end_run(struct store *s, int64_t run_id, const char *state,
 			  run_id, state, "end run", e);
 }
 
+int jobs_drop_run(struct store *s, int64_t run_id, struct hr_err *e)
+{
+	if (store_begin(s, e))
+		return e->code;
+	if (exec_bound(s, "DELETE FROM replay_job WHERE run_id = ?1", run_id,
+		       NULL, "drop run's jobs", e) ||
+	    exec_bound(s, "DELETE FROM replay_run WHERE id = ?1", run_id, NULL,
+		       "drop run", e)) {
+		store_rollback(s);
+		return e->code;
+	}
+	return store_commit(s, e);
+}
+
 static const char *str_of(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -675,6 +689,12 @@ static int audit_job(struct store *s, int64_t job_id,
 	in.gate.preset = job_preset(h, p);
 	if (!load_gate(s, sha, device ? device : "", p ? p : "", &in.gate, e)) {
 		verdict_compute(&in, v);
+		if (o->libs_note) {
+			size_t used = strlen(v->why);
+
+			snprintf(v->why + used, sizeof(v->why) - used, "%s%s",
+				 used ? "; " : "", o->libs_note);
+		}
 		if (o->rules && code &&
 		    !rules_match(o->rules, code, &hits, &n, e) &&
 		    !(signals = rules_hits_json(hits, n)))

@@ -91,6 +91,8 @@ struct job_outcome {
 	const char *error_text;
 	const char *phase;
 	const char *stderr_tail;
+	const char *libs_note;     /* appended to the verdict's reason (a
+				      runtime library the run lacked) */
 	double wall_ms;
 };
 
@@ -109,5 +111,9 @@ int jobs_set_env(struct store *s, int64_t run_id, const cJSON *hello,
 /* Set a run's state (finished | interrupted) and finished_at. */
 int jobs_end_run(struct store *s, int64_t run_id, const char *state,
 		 struct hr_err *e);
+
+/* Remove a run this process created and that never started (its jobs
+ * too, in one transaction): a run that could not start leaves no stub. */
+int jobs_drop_run(struct store *s, int64_t run_id, struct hr_err *e);
 
 #endif

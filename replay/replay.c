@@ -282,7 +282,7 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	char tail[WPROC_ERR_TAIL];
 	struct job_outcome out = {
 		.res = res, .rules = sc->o->rules, .verdict = verdict,
-		.error_kind = ekind,
+		.libs_note = sc->o->libs_note, .error_kind = ekind,
 		.error_text = etext,
 		.phase = sl && sl->phase[0] ? sl->phase : NULL,
 		.stderr_tail = sl ? wproc_err_tail(&sl->p, tail, sizeof(tail), 0)

@@ -27,6 +27,9 @@ struct replay_opts {
 	const char *scratch, *cache; /* directories (created when missing) */
 	const char *verify_lib;      /* NULL: torch.allclose only */
 	const char *rand_lib;        /* NULL: torch draws the inputs */
+	const char *libs_note;       /* what a missing runtime library
+	                                costs, added to every stored
+	                                verdict's reason; NULL: none */
 	int mem_limit_mb;            /* RLIMIT_AS per CPU job, 0 none */
 	double timeout_build;        /* seconds, build phase (and reference) */
 	double timeout_run;          /* seconds, every other phase */

@@ -551,12 +551,14 @@ static void m_amdahl(const struct ctx *x, const struct claim *c,
  * shares (report/dlrmset.h): R = sum w_i (1 - 1/s_i') over the suite's
  * problems, a win being sample 0 correct with a speedup above 1 -- in the
  * robust column, a verified-faster audit verdict.  Params: role, suite,
- * workload (default dlrm), stack (default eager). */
+ * workload (default dlrm), stack (default eager); report's --workload and
+ * --stack go over them. */
 static void m_dlrm_weighted(const struct ctx *x, const struct claim *c,
 			    struct claim_value *out)
 {
-	const char *workload = param_str(c, "workload");
-	const char *stack = param_str(c, "stack");
+	const char *workload = x->d->workload ? x->d->workload :
+		param_str(c, "workload");
+	const char *stack = x->d->stack ? x->d->stack : param_str(c, "stack");
 	const struct dlrm_map *m = x->d->dlrm;
 	struct dlrm_outcome *o = NULL;
 	struct dlrm_projection p;

@@ -67,6 +67,10 @@ struct ledger_data {
 	const struct profileset *ps; /* profiles, or NULL: none loaded */
 	const struct dlrm_map *dlrm; /* DLRM-Bench's problem -> class
 					mapping, or NULL: none loaded */
+	/* The profiled workload and stack that weigh DLRM-Bench when given
+	 * (report --workload, --stack), over a claim's own params; NULL:
+	 * the claim's. */
+	const char *workload, *stack;
 };
 
 /* Evaluate every claim into out[0..l->n).  A claim that cannot be computed

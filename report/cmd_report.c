@@ -104,6 +104,7 @@ struct rdata {
 	const char *classes_path, *problem_map_path; /* NULL: shipped */
 	const char *dlrm_map_path;                   /* NULL: shipped */
 	const char *workload, *stack;                /* DLRM-Bench weights */
+	int workload_given, stack_given;             /* by --workload, --stack */
 	const cJSON *prov;    /* provenance of this output */
 	int differs;          /* claims: how many differ from the archive */
 };
@@ -716,7 +717,9 @@ static int build_claims(struct rdata *d, struct table **t, struct hr_err *e)
 {
 	struct ledger l;
 	struct ledger_data ld = { d->db, &d->es, &d->as, &d->rs, &d->ps,
-				  d->have_ds ? &d->ds.map : NULL };
+				  d->have_ds ? &d->ds.map : NULL,
+				  d->workload_given ? d->workload : NULL,
+				  d->stack_given ? d->stack : NULL };
 	struct claim_result *res = NULL;
 	char b[6][320];
 	const char *cells[N_CLAIM_COLS];
@@ -997,7 +1000,7 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", opts,
 				NULL)) != -1) {
-		r = cli_common_option(g, "report", usage, c, optarg);
+		r = cli_common_option(g, "report", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)
@@ -1026,9 +1029,11 @@ int cmd_report(int argc, char **argv, struct hr_global *g)
 			break;
 		case 'W':
 			d.workload = optarg;
+			d.workload_given = 1;
 			break;
 		case 'S':
 			d.stack = optarg;
+			d.stack_given = 1;
 			break;
 		case 'F':
 			no_figures = 1;

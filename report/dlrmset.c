@@ -120,6 +120,35 @@ size_t dlrmset_outcomes(const struct dlrm_map *m, const struct evalset *es,
 	return have;
 }
 
+/* Add to e's message the recommender workloads that are profiled under
+ * stack, which --workload can name instead (rows are sorted by workload:
+ * each named once).  Returns e->code. */
+static int other_workloads(const struct profileset *ps, const char *stack,
+			   struct hr_err *e)
+{
+	size_t used = strlen(e->msg), k = 0;
+	const char *last = NULL;
+
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		const struct profile_row *r = &ps->rows[i];
+
+		if (!r->workload || !r->domain ||
+		    strcmp(r->domain, "recommender") ||
+		    (stack && (!r->stack || strcmp(r->stack, stack))) ||
+		    (last && !strcmp(last, r->workload)))
+			continue;
+		last = r->workload;
+		used += (size_t)snprintf(e->msg + used, used < sizeof(e->msg) ?
+					 sizeof(e->msg) - used : 0, "%s%s",
+					 k++ ? ", " : "; profiled recommender "
+					 "workloads (--workload W): ",
+					 r->workload);
+		if (used >= sizeof(e->msg))
+			break;
+	}
+	return e->code;
+}
+
 int dlrmset_weights(const struct dlrm_map *m, const struct profileset *ps,
 		    const char *workload, const char *stack, double *w,
 		    double *addressable, struct hr_err *e)
@@ -128,11 +157,13 @@ int dlrmset_weights(const struct dlrm_map *m, const struct profileset *ps,
 	struct dlrm_share s[KC_COUNT];
 
 	if (!ps || profile_workload_shares(ps, workload, stack, share,
-					   addressable))
-		return hr_errf(e, HR_INPUT, "no profile of workload '%s'%s%s "
-			       "ingested ('headroom profile %s')", workload,
-			       stack ? " under stack " : "",
-			       stack ? stack : "", workload);
+					   addressable)) {
+		hr_errf(e, HR_INPUT, "no profile of workload '%s'%s%s "
+			"ingested ('headroom profile %s')", workload,
+			stack ? " under stack " : "", stack ? stack : "",
+			workload);
+		return other_workloads(ps, stack, e);
+	}
 	for (int c = 0; c < KC_COUNT; c++) {
 		s[c].cls = kclass_name((enum kclass)c);
 		s[c].share = share[c];

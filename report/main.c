@@ -108,6 +108,11 @@ int main(int argc, char **argv)
 				return cli_usage_error("", "unknown format '%s'",
 						       a + 9);
 			g.format_given = 1;
+		} else if (!strcmp(a, "--db") || !strcmp(a, "--format")) {
+			fprintf(stderr, "headroom: option '%s' needs a value\n",
+				a);
+			usage(stderr);
+			return HR_USAGE;
 		} else {
 			fprintf(stderr, "headroom: unknown option '%s'\n", a);
 			usage(stderr);

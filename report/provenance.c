@@ -112,8 +112,8 @@ int provenance_build(sqlite3 *db, const struct replayset *rs, cJSON **out,
 			" FROM evaluation WHERE hardware IS NOT NULL"
 			" ORDER BY hardware", e) ||
 	    add_strings(db, p, "audit_devices", "SELECT DISTINCT device ||"
-			" ' (' || tool_version || ')' FROM problem_audit"
-			" ORDER BY 1", e))
+			" ' (' || tool_version || coalesce(', torch ' || torch,"
+			" '') || ')' FROM problem_audit ORDER BY 1", e))
 		goto fail;
 	/* GPU, driver, CUDA and torch of this machine's replay come from the
 	 * replay tables; say plainly when there are none. */

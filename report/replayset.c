@@ -27,6 +27,12 @@ static const char query[] =
 	" WHERE j.state = 'done'"
 	" ORDER BY j.evaluation_id, r.mode, r.id DESC, j.id DESC";
 
+/* The run whose machine the reports name: the latest finished one where a
+ * worker started and said hello (torch set).  A later run whose every job
+ * ended before a worker (needs_gpu on the CPU, no problem) measured
+ * nothing and names no machine. */
+#define ENV_RUN "state = 'finished' AND torch IS NOT NULL"
+
 /* json_type of the worker's hello's "rand": 'text' (the rand library's
  * path: it drew the plain torch.rand calls), 'null' (torch drew them), or
  * NULL (a run from before the library, or no hello stored). */
@@ -36,7 +42,7 @@ static const char env_query[] =
 	" json_extract(env_json, '$.clocks.\"clocks.sm\"'),"
 	" json_extract(env_json, '$.clocks.\"clocks.max.sm\"'),"
 	" json_extract(env_json, '$.clocks.\"clocks.mem\"')"
-	" FROM replay_run WHERE state = 'finished' ORDER BY id DESC LIMIT 1";
+	" FROM replay_run WHERE " ENV_RUN " ORDER BY id DESC LIMIT 1";
 
 /* The SM clocks the judge sampled around the timed calls of that run's
  * jobs (checks.clocks, hrworker/timing.py), and the robust rounds it
@@ -46,7 +52,7 @@ static const char clocks_query[] =
 	" max(json_extract(j.checks_json, '$.clocks.sm_mhz.max')),"
 	" total(json_extract(j.checks_json, '$.clocks.dropped'))"
 	" FROM replay_job j WHERE j.run_id = (SELECT id FROM replay_run"
-	" WHERE state = 'finished' ORDER BY id DESC LIMIT 1)"
+	" WHERE " ENV_RUN " ORDER BY id DESC LIMIT 1)"
 	" AND json_extract(j.checks_json, '$.clocks.available') = 1"
 	" AND json_extract(j.checks_json, '$.clocks.sm_mhz.min') IS NOT NULL";
 
@@ -122,6 +128,9 @@ static void load_env(struct replayset *rs, sqlite3 *db)
 			 "; inputs: torch.rand's stream drawn by headroom's "
 			 "rand library (checked against torch)" :
 			 "; inputs: drawn by torch");
+	} else {
+		snprintf(rs->env, sizeof(rs->env), "no worker ran (every job "
+			 "ended before one started, e.g. needs_gpu on the CPU)");
 	}
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db, clocks_query, -1, &st, NULL) != SQLITE_OK)

@@ -48,7 +48,8 @@ struct replayset {
 			      (max M), memory C[; inputs: by whom][; SM
 			      clocks around the timed calls]" (a CPU
 			      run: "CPU MODEL, torch T[; ...]") of the latest
-			      finished run, or "" */
+			      finished run where a worker started, or why
+			      there is none */
 };
 
 int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e);

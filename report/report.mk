@@ -5,6 +5,10 @@
 #                         and the audit as one page (out/report/index.html)
 REPORT_OUT  ?= out/report
 FIGURES_OUT ?= out/figures
+# The profiled workload that weighs DLRM-Bench (report and figures
+# --workload); empty: their default, dlrm.  make run names its sample's.
+DLRM_WORKLOAD ?=
+WORKLOAD_OPT = $(if $(DLRM_WORKLOAD),--workload $(DLRM_WORKLOAD))
 
 .PHONY: report-outputs
 
@@ -16,15 +20,15 @@ report-outputs: headroom
 	    ./headroom --db $(DB) replay --device cuda --python "$$PY" || \
 	      echo "note: 'headroom replay' failed: replay columns stay empty"; \
 	  else echo "note: no GPU here: replay skipped (the report shows archive numbers only)"; fi
-	./headroom --db $(DB) report all --out $(REPORT_OUT)
+	./headroom --db $(DB) report all --out $(REPORT_OUT) $(WORKLOAD_OPT)
 	@if command -v gnuplot >/dev/null 2>&1; then \
-	  ./headroom --db $(DB) figures -q --out $(FIGURES_OUT); \
+	  ./headroom --db $(DB) figures -q --out $(FIGURES_OUT) $(WORKLOAD_OPT); \
 	else \
-	  ./headroom --db $(DB) figures --data-only --out $(FIGURES_OUT); \
+	  ./headroom --db $(DB) figures --data-only --out $(FIGURES_OUT) $(WORKLOAD_OPT); \
 	  echo "note: gnuplot missing: figure data only (apt-get install gnuplot-nox, then make figures)"; \
 	fi
-	./headroom --db $(DB) report html --out $(REPORT_OUT)/index.html
+	./headroom --db $(DB) report html --out $(REPORT_OUT)/index.html $(WORKLOAD_OPT)
 	@sh .ci/outputs.sh "tables: " $(REPORT_OUT) md csv json tex
 	@sh .ci/outputs.sh "figures:" $(FIGURES_OUT) svg png pdf
 	@sh .ci/outputs.sh "page:   " $(REPORT_OUT) html
-	@echo "claims:  ./headroom --db $(DB) report claims"
+	@echo "claims:  ./headroom --db $(DB) report claims $(WORKLOAD_OPT)"

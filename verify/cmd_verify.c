@@ -218,7 +218,7 @@ static int parse_args(int argc, char **argv, struct hr_global *g,
 
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
-		r = cli_common_option(g, "verify", usage, c, optarg);
+		r = cli_common_option(g, "verify", usage, c, argc, argv);
 		if (r == CLI_NEXT)
 			continue;
 		if (r != CLI_OTHER)

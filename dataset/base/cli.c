@@ -69,9 +69,36 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return HR_USAGE;
 }
 
-int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
-		      int c, const char *arg)
+/* The element of argv that getopt_long just refused: a short option
+ * (optopt, in the cluster at argv[optind] when getopt stopped inside it, or
+ * at argv[optind - 1] when it was the cluster's last) or else the long
+ * option at argv[optind - 1].  Writes "-x" or "--name" (without any
+ * "=value") to buf. */
+static void refused_option(int argc, char *const argv[], char *buf,
+			   size_t size)
 {
+	const char *a;
+	size_t n;
+
+	if (optopt > 0 && optopt < 256)
+		for (int k = optind; k >= optind - 1; k--)
+			if (k >= 1 && k < argc && argv[k][0] == '-' &&
+			    argv[k][1] && argv[k][1] != '-' &&
+			    strchr(argv[k] + 1, optopt)) {
+				snprintf(buf, size, "-%c", optopt);
+				return;
+			}
+	a = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+	n = strcspn(a, "=");
+	snprintf(buf, size, "%.*s", (int)(n < 200 ? n : 200), a);
+}
+
+int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
+		      int c, int argc, char *const argv[])
+{
+	const char *arg = optarg;
+	char opt[208];
+
 	switch (c) {
 	case 'h':
 		fputs(usage, stdout);
@@ -91,8 +118,15 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 					       "csv, json, tex)", arg);
 		g->format_given = 1;
 		return CLI_NEXT;
+	case ':':
+		refused_option(argc, argv, opt, sizeof(opt));
+		return cli_usage_error(cmd, "option '%s' needs a value", opt);
 	case '?':
-		return cli_usage_error(cmd, "unknown option or missing value");
+		refused_option(argc, argv, opt, sizeof(opt));
+		if (optopt && !strncmp(opt, "--", 2))
+			return cli_usage_error(cmd, "option '%s' takes no value",
+					       opt);
+		return cli_usage_error(cmd, "unknown option '%s'", opt);
 	default:
 		return CLI_OTHER;
 	}

@@ -33,23 +33,26 @@ enum { CLI_OPT_DB = 0x1000, CLI_OPT_FORMAT };
 	{ "format", required_argument, NULL, CLI_OPT_FORMAT },       \
 	{ "quiet", no_argument, NULL, 'q' },                         \
 	{ "verbose", no_argument, NULL, 'v' }
-/* And these in its short-option string. */
-#define CLI_COMMON_SHORT "hqv"
+/* And these first in its short-option string (the ':' makes getopt_long
+ * tell a missing value, ':', from an unknown option, '?'). */
+#define CLI_COMMON_SHORT ":hqv"
 
 /* Results of cli_common_option besides an exit code. */
 enum { CLI_NEXT = -1, CLI_OTHER = -2 };
 
-/* Handle one getopt result c.  Returns CLI_NEXT when it was a common option
- * and parsing goes on, CLI_OTHER when it is not a common option, or an exit
- * code the command returns at once: HR_OK after --help printed the usage,
- * HR_USAGE after a bad value was reported.  Use as
+/* Handle one getopt result c (its value in optarg).  Returns CLI_NEXT when
+ * it was a common option and parsing goes on, CLI_OTHER when it is not a
+ * common option, or an exit code the command returns at once: HR_OK after
+ * --help printed the usage, HR_USAGE after a bad value, an unknown option
+ * or a missing value was reported, naming the option as argv spells it.
+ * Use as
  *
- *	r = cli_common_option(g, "ls", usage, c, optarg);
+ *	r = cli_common_option(g, "ls", usage, c, argc, argv);
  *	if (r == CLI_NEXT) continue;
  *	if (r != CLI_OTHER) return r;
  */
 int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
-		      int c, const char *arg);
+		      int c, int argc, char *const argv[]);
 
 int cli_parse_format(const char *s, enum hr_format *f);
 

@@ -1,6 +1,14 @@
-# lib.sh - helpers for the golden cases of ingest and problems; a case's
-# cmd sources it with  . "$ROOT/tests/cli/lib.sh"  (this file is not a
-# case: run.sh only runs folders).
+# lib.sh - helpers for the golden cases (ingest and problems mostly); a
+# case's cmd sources it with  . "$ROOT/tests/cli/lib.sh"  (this file is
+# not a case: run.sh only runs folders).
+
+# needs_torch: a case that runs the worker skips itself (exit 77, the
+# reason on stderr's last line) when $PYTHON has no torch and numpy.
+needs_torch() {
+	"$PYTHON" -c 'import torch, numpy' >/dev/null 2>&1 && return 0
+	echo "needs PyTorch: '$PYTHON -c \"import torch, numpy\"' fails" >&2
+	exit 77
+}
 
 FIX=$ROOT/tests/fixtures/ingest
 

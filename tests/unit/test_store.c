@@ -350,6 +350,8 @@ static void schema_5_store_gets_the_views(void **state)
 	eval_with_speedups(s, source_a(s), 1, &eager, 1);
 	assert_int_equal(sqlite3_exec(store_db(s), "DROP VIEW quoted_speedup;"
 				      "DROP VIEW latest_replay_job;"
+				      "ALTER TABLE problem_audit DROP COLUMN"
+				      " torch;"
 				      "PRAGMA user_version = 5", NULL, NULL,
 				      NULL), SQLITE_OK);
 	store_close(s);
@@ -489,8 +491,10 @@ static void older_store_is_migrated_only_by_a_committed_write(void **state)
 
 	(void)state;
 	/* what migrations 3 (replay), 4 (audit: replay_job's columns), 5
-	 * (profiles) and 6 (the views) added */
+	 * (profiles), 6 (the views) and 8 (the audit's torch) added */
 	assert_int_equal(sqlite3_exec(store_db(s), "DROP VIEW quoted_speedup;"
+				      "ALTER TABLE problem_audit DROP COLUMN"
+				      " torch;"
 				      "DROP VIEW latest_replay_job;"
 				      "DROP TABLE replay_job;"
 				      "DROP TABLE replay_run;"
@@ -532,6 +536,7 @@ static void migration_6_keeps_replay_jobs_and_admits_needs_gpu(void **state)
 	assert_int_equal(sqlite3_exec(store_db(s),
 		"DROP VIEW quoted_speedup;"
 		"DROP VIEW latest_replay_job;"
+		"ALTER TABLE problem_audit DROP COLUMN torch;"
 		"INSERT INTO source(id, name, path, kind, sha256, ingested_at,"
 		" tool_version) VALUES (1, 's', 'p', 'k', 'h', 't', 'v');"
 		"INSERT INTO evaluation(id, source_id, run, model, level,"
