@@ -91,7 +91,8 @@ static int teardown(void **state)
 /* Load the claims text and evaluate it; returns the load's code. */
 static int run(struct fixture *x, const char *claims)
 {
-	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs, x->ps, NULL };
+	struct ledger_data d = { x->db, &x->es, &x->as, &x->rs, x->ps, NULL,
+				 NULL, NULL };
 	struct hr_err e;
 
 	hr_err_clear(&e);
