@@ -154,7 +154,9 @@ def confine_candidate(cfg, cand_dir, reads):
     as root, a mount and a network namespace of its own (own_root on
     cand_dir/../root), then ids of the job's own (JOB_ID_BASE + the
     judge's pid); the limits in any case.  Returns (what took, whether
-    the network namespace is made)."""
+    the network namespace is made); seconds: what it took."""
+    import time
+    t0 = time.monotonic()
     got = {}
     own_net = False
     if os.environ.get("HEADROOM_JOB_JAIL") == "0":
@@ -186,6 +188,7 @@ def confine_candidate(cfg, cand_dir, reads):
             os.umask(0o002)     # the cache is the jobs' group's
             got["ids"] = {"uid": uid, "gid": gid}
     got["limits"] = set_limits()
+    got["seconds"] = round(time.monotonic() - t0, 4)
     return got, own_net
 
 
