@@ -195,7 +195,6 @@ static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
 {
 	size_t n = strlen(g->db_path) + sizeof(".new-XXXXXX");
 	struct stat fst, pst;
-	mode_t mask;
 	int fd = -1;
 
 	if (!(c->tmp = malloc(n)))
@@ -223,11 +222,9 @@ static int open_new_store(const struct hr_global *g, struct ingest_cli *c,
 		return e->code;
 	}
 	c->tmp_fd = fd;
-	/* mkstemp makes it 0600; a store is as readable as SQLite would
-	 * have made it. */
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	/* mkstemp makes it 0600: the mode of a new store (0640 in a folder
+	 * shared with a group). */
+	fchmod(fd, store_file_mode(g->db_path));
 	c->out = open_memstream(&c->out_buf, &c->out_len);
 	if (!c->out)
 		return hr_errf(e, HR_SYSTEM, "out of memory");

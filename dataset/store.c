@@ -5,11 +5,15 @@
  */
 #include "store.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "digest.h"
 #include "base/clock.h"
@@ -494,6 +498,39 @@ int store_schema_version(void)
 	return N_MIGRATIONS;
 }
 
+mode_t store_file_mode(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+
+	if (slash == path) {
+		strcpy(dir, "/");
+	} else if (slash && (size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	} else {
+		strcpy(dir, ".");
+	}
+	return !stat(dir, &sb) && (sb.st_mode & S_ISGID) ? 0640 : 0600;
+}
+
+/* A store that does not exist yet is made here, empty (SQLite takes an
+ * empty file for an empty database), with store_file_mode's mode; SQLite
+ * gives its -wal and -shm the same. */
+static int create_private(const char *path, struct hr_err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		      store_file_mode(path));
+
+	if (fd < 0 && errno != EEXIST)
+		return hr_errf(e, HR_SYSTEM, "%s: cannot create the store: %s",
+			       path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return HR_OK;
+}
+
 int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e)
 {
@@ -516,6 +553,8 @@ int store_open(struct store **out, const char *path, enum store_open_mode mode,
 			"names the file, e.g. %s/headroom.db)", path, path);
 		goto fail;
 	}
+	if (mode != STORE_READ && create_private(path, e))
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		hr_errf(e, mode == STORE_READ ? HR_INPUT : HR_SYSTEM,
 			"%s: cannot open database: %s%s", path,

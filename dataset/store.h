@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/err.h"
 #include "digest.h"
@@ -45,10 +46,17 @@ enum store_open_mode {
 
 struct store;
 
-/* Open path.  On success *out owns the connection; free with store_close. */
+/* Open path.  On success *out owns the connection; free with store_close.
+ * A store it creates (a mode other than STORE_READ, path missing) gets
+ * store_file_mode's mode. */
 int store_open(struct store **out, const char *path, enum store_open_mode mode,
 	       struct hr_err *e);
 void store_close(struct store *s);
+
+/* The mode of a new store at path: it holds other people's code and what
+ * their jobs printed, so 0600, or 0640 in a folder whose files take its
+ * group (set-group-ID: a folder shared with a group). */
+mode_t store_file_mode(const char *path);
 
 /* HR_SYSTEM in e, "database: WHAT: MESSAGE" (without "WHAT: " when what
  * is NULL), MESSAGE being db's last error: the one way a failed SQLite

@@ -16,8 +16,9 @@
 #	The job after the array: headroom merge STORE DIR/shard-0.db ...
 #	(runs already in STORE are skipped: merging twice adds nothing).
 #
-# Exit status: the replay's or the merge's.  Every line it prints itself
-# starts "slurm-replay:".
+# Exit status: the replay's or the merge's; 2 for a usage error, an
+# argument holding a newline among them (q below quotes line by line).
+# Every line it prints itself starts "slurm-replay:".
 set -u
 say() { echo "slurm-replay: $*"; }
 usage() {
@@ -26,6 +27,14 @@ usage() {
 	exit 2
 }
 [ $# -ge 5 ] || usage
+nl='
+'
+for a do
+	case $a in *"$nl"*)
+		echo "slurm-replay.sh: a newline in an argument; refused" >&2
+		exit 2 ;;
+	esac
+done
 mode=$1 hr=$2 store=$3 dir=$4 n=$5
 shift 5
 case $n in '' | *[!0-9]*) usage ;; esac

@@ -98,7 +98,42 @@ int slurm_plan_paths(struct slurm_plan *p, const char *db, const char *dir,
 			       "a pattern in sbatch's --output; choose another "
 			       "with --slurm-dir", own[4]);
 	p->dir = own[4];
-	return HR_OK;
+	return slurm_plan_check(p, e);
+}
+
+/* The first of what the lines name that holds a newline, or NULL. */
+static const char *with_newline(const struct slurm_plan *p)
+{
+	const char *paths[] = { p->cwd, p->headroom, p->script, p->store,
+				p->dir };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (strchr(paths[i], '\n'))
+			return paths[i];
+	for (int i = 0; i < p->nrun; i++)
+		if (strchr(p->run_args[i], '\n'))
+			return p->run_args[i];
+	for (int i = 0; i < p->nsel; i++)
+		if (strchr(p->sel_args[i], '\n'))
+			return p->sel_args[i];
+	return NULL;
+}
+
+int slurm_plan_check(const struct slurm_plan *p, struct hr_err *e)
+{
+	const char *bad = with_newline(p);
+	char shown[80];
+	size_t i;
+
+	if (!bad)
+		return HR_OK;
+	/* The word as far as its first newline, so that the message itself
+	 * stays one line. */
+	for (i = 0; i + 1 < sizeof(shown) && bad[i] && bad[i] != '\n'; i++)
+		shown[i] = bad[i];
+	shown[i] = '\0';
+	return hr_errf(e, HR_USAGE, "'%s\\n...': a newline in a path or "
+		       "option would split the printed lines; refused", shown);
 }
 
 /* What both sbatch lines end with: the job's folder, name and log, then
@@ -131,12 +166,17 @@ static void words(FILE *out, const char *const *w, int n)
 
 void slurm_print(FILE *out, const struct slurm_plan *p)
 {
-	fprintf(out, "# headroom replay of %s in %d shards through Slurm\n"
+	/* The paths in the comments are quoted too: what is printed is a
+	 * script, and no word of it is left to the reader's shell. */
+	fputs("# headroom replay of ", out);
+	slurm_quote(out, p->store);
+	fprintf(out, " in %d shards through Slurm\n"
 		"# (docs/replay.md).  Array task I replays shard I/%d into\n"
-		"# %s/shard-I.db, a copy of the store (log shard-I.log);\n"
-		"# a requeued task resumes it.  Then the merge job merges every "
-		"shard store\n# into the store (log merge.log).\n",
-		p->store, p->shards, p->shards, p->dir);
+		"# ", p->shards, p->shards);
+	word(out, p->dir, "/shard-I.db,", "");
+	fputs(" a copy of the store (log shard-I.log);\n"
+	      "# a requeued task resumes it.  Then the merge job merges every "
+	      "shard store\n# into the store (log merge.log).\n", out);
 	fputs("mkdir -p ", out);
 	slurm_quote(out, p->dir);
 	fprintf(out, " &&\njobid=$(sbatch --parsable --array=0-%d --requeue "

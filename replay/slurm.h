@@ -33,10 +33,15 @@ struct slurm_plan {
 /* Fill p's path fields: headroom from /proc/self/exe, the script from the
  * libexec folder (dataset/base/runfiles.h), store = realpath(db), dir =
  * given (else DB.slurm) made absolute, cwd = getcwd.  Owned strings go to
- * own[0..4] (free()).  A missing store is HR_INPUT, a missing script or a
- * dir holding '%' (sbatch's pattern character) HR_USAGE. */
+ * own[0..4] (free()).  A missing store is HR_INPUT, a missing script, a
+ * dir holding '%' (sbatch's pattern character) or a newline anywhere
+ * (slurm_plan_check) HR_USAGE. */
 int slurm_plan_paths(struct slurm_plan *p, const char *db, const char *dir,
 		     char *own[5], struct hr_err *e);
+
+/* HR_USAGE when a path or an option of p holds a newline: quoted or not,
+ * it would end a comment line or a command line of the printed script. */
+int slurm_plan_check(const struct slurm_plan *p, struct hr_err *e);
 
 /* Write the comment lines naming the paths and the three command lines
  * (mkdir, the array's sbatch, the merge's sbatch after it) to out: a

@@ -37,6 +37,7 @@ import time
 
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
+from hrworker.jail import FSIZE_MAX, JobCgroups, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
 from hrworker.remote import CandidateProcess
@@ -115,7 +116,7 @@ def hello(cfg, torch):
             "verify": cfg.verify.path if cfg.verify else None,
             "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
             "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error,
-            "fs_jail": cfg.jail.describe(),
+            "fs_jail": cfg.jail.describe(), "job_jail": cfg.job_jail,
             "start_seconds": cfg.start_s}
     if cfg.device.startswith("cuda"):
         smi = cfg.smi
@@ -182,6 +183,11 @@ def child(msg, cfg, proto, torch, done_fd):
         # makes a CUDA context or reads the problem: candidate code runs
         # there only (hrworker/candidate.py).  Jobs that run no candidate
         # (the problem audit, draws ahead) have none.
+        # The job's cgroup, before the candidate process is forked: both
+        # are in it, and whatever they start.  Threads count in pids.max:
+        # two processes' worth of torch pools.
+        cgroup = cfg.cgroups.enter(msg["job"], 2 * nproc_max(), 0 if cfg.device.startswith("cuda")
+                                   else cfg.mem_limit_mb << 20)
         cand = None
         if msg.get("stop_after") not in ("reference", "inputs"):
             cand = CandidateProcess.start(cfg, torch, msg, jobdir)
@@ -198,6 +204,7 @@ def child(msg, cfg, proto, torch, done_fd):
         if jail_error:
             job.checks["fs_jail_error"] = jail_error
         result = job.run()
+        job.checks["job_cgroup"] = JobCgroups.usage(cgroup)
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
@@ -327,6 +334,7 @@ def reap(cfg, keep):
                 cfg.dying.remove(pid)
         except ChildProcessError:
             cfg.dying.remove(pid)
+    cfg.cgroups_left = [j for j in cfg.cgroups_left if not cfg.cgroups.remove(j)]
     n = sweep(cfg)
     if n:
         sys.stderr.write("headroom worker: killed %d process%s an earlier job left "
@@ -408,6 +416,7 @@ def serve(msg, cfg, proto, torch):
         pass
     if status is None:
         cfg.dying.append(pid)
+    cfg.cgroups_left.append(msg["job"])
     shutil.rmtree(os.path.join(cfg.scratch, "job-%s" % msg["job"]), ignore_errors=True)
     proto.send({"type": "exit", "job": msg["job"],
                 "status": None if status is None else os.waitstatus_to_exitcode(status)})
@@ -516,6 +525,23 @@ def main(argv):
     # audit hook (the orchestrator refuses values other than 0 and 1).
     cfg.jail = Landlock("HEADROOM_FS_JAIL=0"
                         if os.environ.get("HEADROOM_FS_JAIL") == "0" else None)
+    # The job's jail (hrworker/jail.py); HEADROOM_JOB_JAIL=0 leaves the
+    # candidate process on the machine's root with the worker's ids and
+    # the jobs out of cgroups of their own (the limits stay).
+    jail_why = jail_off(cfg.device)
+    jail_on = jail_why is None
+    cfg.cgroups = JobCgroups() if jail_on else JobCgroups.off(jail_why)
+    cfg.cgroups_left = []
+    cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
+                                                        "fsize": FSIZE_MAX})
+    if jail_on and os.geteuid() == 0:
+        t0 = time.monotonic()
+        share_cache(cfg.cache)
+        cfg.start_s["share_cache"] = round(time.monotonic() - t0, 3)
+        cfg.job_jail["ids"] = "the job's own (a mount namespace of its own, then uid 2^30 + " \
+            "the judge's pid)"
+    else:
+        cfg.job_jail["ids"] = "the worker's own" + ("" if jail_on else " (%s)" % jail_why)
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe
     # (InputSets.write_recipe).  The keeper draws with the rand library only.

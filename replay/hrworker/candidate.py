@@ -445,10 +445,14 @@ def close_fds(keep):
 
 
 def confine(cfg, jobdir, chan_fd):
-    """The candidate process's confinement, in order: descriptors, a
-    network namespace (unprivileged user namespaces), Landlock (reads,
-    writes, TCP, signals and abstract sockets outside the process), the
-    audit hook.  Returns what took (the judge records it)."""
+    """The candidate process's confinement, in order: descriptors, the jail
+    (hrworker/jail.py: as root, a mount and network namespace whose root
+    holds only what it may read and write, a procfs showing its own
+    processes only, the job's own uid; process and file size limits in
+    any case), else a network namespace (unprivileged user namespaces),
+    Landlock (reads, writes, TCP, signals and abstract sockets outside the
+    process), the audit hook.  Returns what took (the judge records it)."""
+    from hrworker.jail import confine_candidate
     from hrworker.sandbox import isolate_network, read_roots
     close_fds(chan_fd)
     cand_dir = os.path.join(jobdir, "candidate")
@@ -456,12 +460,15 @@ def confine(cfg, jobdir, chan_fd):
     os.chdir(cand_dir)
     for k in ("HOME", "TMPDIR", "TMP", "TEMP"):
         os.environ[k] = cand_dir
-    got = {"network": isolate_network()}
+    reads = read_roots(cfg, cand_dir)
+    got, own_net = confine_candidate(cfg, cand_dir, reads)
+    os.chdir(cand_dir)
+    got["network"] = "own namespace" if own_net else isolate_network()
     writes = [cand_dir, cfg.cache]
     cfg.sandbox.roots = [os.path.realpath(r) for r in writes]
     cfg.sandbox.deny = [cfg.inputs_dir]
     cfg.sandbox.no_network = True
-    cfg.sandbox.reads = read_roots(cfg, cand_dir)
+    cfg.sandbox.reads = reads
     if cfg.jail.abi:
         try:
             got["landlock"] = cfg.jail.apply_candidate(

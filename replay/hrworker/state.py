@@ -31,6 +31,8 @@ class WorkerState:
     start_s: dict = field(default_factory=dict)   # hello's start_seconds
     sandbox: object = None          # sandbox.Sandbox (the audit hook)
     jail: object = None             # sandbox.Landlock
+    cgroups: object = None          # jail.JobCgroups (each job's cgroup, or why none)
+    job_jail: dict = field(default_factory=dict)  # hello's job_jail
     recipes: bool = False           # draws ahead leave a recipe for the keeper
     # kept between jobs
     keeper: object = None           # the worker's end of the keeper socket
@@ -39,6 +41,7 @@ class WorkerState:
     keeper_conn: object = None      # a job's connection to the keeper (loan.py)
     job_t0: float = None            # when the running job's process started
     dying: list = field(default_factory=list)   # answered jobs still tearing down
+    cgroups_left: list = field(default_factory=list)  # jobs whose cgroup is not removed yet
 
     @classmethod
     def from_args(cls, args):

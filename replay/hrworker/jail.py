@@ -1,0 +1,344 @@
+"""hrworker/jail.py - what keeps a job's candidate process from the rest of
+the machine beyond Landlock and the audit hook (hrworker/sandbox.py): its
+own mount namespace whose root holds only what it may read and write (no
+path to a Unix socket, a file or a directory outside it), a procfs that
+shows only its own processes, a uid of its own (never root), limits on
+its processes and file sizes; and the job's cgroup, where the system has
+a writable cgroup v2.  docs/replay.md, The worker, says what each
+enforces and what is left where the kernel or the privileges lack it.
+Must not: run candidate code, or leave the process half-confined without
+saying so (each step returns what took)."""
+import ctypes
+import os
+import resource
+
+from hrworker.util import LIBC, prctl, set_pdeathsig
+
+CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_DUMPABLE = 4
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}     # syscall numbers
+
+# A job's candidate process runs as uid JOB_ID_BASE + the judge's pid
+# (every live job has its own: its processes are counted, signalled and
+# traced apart from every other job's) and gid JOB_ID_BASE, shared by
+# every job, which owns the build cache.  No account has such ids on a
+# usual system (2^30, above every distribution's range and the subuid
+# ranges of rootless containers, 100000 + 65536 n).
+JOB_ID_BASE = 1 << 30
+
+# RLIMIT_FSIZE: no file a candidate writes (its build's objects and
+# library, its own scratch files) may reach 4 GiB; an nvcc build of a
+# KernelBench extension writes tens of MB.  Past it the write fails with
+# EFBIG (SIGXFSZ, which kills the process unless it ignores it).
+FSIZE_MAX = 4 << 30
+
+
+def nproc_max():
+    """RLIMIT_NPROC of a job's uid: the kernel counts threads, and torch
+    starts one per core in its CPU pool (a compile pool of up to 32
+    processes when a candidate uses torch.compile), CUDA a few: 128 and
+    two a core.  A fork bomb stops there (EAGAIN)."""
+    return 128 + 2 * (os.cpu_count() or 1)
+
+
+def mount(src, target, fstype, flags, data=None):
+    r = LIBC.mount(None if src is None else os.fsencode(src), os.fsencode(target),
+                   None if fstype is None else fstype.encode(), ctypes.c_ulong(flags),
+                   None if data is None else data.encode())
+    if r != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "mount %s on %s: %s" % (src or fstype, target, os.strerror(e)))
+
+
+def beneath(p, roots):
+    return any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def own_root(new, reads, writes, proc_opts=("hidepid=invisible", "hidepid=2")):
+    """Make this process's root a tmpfs at new (an empty directory) that
+    holds, at their own paths, the directories of reads bound read-only,
+    those of writes bound writable, /dev, a procfs of its own mounted with
+    the first of proc_opts the kernel takes (hidepid: only the processes
+    of its own uid are there), and the top-level links of / (/lib -> usr/lib,
+    ...).  Call in a mount namespace of the process's own, as root.
+    Returns the procfs option that took."""
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    binds = sorted({(r, False) for r in reads if r not in writes} |
+                   {(w, True) for w in writes})
+    done = []
+    for path, writable in binds:
+        if path in ("/", "/proc") or not os.path.exists(path):
+            continue
+        # A read root beneath one already bound is there with it; a
+        # writable one is bound over its place.
+        if not writable and beneath(path, done):
+            continue
+        target = new + path
+        if os.path.isdir(path):
+            os.makedirs(target, exist_ok=True)
+        elif not os.path.exists(target):
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            open(target, "a").close()
+        mount(path, target, None, MS_BIND | MS_REC)
+        if not writable and path != "/dev":
+            mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+        done.append(path)
+    for name in os.listdir("/"):
+        p = "/" + name
+        if os.path.islink(p) and not os.path.lexists(new + p):
+            os.symlink(os.readlink(p), new + p)
+    os.makedirs(new + "/proc", exist_ok=True)
+    took = None
+    for opts in proc_opts:
+        try:
+            mount("proc", new + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts)
+            took = opts
+            break
+        except OSError:
+            continue
+    if took is None:
+        raise OSError("procfs: no mount with %s" % " or ".join(proc_opts))
+    mount(None, new, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    pivot(new)
+    return took
+
+
+def pivot(new):
+    """new becomes / (pivot_root(".", ".") and the old root detached);
+    where the architecture's number is not known here, a move of new onto
+    / and chroot."""
+    import platform
+    os.chdir(new)
+    nr = PIVOT_ROOT.get(platform.machine())
+    if nr is not None:
+        if LIBC.syscall(ctypes.c_long(nr), b".", b".") != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "pivot_root: %s" % os.strerror(e))
+        if LIBC.umount2(b".", MNT_DETACH) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "umount of the old root: %s" % os.strerror(e))
+    else:
+        mount(".", "/", None, 1 << 13)      # MS_MOVE
+        os.chroot(".")
+    os.chdir("/")
+
+
+def drop_ids(uid, gid):
+    """Become uid:gid, no supplementary groups, no capabilities (a uid
+    change from root clears them); the process stays dumpable (its own
+    /proc entries are its own) and dies with its parent (both are reset
+    by the change)."""
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    prctl(PR_SET_DUMPABLE, 1)
+    set_pdeathsig()
+
+
+def set_limits():
+    """RLIMIT_NPROC (nproc_max) and RLIMIT_FSIZE (FSIZE_MAX), soft and
+    hard; returns them.  NPROC binds a uid that is not root (root is
+    exempt) and counts all that uid's threads."""
+    n = nproc_max()
+    resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FSIZE_MAX, FSIZE_MAX))
+    return {"nproc": n, "fsize": FSIZE_MAX}
+
+
+def jail_off(device):
+    """Why the job jail (own root, own ids, cgroups) is off, or None when
+    it is on: HEADROOM_JOB_JAIL=0 turns it off, =1 on; unset, it is on
+    for CPU jobs and off for CUDA jobs, where a candidate of another uid
+    than the judge's has not been checked to open the judge's CUDA IPC
+    handles and torch's reference-count files (docs/replay.md)."""
+    v = os.environ.get("HEADROOM_JOB_JAIL")
+    if v == "0":
+        return "HEADROOM_JOB_JAIL=0"
+    if v != "1" and str(device).startswith("cuda"):
+        return ("not yet checked under CUDA (IPC across uids); HEADROOM_JOB_JAIL=1 "
+                "turns it on")
+    return None
+
+
+def confine_candidate(cfg, cand_dir, reads):
+    """The candidate process's jail, as far as this process may make it:
+    as root, a mount and a network namespace of its own (own_root on
+    cand_dir/../root), then ids of the job's own (JOB_ID_BASE + the
+    judge's pid); the limits in any case.  Returns (what took, whether
+    the network namespace is made); seconds: what it took."""
+    import time
+    t0 = time.monotonic()
+    got = {}
+    own_net = False
+    off = jail_off(cfg.device)
+    if off is not None:
+        got["ids"] = got["root"] = "kept (%s)" % off
+    elif os.geteuid() != 0:
+        got["ids"] = "the worker's own (uid %d: not root)" % os.geteuid()
+        got["root"] = "shared (a mount namespace needs root)"
+    elif LIBC.unshare(ctypes.c_int(CLONE_NEWNS | CLONE_NEWNET)) != 0:
+        why = os.strerror(ctypes.get_errno())
+        got["ids"] = "root (no mount namespace: unshare: %s)" % why
+        got["root"] = "shared (unshare: %s)" % why
+    else:
+        own_net = True
+        uid, gid = JOB_ID_BASE + os.getppid(), JOB_ID_BASE
+        new = os.path.join(os.path.dirname(cand_dir), "root")
+        try:
+            os.chown(cand_dir, uid, gid)
+            os.makedirs(new, exist_ok=True)
+            got["proc"] = own_root(new, reads, [cand_dir, cfg.cache])
+        except OSError as e:
+            # Still on the machine's root (pivot is the last step): the
+            # job's uid could not reach Python there; root it stays.
+            got["ids"] = "root (its own root not made: %s)" % e
+            got["root"] = "shared (%s)" % e
+        else:
+            got["root"] = ("own (pivot_root): the read roots read-only, its scratch and "
+                           "the build cache writable")
+            drop_ids(uid, gid)
+            os.umask(0o002)     # the cache is the jobs' group's
+            got["ids"] = {"uid": uid, "gid": gid}
+    got["limits"] = set_limits()
+    got["seconds"] = round(time.monotonic() - t0, 4)
+    return got, own_net
+
+
+def share_cache(cache):
+    """The build cache belongs to the jobs' group (JOB_ID_BASE), group-
+    writable, its directories set-group-ID, so that every job's uid
+    builds and reuses extensions there.  At the worker's start, as root;
+    returns how many entries changed."""
+    n = 0
+    gid = JOB_ID_BASE
+    for top, dirs, files in os.walk(cache):
+        for name in [None] + dirs + files:
+            p = top if name is None else os.path.join(top, name)
+            if name is not None and name in dirs:
+                continue            # walked as its own top
+            try:
+                st = os.lstat(p)
+                if os.path.islink(p):
+                    continue
+                want = st.st_mode | 0o060 | (0o2010 if os.path.isdir(p) else 0)
+                if st.st_gid != gid:
+                    os.chown(p, -1, gid)
+                    n += 1
+                if st.st_mode & 0o7777 != want & 0o7777:
+                    os.chmod(p, want & 0o7777)
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+# ------------------------------------------------------------ the cgroup
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+class JobCgroups:
+    """Each job in a cgroup v2 of its own, under a parent this worker may
+    write: its own cgroup's parent when the controllers are delegated to
+    it, else (root) CGROUP_ROOT/headroom.  pids.max, memory.max (the
+    worker's --mem-limit-mb, else none: accounted only), cpu accounting
+    (cpu.stat).  where is None, and why says why, where there is none."""
+
+    CONTROLLERS = ("cpu", "memory", "pids")
+
+    def __init__(self):
+        self.where, self.why = None, None
+        try:
+            with open(os.path.join(CGROUP_ROOT, "cgroup.controllers")) as f:
+                avail = f.read().split()
+        except OSError:
+            self.why = "no cgroup v2 at %s (cgroup v1 or none)" % CGROUP_ROOT
+            return
+        missing = [c for c in self.CONTROLLERS if c not in avail]
+        if missing:
+            self.why = "cgroup v2 without the %s controller" % ", ".join(missing)
+            return
+        parent = os.path.join(CGROUP_ROOT, "headroom")
+        try:
+            os.makedirs(parent, exist_ok=True)
+            with open(os.path.join(CGROUP_ROOT, "cgroup.subtree_control")) as f:
+                on = f.read().split()
+            if not all(c in on for c in self.CONTROLLERS):
+                with open(os.path.join(CGROUP_ROOT, "cgroup.subtree_control"), "w") as f:
+                    f.write(" ".join("+" + c for c in self.CONTROLLERS))
+            with open(os.path.join(parent, "cgroup.subtree_control"), "w") as f:
+                f.write(" ".join("+" + c for c in self.CONTROLLERS))
+        except OSError as e:
+            self.why = "cgroup v2 not writable here: %s" % e
+            return
+        self.where = parent
+
+    @classmethod
+    def off(cls, why):
+        c = cls.__new__(cls)
+        c.where, c.why = None, why
+        return c
+
+    def describe(self):
+        return {"cgroup": self.where} if self.where else {"cgroup": None, "why": self.why}
+
+    def path(self, job):
+        return os.path.join(self.where, "w%d-job-%s" % (os.getpid(), job))
+
+    def enter(self, job, pids_max, memory_max=None):
+        """In the job's process: make its cgroup, set its limits, move in.
+        Returns the record for checks.job_cgroup."""
+        if self.where is None:
+            return {"cgroup": None, "why": self.why}
+        p = self.path(job)
+        try:
+            os.makedirs(p, exist_ok=True)
+            with open(os.path.join(p, "pids.max"), "w") as f:
+                f.write(str(pids_max))
+            if memory_max:
+                with open(os.path.join(p, "memory.max"), "w") as f:
+                    f.write(str(memory_max))
+            with open(os.path.join(p, "cgroup.procs"), "w") as f:
+                f.write("0")
+        except OSError as e:
+            return {"cgroup": None, "why": "%s: %s" % (p, e)}
+        return {"cgroup": p, "pids_max": pids_max, "memory_max": memory_max or "max"}
+
+    @staticmethod
+    def usage(rec):
+        """The job's CPU time and peaks so far, into rec (cpu.stat's
+        usage_usec, memory.peak, pids.peak where the kernel has them)."""
+        p = rec.get("cgroup")
+        if not p:
+            return rec
+        for name, key in (("cpu.stat", "usage_usec"), ("memory.peak", None),
+                          ("pids.peak", None)):
+            try:
+                with open(os.path.join(p, name)) as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if key is None:
+                rec[name.replace(".", "_")] = int(text.split()[0])
+            else:
+                for line in text.splitlines():
+                    k, _, v = line.partition(" ")
+                    if k == key:
+                        rec["cpu_usage_usec"] = int(v)
+        return rec
+
+    def remove(self, job):
+        """After the job's processes are gone: its cgroup (False while a
+        process is still in it: tried again at the next reap)."""
+        if self.where is None:
+            return True
+        try:
+            os.rmdir(self.path(job))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False
+        return True

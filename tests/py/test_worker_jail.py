@@ -1,0 +1,194 @@
+"""The candidate process's jail, door by door (hrworker/jail.py,
+docs/replay.md "The worker"): each attack is a candidate of the test's
+own that tries it from C (ctypes: no audit hook sees it) when its module
+runs, and raises with what it got, so that the job's build_log says it.
+A door that reopens fails its check.  As root (CI): /etc/shadow cannot
+be read, a Unix socket outside the scratch cannot be reached, /proc shows
+the candidate's own processes only, and the candidate runs as the job's
+own uid; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
+job's uid), a file stops at RLIMIT_FSIZE.  And an honest twin builds its
+C++ extension (load_inline, ninja, into the build cache) and passes."""
+import json
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workerlib import ROOT, Worker, check  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.jail import FSIZE_MAX, JOB_ID_BASE, nproc_max  # noqa: E402
+
+ROOT_RUN = os.geteuid() == 0
+FIX = os.path.join(ROOT, "tests", "fixtures", "replay")
+PROBLEM = open(os.path.join(FIX, "problems", "level1", "1_ReLU.py")).read()
+
+# What every attack's module starts with: libc, and a report that ends
+# the build (compile_error) with what the attack got.
+HEAD = '''
+import ctypes, json, os
+import torch
+import torch.nn as nn
+libc = ctypes.CDLL(None, use_errno=True)
+def report(**got):
+    raise RuntimeError("JAIL " + json.dumps(got))
+'''
+
+
+def attack(w, body, **job):
+    """Run a candidate of HEAD + body; the dict it reported."""
+    _, res = w.run(PROBLEM, HEAD + body, **job)
+    log = (res or {}).get("build_log") or ""
+    if "JAIL " not in log:
+        return {"no_report": (res or {}).get("verdict"), "log": log[-1500:],
+                "error": (res or {}).get("error")}
+    return json.loads(log.split("JAIL ", 1)[1].splitlines()[0])
+
+
+def unix_socket_outside(w):
+    """A listening pathname socket beside the scratch (the worker's
+    folder), as the judge's, a database's or a daemon's would be; the
+    candidate connects from C."""
+    path = os.path.join(w.tmp.name, "outside.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    os.chmod(path, 0o777)
+    srv.listen(4)
+    srv.settimeout(0.2)
+    got = attack(w, '''
+class Addr(ctypes.Structure):
+    _fields_ = [("family", ctypes.c_ushort), ("path", ctypes.c_char * 108)]
+fd = libc.socket(1, 1, 0)        # AF_UNIX, SOCK_STREAM
+a = Addr(1, %r)
+rc = libc.connect(fd, ctypes.byref(a), ctypes.sizeof(a))
+report(rc=rc, errno=ctypes.get_errno())
+''' % os.fsencode(path))
+    try:
+        conn, _ = srv.accept()
+        conn.close()
+        accepted = True
+    except socket.timeout:
+        accepted = False
+    srv.close()
+    check(got.get("rc") == -1 and not accepted,
+          "a C connect() to a Unix socket outside the scratch is refused (%s)" % got, w)
+
+
+def shadow(w):
+    got = attack(w, '''
+fd = libc.open(b"/etc/shadow", 0)
+report(fd=fd, errno=ctypes.get_errno(), uid=os.getuid(), euid=os.geteuid())
+''')
+    check(got.get("fd") == -1 and got.get("errno") == 13,
+          "/etc/shadow cannot be read from C (%s)" % got, w)
+    check(got.get("uid", 0) >= JOB_ID_BASE and got.get("euid", 0) >= JOB_ID_BASE,
+          "the candidate runs as the job's own uid, not root (%s)" % got, w)
+
+
+def proc(w):
+    """The worker's, the judge's and this test's processes are not in the
+    candidate's /proc, nor readable by pid."""
+    got = attack(w, '''
+me = str(os.getpid())
+seen = [p for p in os.listdir("/proc") if p.isdigit()]
+others = {}
+for pid in [os.getppid(), %d, %d, 1]:
+    fd = libc.open(("/proc/%%d/cmdline" %% pid).encode(), 0)
+    others[pid] = fd
+report(seen=seen, me=me, others={str(k): v for k, v in others.items()})
+''' % (w.p.pid, os.getpid()))
+    check(got.get("seen") == [got.get("me")] and
+          all(v == -1 for v in got.get("others", {"x": 0}).values()),
+          "/proc shows the candidate's own process only; the judge's, the worker's "
+          "and the test's cmdline cannot be opened (%s)" % got, w)
+
+
+def fork_bomb(w):
+    """Children that sleep until the candidate's report is written: the
+    forks stop at the limit, EAGAIN."""
+    got = attack(w, '''
+import signal
+n, err = 0, None
+kids = []
+r, wfd = os.pipe()
+while n < 2000:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        err = e.errno
+        break
+    if pid == 0:
+        os.close(wfd)
+        os.read(r, 1)
+        os._exit(0)
+    kids.append(pid)
+    n += 1
+os.close(wfd)
+for k in kids:
+    os.waitpid(k, 0)
+report(forks=n, errno=err)
+''')
+    check(got.get("errno") == 11 and 0 < got.get("forks", 0) < nproc_max(),
+          "a fork bomb stops at RLIMIT_NPROC (%d): %s" % (nproc_max(), got), w)
+
+
+def file_bomb(w):
+    """A write past FSIZE_MAX fails (EFBIG), SIGXFSZ ignored; one byte
+    below it is written (a sparse file: no disk spent)."""
+    got = attack(w, '''
+import signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+fd = os.open("big", os.O_WRONLY | os.O_CREAT, 0o600)
+below = os.pwrite(fd, b"x", %d - 1)
+try:
+    os.pwrite(fd, b"x", %d)
+    past = "written"
+except OSError as e:
+    past = e.errno
+os.close(fd)
+os.unlink("big")
+report(below=below, past=past)
+''' % (FSIZE_MAX, FSIZE_MAX))
+    check(got.get("below") == 1 and got.get("past") == 27,
+          "a write past RLIMIT_FSIZE (%d bytes) fails with EFBIG (%s)" % (FSIZE_MAX, got), w)
+
+
+def honest_twin(w):
+    """The C++ candidate (load_inline, ninja, the build cache) builds and
+    is correct inside the jail."""
+    cand = open(os.path.join(FIX, "candidates", "relu_fast.py")).read()
+    _, res = w.run(PROBLEM, cand)
+    check(res is not None and res.get("verdict") == "correct" and res.get("compiled"),
+          "an honest load_inline candidate builds and is correct in the jail (%s: %s)"
+          % (res and res.get("verdict"), res and (res.get("build_log") or res.get("error"),
+                                                   res.get("build"))), w)
+    conf = res["checks"].get("candidate_process") or {}
+    print("candidate process: %s" % json.dumps(conf))
+    if ROOT_RUN:
+        check(isinstance(conf.get("ids"), dict) and conf.get("proc", "").startswith("hidepid"),
+              "its job says it ran as its own uid in its own root (%s)" % conf, w)
+
+
+def main():
+    cache = os.path.join(ROOT, "build", "test-replay-cache")
+    os.makedirs(cache, exist_ok=True)
+    w = Worker("--cache", cache)
+    try:
+        jail = w.hello.get("job_jail") or {}
+        check(jail.get("limits", {}).get("nproc") == nproc_max() and "cgroup" in jail,
+              "hello says the jobs' limits and cgroup (%s)" % json.dumps(jail), w)
+        if ROOT_RUN:
+            shadow(w)
+            unix_socket_outside(w)
+            proc(w)
+        else:
+            print("skip: /etc/shadow, Unix sockets, /proc: the jail drops root, and "
+                  "this test does not run as root (CI does)")
+        fork_bomb(w)
+        file_bomb(w)
+        honest_twin(w)
+    finally:
+        w.close()
+
+
+main()
