@@ -10,10 +10,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/text.h"
 
@@ -707,6 +709,39 @@ int archive_load_memory(const char *name, const void *data, size_t len,
 	return finish(out, with_utf8_locale(load_archive_arg, &ld, 0, e), e);
 }
 
+static const char *file_type(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+		S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" :
+		S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int archive_fopen_regular(const char *path, const char *what, FILE **f,
+			  struct hr_err *e)
+{
+	/* O_NONBLOCK: opening a FIFO returns at once instead of waiting
+	 * for a writer; it is cleared again for the regular file. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	*f = NULL;
+	if (fd < 0)
+		return hr_errf(e, HR_INPUT, "%s%s%s: %s", what ? what : "",
+			       what ? " " : "", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return hr_errf(e, HR_INPUT, "%s%s%s: %s, not a regular file",
+			       what ? what : "", what ? " " : "", path,
+			       file_type(st.st_mode));
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    !(*f = fdopen(fd, "rb"))) {
+		close(fd);
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	}
+	return HR_OK;
+}
+
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e)
 {
@@ -718,6 +753,10 @@ int archive_load(const char *input_path, const struct archive_limits *lim,
 	if (stat(input_path, &st))
 		return hr_errf(e, HR_INPUT, "%s: %s", input_path,
 			       strerror(errno));
+	/* A FIFO would block, a device (/dev/zero) never end. */
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return hr_errf(e, HR_INPUT, "%s: %s, not a file or directory "
+			       "to read", input_path, file_type(st.st_mode));
 	if (!(out->input = strdup(input_path)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	if (S_ISDIR(st.st_mode)) {

@@ -10,6 +10,7 @@
 #define HR_ARCHIVE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "digest.h"
@@ -92,6 +93,14 @@ int afileset_finish(struct afileset *fs, struct hr_err *e);
  * B): ..." otherwise. */
 int afile_check_text(const char *input, const struct afile *f,
 		     struct hr_err *e);
+
+/* Open path for reading only when it is a regular file: a FIFO is never
+ * opened for real (it would block until a writer came), a device is never
+ * read (/dev/zero never ends).  HR_INPUT "<path>: not a regular file (a
+ * FIFO)" or "<path>: <errno text>"; what (e.g. "mapping file") is added
+ * to the message when given. */
+int archive_fopen_regular(const char *path, const char *what, FILE **f,
+			  struct hr_err *e);
 
 /* Exact path lookup (binary search); NULL when absent. */
 const struct afile *afileset_find(const struct afileset *fs,

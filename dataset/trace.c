@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "archive.h"
+#include "base/text.h"
 #include "base/version.h"
 
 void trace_init(struct trace *t)
@@ -143,31 +144,60 @@ int trace_add(struct trace *t, enum trace_kind kind, const char *name,
 	      size_t len, int64_t device, int64_t start_ns, int64_t dur_ns)
 {
 	struct trace_name **sl, *x;
+	int64_t total, sum;
 
+	/* A NUL would cut the name in the store (and make two names one);
+	 * the store keeps text, so the name must be UTF-8 too. */
+	if (memchr(name, '\0', len))
+		return TRACE_ADD_NUL;
+	if (text_utf8_invalid_at(name, len) != len)
+		return TRACE_ADD_UTF8;
 	if (2 * (t->nnames + 1) > t->cap && grow_names(t))
-		return -1;
+		return TRACE_ADD_NOMEM;
 	sl = slot_for(t->slots, t->cap, kind, name, len);
-	if (!(x = *sl)) {
+	x = *sl;
+	/* Checked sums: the caller bounds each duration, not their count. */
+	if (__builtin_add_overflow(t->kernel_ns, dur_ns, &sum) ||
+	    (x && __builtin_add_overflow(x->total_ns, dur_ns, &total)))
+		return TRACE_ADD_OVERFLOW;
+	if (!x) {
 		if (!(x = calloc(1, sizeof(*x))) ||
 		    !(x->name = strndup(name, len))) {
 			free(x);
-			return -1;
+			return TRACE_ADD_NOMEM;
 		}
 		x->kind = kind;
 		*sl = x;
 		t->nnames++;
+		total = dur_ns;
 	}
 	x->calls++;
-	x->total_ns += dur_ns;
+	x->total_ns = total;
 	if (dur_ns > x->max_ns)
 		x->max_ns = dur_ns;
 	t->activities++;
-	t->kernel_ns += dur_ns;
+	t->kernel_ns = sum;
 	if (start_ns < t->first_ns)
 		t->first_ns = start_ns;
 	if (start_ns + dur_ns > t->last_ns)
 		t->last_ns = start_ns + dur_ns;
-	return add_interval(t, device, start_ns, start_ns + dur_ns);
+	return add_interval(t, device, start_ns, start_ns + dur_ns) ?
+		TRACE_ADD_NOMEM : 0;
+}
+
+const char *trace_add_error(int rc)
+{
+	switch (rc) {
+	case TRACE_ADD_NUL:
+		return "a NUL character in its name";
+	case TRACE_ADD_UTF8:
+		return "a name that is not valid UTF-8";
+	case TRACE_ADD_OVERFLOW:
+		return "the sum of activity durations overflows 64-bit "
+		       "nanoseconds";
+	default:
+		return "out of memory";
+	}
 }
 
 int64_t trace_device_key(const char *s, size_t n)
@@ -193,7 +223,9 @@ int64_t trace_busy_ns(struct trace *t)
 
 	merge_iv(t);
 	for (size_t i = 0; i < t->niv; i++)
-		busy += t->iv[i].end_ns - t->iv[i].start_ns;
+		if (__builtin_add_overflow(busy, t->iv[i].end_ns -
+					   t->iv[i].start_ns, &busy))
+			return -1;
 	return busy;
 }
 
@@ -219,25 +251,37 @@ static int looks_chrome(const char *b, size_t n)
 enum trace_format trace_sniff(const char *path)
 {
 	unsigned char head[16384];
-	size_t n;
-	FILE *f = fopen(path, "rb");
+	enum trace_format fmt = TRACE_NONE;
+	struct hr_err e;
+	size_t n, i = 0;
+	FILE *f;
 
-	if (!f)
+	/* Not a regular file: the archive loader says what it is. */
+	hr_err_clear(&e);
+	if (archive_fopen_regular(path, NULL, &f, &e))
 		return TRACE_NONE;
 	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
-		return TRACE_NSYS;
-	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+	while (i < n && strchr(" \t\r\n", head[i]) && head[i])
+		i++;
+	if (n >= 16 && !memcmp(head, "SQLite format 3", 16)) {
+		fmt = TRACE_NSYS;
+	} else if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
 		/* A gzip file: only a name that says JSON is a trace (a
 		 * .tar.gz is an archive). */
 		size_t l = strlen(path);
 
-		return l > 8 && !strcasecmp(path + l - 8, ".json.gz") ?
+		fmt = l > 8 && !strcasecmp(path + l - 8, ".json.gz") ?
 			TRACE_CHROME : TRACE_NONE;
+	} else if (looks_chrome((const char *)head, n)) {
+		fmt = TRACE_CHROME;
+	} else if (n == sizeof(head) && head[i] == '{') {
+		/* "traceEvents" may come after metadata of any size: read
+		 * the object's top-level keys until it does. */
+		rewind(f);
+		fmt = trace_chrome_sniff(f) ? TRACE_CHROME : TRACE_NONE;
 	}
-	return looks_chrome((const char *)head, n) ? TRACE_CHROME :
-		TRACE_NONE;
+	fclose(f);
+	return fmt;
 }
 
 /* --- storing ------------------------------------------------------------- */
@@ -275,6 +319,10 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 	int64_t pid, busy = trace_busy_ns(t);
 	size_t k = 0;
 	char notes[160];
+
+	if (busy < 0)
+		return hr_errf(e, HR_INPUT, "%s: the busy time summed over "
+			       "devices overflows 64-bit nanoseconds", m->path);
 
 	snprintf(notes, sizeof(notes), "{\"cpu_events_skipped\":%lld,"
 		 "\"names\":%zu}", (long long)t->skipped_cpu, t->nnames);
