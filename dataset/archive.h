@@ -96,9 +96,9 @@ int afile_check_text(const char *input, const struct afile *f,
 
 /* Open path for reading only when it is a regular file: a FIFO is never
  * opened for real (it would block until a writer came), a device is never
- * read (/dev/zero never ends).  HR_INPUT "<path>: not a regular file (a
- * FIFO)" or "<path>: <errno text>"; what (e.g. "mapping file") is added
- * to the message when given. */
+ * read (/dev/zero never ends).  HR_INPUT "<path>: a FIFO, not a regular
+ * file" or "<path>: <errno text>"; with what (e.g. "mapping file"):
+ * "<path>: not a <what> (a FIFO)", "<path>: cannot open <what>: ...". */
 int archive_fopen_regular(const char *path, const char *what, FILE **f,
 			  struct hr_err *e);
 
