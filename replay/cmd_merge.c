@@ -7,10 +7,17 @@
  * already in OUT (same uuid) is skipped, so merging twice changes nothing.
  * When OUT does not exist it starts as a copy of the first IN without its
  * replay rows, which the merge then copies like any other's.  One
- * transaction per IN.
+ * transaction per IN.  Every IN is checked before anything is written or
+ * created: it exists, is a regular file, is not OUT itself, and the
+ * tables the merge reads are tables (a view, recursive or not, is
+ * refused); the merge's queries run on a budget of steps proportional to
+ * the input's size.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../dataset/base/commands.h"
@@ -118,14 +125,77 @@ static int run_sql(sqlite3 *db, const char *sql, const char *bind, int *changes)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Virtual-machine steps allowed per byte of an input, and at least. */
+#define STEPS_PER_BYTE 100
+#define STEPS_MIN 100000000LL
+#define STEP_CHUNK 1000
+
+static int on_progress(void *arg)
+{
+	return --*(int64_t *)arg < 0;
+}
+
+/* The tables of an input the merge reads. */
+static const char *const read_tables[] = {
+	"replay_run", "replay_job", "evaluation", "source", "problem",
+};
+
+/* in, before anything is written: a regular file, not out, whose tables
+ * are tables.  *size: its size in bytes. */
+static int check_input(const char *in, const char *out, int64_t *size,
+		       struct hr_err *e)
+{
+	struct stat si, so;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	if (stat(in, &si))
+		return hr_errf(e, HR_INPUT, "%s: %s", in, strerror(errno));
+	if (!S_ISREG(si.st_mode))
+		return hr_errf(e, HR_INPUT, "%s: not a database file (%s)", in,
+			       S_ISDIR(si.st_mode) ? "a directory" :
+			       S_ISFIFO(si.st_mode) ? "a FIFO" :
+			       "not a regular file");
+	if (!stat(out, &so) && so.st_dev == si.st_dev &&
+	    so.st_ino == si.st_ino)
+		return hr_errf(e, HR_USAGE, "%s is the output database itself "
+			       "(OUT.db must differ from every IN.db)", in);
+	*size = (int64_t)si.st_size;
+	if (sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT type FROM sqlite_schema WHERE"
+			       " name = ?1 COLLATE NOCASE", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		hr_errf(e, HR_INPUT, "%s: not a readable SQLite database: %s",
+			in, db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(read_tables) / sizeof(*read_tables) &&
+	     !e->code; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, read_tables[i], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW && !e->code)
+			if (strcmp((const char *)sqlite3_column_text(st, 0),
+				   "table"))
+				hr_errf(e, HR_INPUT, "%s: %s is a %s, not a "
+					"table (not a headroom store)", in,
+					read_tables[i],
+					sqlite3_column_text(st, 0));
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return e->code;
+}
+
 /* Merge one input; *runs and *jobs say what was copied. */
-static int merge_one(struct store *out, const char *in, int *runs, int *jobs,
-		     struct hr_err *e)
+static int merge_one(struct store *out, const char *in, int64_t size,
+		     int *runs, int *jobs, struct hr_err *e)
 {
 	sqlite3 *db = store_db(out);
 	struct store *probe;
 	char *uuids = NULL;
 	int want = 0;
+	int64_t budget = (size * STEPS_PER_BYTE + STEPS_MIN) / STEP_CHUNK;
 
 	*runs = *jobs = 0;
 	/* Opening it read-only checks it is a headroom store of our schema. */
@@ -136,13 +206,21 @@ static int merge_one(struct store *out, const char *in, int *runs, int *jobs,
 		return store_db_err(db, in, e);
 	if (store_begin(out, e))
 		goto detach;
+	sqlite3_progress_handler(db, STEP_CHUNK, on_progress, &budget);
 	if (!(uuids = new_uuids(db)) || count_src_jobs(db, uuids, &want) ||
 	    run_sql(db, copy_runs, NULL, runs) ||
 	    run_sql(db, copy_jobs, uuids, jobs)) {
-		store_db_err(db, in, e);
+		if (budget < 0)
+			hr_errf(e, HR_INPUT, "%s: merging it took more steps "
+				"than a store of its size can need (a hostile "
+				"schema?)", in);
+		else
+			store_db_err(db, in, e);
+		sqlite3_progress_handler(db, 0, NULL, NULL);
 		store_rollback(out);
 		goto detach;
 	}
+	sqlite3_progress_handler(db, 0, NULL, NULL);
 	if (*jobs != want) {
 		hr_errf(e, HR_INPUT, "%s: %d of its %d replay jobs name "
 			"evaluations that %s does not hold; nothing merged from "
@@ -185,6 +263,7 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 	struct hr_err e;
 	struct store *out = NULL;
 	struct table *t = NULL;
+	int64_t *sizes = NULL;
 	int c, r;
 
 	hr_err_clear(&e);
@@ -199,13 +278,23 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 	if (argc - optind < 2)
 		return cli_usage_error("merge", "want OUT.db and at least one "
 				       "IN.db");
+	/* Every input checked before OUT is created or changed. */
+	if (!(sizes = calloc((size_t)argc, sizeof(*sizes))))
+		return HR_SYSTEM;
+	for (int i = optind + 1; i < argc; i++)
+		if (check_input(argv[i], argv[optind], &sizes[i], &e)) {
+			free(sizes);
+			return cli_report("merge", &e);
+		}
 	if (access(argv[optind], F_OK) != 0) {
 		/* Migrate the input first, so the copy has our schema. */
 		if (store_open(&out, argv[optind + 1], STORE_WRITE, &e) == HR_OK)
 			store_close(out);
 		out = NULL;
-		if (e.code || copy_first(argv[optind + 1], argv[optind], &e))
+		if (e.code || copy_first(argv[optind + 1], argv[optind], &e)) {
+			free(sizes);
 			return cli_report("merge", &e);
+		}
 		if (store_open(&out, argv[optind], STORE_WRITE, &e) ||
 		    store_begin(out, &e) ||
 		    run_sql(store_db(out), "DELETE FROM replay_job", NULL, NULL) ||
@@ -215,13 +304,16 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 				store_db_err(store_db(out), argv[optind],
 					     &e);
 			store_close(out);
+			free(sizes);
 			return cli_report("merge", &e);
 		}
 	} else if (store_open(&out, argv[optind], STORE_WRITE, &e)) {
+		free(sizes);
 		return cli_report("merge", &e);
 	}
 	if (!(t = table_new(cols, 3))) {
 		store_close(out);
+		free(sizes);
 		return HR_SYSTEM;
 	}
 	for (int i = optind + 1; i < argc && !e.code; i++) {
@@ -229,7 +321,7 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 		const char *cells[3] = { argv[i], nr, nj };
 		int runs, jobs;
 
-		if (merge_one(out, argv[i], &runs, &jobs, &e))
+		if (merge_one(out, argv[i], sizes[i], &runs, &jobs, &e))
 			break;
 		snprintf(nr, sizeof(nr), "%d", runs);
 		snprintf(nj, sizeof(nj), "%d", jobs);
@@ -240,5 +332,6 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 		table_write(t, g->format, stdout);
 	table_free(t);
 	store_close(out);
+	free(sizes);
 	return cli_report("merge", &e);
 }
