@@ -30,7 +30,7 @@
 #include "store.h"
 
 #define EXPORT_FORMAT_NAME "headroom-export"
-#define EXPORT_FORMAT_VERSION 1
+#define EXPORT_FORMAT_VERSION 2
 
 enum export_format { EXPORT_TAR_ZST, EXPORT_TAR_GZ, EXPORT_TAR, EXPORT_ZIP };
 
@@ -42,7 +42,7 @@ int export_format_for_path(const char *path, enum export_format *f);
 
 struct export_counts {
 	int64_t sources, problem_sets, problems, evaluations, kernels,
-		speedups, baselines;
+		speedups, baselines, profiles, profile_kernels;
 };
 
 /* Write everything in s to out_path: into a temporary file beside it,
