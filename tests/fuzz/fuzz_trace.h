@@ -1,6 +1,7 @@
 /* fuzz_trace.h - what the two trace targets share: the input as a file
  * (the readers take a path, and stream it), read by one trace reader,
- * then the busy-time union over what it kept.  Included by
+ * then stored (trace_store: the busy union, the checked sums, the rows)
+ * into the run's in-memory store, emptied again after each input.  Included by
  * fuzz_trace_chrome.c and fuzz_trace_nsys.c (and, through them, by the
  * corpus replay), so its functions are static.
  *
@@ -63,8 +64,17 @@ static void fuzz_trace_one(const uint8_t *data, size_t size,
 	trace_init(&t);
 	rc = reader(path, &t, &e);
 	fuzz_check_error(rc, &e);
-	if (rc == HR_OK && trace_busy_ns(&t) < 0)
-		abort();
+	if (rc == HR_OK) {
+		struct trace_meta m = { .path = path };
+		int64_t id;
+		int existed;
+
+		rc = trace_store(fuzz_store(), &t, &m, &id, &existed, &e);
+		fuzz_check_error(rc, &e);
+		if (rc == HR_OK && existed)
+			abort();  /* the store was emptied */
+		fuzz_store_reset();
+	}
 	trace_release(&t);
 }
 
