@@ -124,9 +124,11 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 		if (ar == TRACE_ADD_NOMEM)
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 		if (ar)
-			return hr_errf(e, HR_INPUT, "%s: %s row %lld: %s "
-				       "(StringIds value)", path, table,
-				       (long long)row, trace_add_error(ar));
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: %s%s",
+				       path, table, (long long)row,
+				       trace_add_error(ar),
+				       ar == TRACE_ADD_OVERFLOW ? "" :
+				       " (StringIds value)");
 	}
 	if (rc == SQLITE_INTERRUPT)
 		return hr_errf(e, HR_INPUT, "%s: %s: reading it took more "
