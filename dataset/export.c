@@ -23,6 +23,7 @@
 #include "digest.h"
 #include "reader.h"
 #include "json.h"
+#include "trace.h"
 #include "base/clock.h"
 #include "base/text.h"
 #include "base/version.h"
@@ -1130,70 +1131,36 @@ static int one_of(struct reader *r, const char *key, const char *v,
 		       r->where, key, v, a, b, c ? ", " : "", c ? c : "");
 }
 
-/* A row insert refused by the schema (a duplicate) is the export's
- * fault, not the system's. */
-static int insert_err(struct reader *r, sqlite3 *db)
-{
-	if ((sqlite3_errcode(db) & 0xff) == SQLITE_CONSTRAINT)
-		return hr_errf(r->e, HR_INPUT, "%s: refused by the store: %s",
-			       r->where, sqlite3_errmsg(db));
-	return store_db_err(db, r->where, r->e);
-}
-
 static int read_profile(struct reader *r, const cJSON *rec)
 {
-	sqlite3 *db = store_db(r->ctx->store);
-	sqlite3_stmt *st = NULL;
-	const char *workload, *domain, *stack, *format, *device, *notes;
-	int64_t src, n[4], id = 0;
+	struct trace_profile_row p = { 0 };
+	int64_t *n[4] = { &p.activities, &p.kernel_ns, &p.busy_ns,
+			  &p.span_ns };
 	static const char *const nk[4] = {
 		"activities", "kernel_ns", "busy_ns", "span_ns",
 	};
+	int64_t id = 0;
 
-	if (ref_id(r, rec, "source_id", &r->sources, &src) ||
-	    need_str(r, rec, "workload", &workload) ||
-	    opt_str(r, rec, "domain", &domain) ||
-	    opt_str(r, rec, "stack", &stack) ||
-	    need_str(r, rec, "format", &format) ||
-	    opt_str(r, rec, "device", &device) ||
-	    opt_str(r, rec, "notes_json", &notes) ||
-	    one_of(r, "format", format, "chrome", "nsys", NULL))
+	if (ref_id(r, rec, "source_id", &r->sources, &p.source_id) ||
+	    need_str(r, rec, "workload", &p.workload) ||
+	    opt_str(r, rec, "domain", &p.domain) ||
+	    opt_str(r, rec, "stack", &p.stack) ||
+	    need_str(r, rec, "format", &p.format) ||
+	    opt_str(r, rec, "device", &p.device) ||
+	    opt_str(r, rec, "notes_json", &p.notes_json) ||
+	    one_of(r, "format", p.format, "chrome", "nsys", NULL))
 		return r->e->code;
 	for (int i = 0; i < 4; i++)
-		if (need_count(r, rec, nk[i], &n[i]))
+		if (need_count(r, rec, nk[i], n[i]))
 			return r->e->code;
-	if (src) {
-		if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id,"
-				       " workload, domain, stack, format, device,"
-				       " activities, kernel_ns, busy_ns, span_ns,"
-				       " notes_json) VALUES (?1, ?2, ?3, ?4, ?5,"
-				       " ?6, ?7, ?8, ?9, ?10, ?11)", -1, &st,
-				       NULL) != SQLITE_OK)
-			return store_db_err(db, r->where, r->e);
-		sqlite3_bind_int64(st, 1, src);
-		sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, domain, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, stack, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 5, format, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, device, -1, SQLITE_STATIC);
-		for (int i = 0; i < 4; i++)
-			sqlite3_bind_int64(st, 7 + i, n[i]);
-		sqlite3_bind_text(st, 11, notes, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			insert_err(r, db);
-			sqlite3_finalize(st);
-			return r->e->code;
-		}
-		sqlite3_finalize(st);
-		id = sqlite3_last_insert_rowid(db);
-	}
+	if (p.source_id &&
+	    trace_insert_profile(r->ctx->store, &p, &id, r->e))
+		return hr_err_prefix(r->e, "%s", r->where);
 	return own_id(r, rec, &r->profiles, id);
 }
 
 static int read_profile_kernel(struct reader *r, const cJSON *rec)
 {
-	sqlite3 *db = store_db(r->ctx->store);
-	sqlite3_stmt *st = NULL;
 	const char *kind, *name;
 	int64_t pid, calls, total, max;
 
@@ -1205,23 +1172,10 @@ static int read_profile_kernel(struct reader *r, const cJSON *rec)
 	    need_count(r, rec, "total_ns", &total) ||
 	    need_count(r, rec, "max_ns", &max))
 		return r->e->code;
-	if (!pid)
-		return HR_OK;
-	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
-			       " kind, name, calls, total_ns, max_ns)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return store_db_err(db, r->where, r->e);
-	sqlite3_bind_int64(st, 1, pid);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, calls);
-	sqlite3_bind_int64(st, 5, total);
-	sqlite3_bind_int64(st, 6, max);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		insert_err(r, db);
-	sqlite3_finalize(st);
-	return r->e->code;
+	if (pid && trace_insert_kernel(r->ctx->store, pid, kind, name, calls,
+				       total, max, r->e))
+		return hr_err_prefix(r->e, "%s", r->where);
+	return HR_OK;
 }
 
 /* Read every line of root/name with fn; *count = lines read. */

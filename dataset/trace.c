@@ -301,56 +301,96 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+/* A failed step: the schema's refusal is the input's fault. */
+static int step_err(sqlite3 *db, const char *table, struct hr_err *e)
 {
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	if ((sqlite3_errcode(db) & 0xff) == SQLITE_CONSTRAINT)
+		return hr_errf(e, HR_INPUT, "%s: refused by the store: %s",
+			       table, sqlite3_errmsg(db));
+	return store_db_err(db, table, e);
+}
+
+int trace_insert_profile(struct store *s, const struct trace_profile_row *p,
+			 int64_t *id, struct hr_err *e)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	const char *text[6] = { p->workload, p->domain, p->stack, p->format,
+				p->device, p->notes_json };
+	const int64_t num[4] = { p->activities, p->kernel_ns, p->busy_ns,
+				 p->span_ns };
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id, workload,"
+			       " domain, stack, format, device, notes_json,"
+			       " activities, kernel_ns, busy_ns, span_ns)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
+		return store_db_err(db, "profile", e);
+	sqlite3_bind_int64(st, 1, p->source_id);
+	for (int i = 0; i < 6; i++)
+		sqlite3_bind_text(st, 2 + i, text[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < 4; i++)
+		sqlite3_bind_int64(st, 8 + i, num[i]);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		step_err(db, "profile", e);
 	else
-		sqlite3_bind_null(st, i);
+		*id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+int trace_insert_kernel(struct store *s, int64_t profile_id,
+			const char *kind, const char *name, int64_t calls,
+			int64_t total_ns, int64_t max_ns, struct hr_err *e)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+
+	/* Prepared per row: a trace has thousands of names at most, and a
+	 * prepare costs microseconds. */
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
+			       " kind, name, calls, total_ns, max_ns)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return store_db_err(db, "profile_kernel", e);
+	sqlite3_bind_int64(st, 1, profile_id);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, calls);
+	sqlite3_bind_int64(st, 5, total_ns);
+	sqlite3_bind_int64(st, 6, max_ns);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		step_err(db, "profile_kernel", e);
+	sqlite3_finalize(st);
+	return e->code;
 }
 
 static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 		      const char *workload, const struct trace_meta *m,
 		      struct hr_err *e)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
 	struct trace_name **v = NULL;
 	int64_t pid, busy = trace_busy_ns(t);
 	size_t k = 0;
 	char notes[160];
+	struct trace_profile_row row = {
+		.source_id = source_id, .workload = workload,
+		.domain = m->domain ? m->domain : t->domain,
+		.stack = m->stack ? m->stack : t->stack,
+		.format = t->format == TRACE_NSYS ? "nsys" : "chrome",
+		.device = t->device, .notes_json = notes,
+		.activities = t->activities, .kernel_ns = t->kernel_ns,
+		.busy_ns = busy,
+		.span_ns = t->activities ? t->last_ns - t->first_ns : 0,
+	};
 
 	if (busy < 0)
 		return hr_errf(e, HR_INPUT, "%s: the busy time summed over "
 			       "devices overflows 64-bit nanoseconds", m->path);
-
 	snprintf(notes, sizeof(notes), "{\"cpu_events_skipped\":%lld,"
 		 "\"names\":%zu}", (long long)t->skipped_cpu, t->nnames);
-	if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id, workload,"
-			       " domain, stack, format, device, activities,"
-			       " kernel_ns, busy_ns, span_ns, notes_json)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(store_db(s), "profile", e);
-	sqlite3_bind_int64(st, 1, source_id);
-	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-	bind_text_or_null(st, 3, m->domain ? m->domain : t->domain);
-	bind_text_or_null(st, 4, m->stack ? m->stack : t->stack);
-	sqlite3_bind_text(st, 5, t->format == TRACE_NSYS ? "nsys" : "chrome",
-			  -1, SQLITE_STATIC);
-	bind_text_or_null(st, 6, t->device);
-	sqlite3_bind_int64(st, 7, t->activities);
-	sqlite3_bind_int64(st, 8, t->kernel_ns);
-	sqlite3_bind_int64(st, 9, busy);
-	sqlite3_bind_int64(st, 10, t->activities ? t->last_ns - t->first_ns :
-			   0);
-	sqlite3_bind_text(st, 11, notes, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return store_db_err(store_db(s), "profile", e);
-	}
-	sqlite3_finalize(st);
-	pid = sqlite3_last_insert_rowid(db);
+	if (trace_insert_profile(s, &row, &pid, e))
+		return e->code;
 	/* Sorted, so the same trace gives the same rowids. */
 	if (!(v = malloc((t->nnames ? t->nnames : 1) * sizeof(*v))))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -358,26 +398,10 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 		if (t->slots[i])
 			v[k++] = t->slots[i];
 	qsort(v, k, sizeof(*v), cmp_name);
-	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
-			       " kind, name, calls, total_ns, max_ns)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
-			       NULL) != SQLITE_OK) {
-		free(v);
-		return store_db_err(store_db(s), "profile_kernel", e);
-	}
-	for (size_t i = 0; i < k && e->code == HR_OK; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, pid);
-		sqlite3_bind_text(st, 2, kind_name[v[i]->kind], -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, v[i]->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, v[i]->calls);
-		sqlite3_bind_int64(st, 5, v[i]->total_ns);
-		sqlite3_bind_int64(st, 6, v[i]->max_ns);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			store_db_err(store_db(s), "profile_kernel", e);
-	}
-	sqlite3_finalize(st);
+	for (size_t i = 0; i < k && e->code == HR_OK; i++)
+		trace_insert_kernel(s, pid, kind_name[v[i]->kind], v[i]->name,
+				    v[i]->calls, v[i]->total_ns, v[i]->max_ns,
+				    e);
 	free(v);
 	return e->code;
 }

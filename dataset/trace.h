@@ -111,6 +111,24 @@ struct trace_meta {
 	const char *workload, *domain, *stack;
 };
 
+/* One row of the profile table, and writing one (or one profile_kernel
+ * row) inside the caller's transaction: the one place their SQL is
+ * written (trace_store and the export reader use it).  A row the schema
+ * refuses (a duplicate name, a bad kind) is HR_INPUT, a failed write
+ * HR_SYSTEM. */
+struct trace_profile_row {
+	int64_t source_id;
+	/* NULL where the column allows it (not workload, format). */
+	const char *workload, *domain, *stack, *format, *device;
+	const char *notes_json;
+	int64_t activities, kernel_ns, busy_ns, span_ns;
+};
+int trace_insert_profile(struct store *s, const struct trace_profile_row *p,
+			 int64_t *id, struct hr_err *e);
+int trace_insert_kernel(struct store *s, int64_t profile_id,
+			const char *kind, const char *name, int64_t calls,
+			int64_t total_ns, int64_t max_ns, struct hr_err *e);
+
 /* Store t as a source (kind "profile-chrome" / "profile-nsys", t->sha256)
  * with its profile rows, in one transaction.  When that file was stored
  * before, *existed = 1 and nothing changes. */

@@ -2,8 +2,10 @@
 #include "fuzz.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char files_magic[] = "//files\n";
 static const char file_mark[] = "//file ";
@@ -124,4 +126,14 @@ void fuzz_store_reset(void)
 		if (sqlite3_exec(store_db(fuzz_store()), sql[i], NULL, NULL,
 				 NULL) != SQLITE_OK)
 			abort();
+}
+
+int fuzz_temp_file(const char *tag, char *path, size_t n)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(path, n, "%s/headroom-fuzz-%s-XXXXXX", tmp, tag);
+	return mkstemp(path);
 }

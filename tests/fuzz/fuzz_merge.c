@@ -25,14 +25,10 @@ static void fuzz_merge_cleanup(void)
 
 static const char *fuzz_merge_file(const uint8_t *data, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	if (!tmp || !*tmp)
-		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	if (fuzz_merge_fd < 0) {
-		snprintf(fuzz_merge_in, sizeof(fuzz_merge_in),
-			 "%s/headroom-fuzz-merge-XXXXXX", tmp);
-		if ((fuzz_merge_fd = mkstemp(fuzz_merge_in)) < 0)
+		fuzz_merge_fd = fuzz_temp_file("merge", fuzz_merge_in,
+					       sizeof(fuzz_merge_in));
+		if (fuzz_merge_fd < 0)
 			return NULL;
 		snprintf(fuzz_merge_out, sizeof(fuzz_merge_out), "%s.out",
 			 fuzz_merge_in);

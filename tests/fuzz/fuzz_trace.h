@@ -32,14 +32,10 @@ static void fuzz_trace_cleanup(void)
 
 static const char *fuzz_trace_file(const uint8_t *data, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	if (!tmp || !*tmp)
-		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	if (fuzz_trace_fd < 0) {
-		snprintf(fuzz_trace_path, sizeof(fuzz_trace_path),
-			 "%s/headroom-fuzz-trace-XXXXXX", tmp);
-		if ((fuzz_trace_fd = mkstemp(fuzz_trace_path)) < 0)
+		fuzz_trace_fd = fuzz_temp_file("trace", fuzz_trace_path,
+					       sizeof(fuzz_trace_path));
+		if (fuzz_trace_fd < 0)
 			return NULL;
 		atexit(fuzz_trace_cleanup);
 	}
