@@ -191,19 +191,20 @@ static int hash_file(const char *path, char out[HR_SHA256_HEX],
  * byte outside [A-Za-z0-9/._~-] percent-encoded (sqlite3_free). */
 static char *file_uri(const char *path)
 {
-	size_t n = strlen(path);
-	char *u = sqlite3_malloc64(5 + 3 * n + 32), *w = u;
+	static const char tail[] = "?mode=ro&immutable=1";
+	size_t n = strlen(path), cap = 5 + 3 * n + sizeof(tail), w = 5;
+	char *u = sqlite3_malloc64(cap);
 
 	if (!u)
 		return NULL;
-	w += sprintf(w, "file:");
+	memcpy(u, "file:", 5);
 	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
 		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			   "0123456789/._~-", *c))
-			*w++ = (char)*c;
+			u[w++] = (char)*c;
 		else
-			w += sprintf(w, "%%%02X", *c);
-	strcpy(w, "?mode=ro&immutable=1");
+			w += (size_t)snprintf(u + w, cap - w, "%%%02X", *c);
+	memcpy(u + w, tail, sizeof(tail));
 	return u;
 }
 
