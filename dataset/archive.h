@@ -67,8 +67,11 @@ struct afileset {
  * over max_total_bytes, more than max_entries entries, a ratio over
  * max_ratio, any read error (a truncated or corrupt stream), and bytes
  * after the end of the archive (concatenated tars, plain or compressed,
- * are read as one).  A missing
- * or unreadable input is HR_INPUT too.  On success *out owns everything;
+ * are read as one), a gzip member whose CRC-32 or length does not match
+ * (libarchive does not check them; the loader does).  A missing or
+ * unreadable input is HR_INPUT too, and so is an input that is neither a
+ * regular file nor a directory (a FIFO would block, /dev/zero never
+ * end).  On success *out owns everything;
  * on failure *out is left empty (afileset_free is still safe). */
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e);
