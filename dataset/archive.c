@@ -10,10 +10,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "base/text.h"
 
@@ -519,6 +522,82 @@ static int check_trailing(struct archive *a, struct loader *ld,
 	return e->code;
 }
 
+/* libarchive's gzip reader does not check a member's CRC-32 and length
+ * (its trailer is skipped): the input is inflated once more with zlib,
+ * which does, member by member.  Bytes after the last member are
+ * check_trailing's. */
+static int check_gzip(struct archive *a, struct loader *ld,
+		      struct hr_err *e)
+{
+	unsigned char *in = NULL, *out = malloc(CHUNK);
+	const unsigned char *p = ld->mem;
+	uint64_t at = 0, left = ld->mem ? ld->mem_len : 0;
+	FILE *f = NULL;
+	z_stream z;
+	int gz = 0, zr = Z_OK, started = 0;
+
+	for (int i = 0; i < archive_filter_count(a); i++)
+		gz |= archive_filter_code(a, i) == ARCHIVE_FILTER_GZIP;
+	if (!gz) {
+		free(out);
+		return HR_OK;
+	}
+	memset(&z, 0, sizeof(z));
+	if (!out || inflateInit2(&z, 15 + 16) != Z_OK ||
+	    (!ld->mem && (!(in = malloc(CHUNK)) ||
+			  !(f = fopen(ld->input, "rb"))))) {
+		hr_errf(e, HR_SYSTEM, "%s: cannot check its gzip trailer",
+			ld->input);
+		goto out;
+	}
+	started = 1;
+	for (;;) {
+		if (z.avail_in == 0) {
+			if (ld->mem) {
+				size_t n = left < CHUNK ? (size_t)left : CHUNK;
+
+				z.next_in = (unsigned char *)p;
+				z.avail_in = (uInt)n;
+				p += n;
+				left -= n;
+			} else {
+				z.next_in = in;
+				z.avail_in = (uInt)fread(in, 1, CHUNK, f);
+			}
+			if (z.avail_in == 0)
+				break;
+			at += z.avail_in;
+		}
+		do {
+			z.next_out = out;
+			z.avail_out = CHUNK;
+			zr = inflate(&z, Z_NO_FLUSH);
+		} while (zr == Z_OK && z.avail_out == 0);
+		if (zr == Z_STREAM_END) {
+			/* Another member only when one starts here. */
+			if (z.avail_in >= 2 && (z.next_in[0] != 0x1f ||
+						z.next_in[1] != 0x8b))
+				break;
+			if (inflateReset(&z) != Z_OK)
+				break;
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			hr_errf(e, HR_INPUT, "%s: compressed byte %llu: "
+				"corrupt gzip data: %s", ld->input,
+				(unsigned long long)(at - z.avail_in),
+				z.msg ? z.msg : "error");
+			break;
+		}
+	}
+out:
+	if (started)
+		inflateEnd(&z);
+	if (f)
+		fclose(f);
+	free(in);
+	free(out);
+	return e->code;
+}
+
 static int load_archive(struct loader *ld, struct hr_err *e)
 {
 	struct archive *a = archive_read_new();
@@ -570,6 +649,8 @@ static int load_archive(struct loader *ld, struct hr_err *e)
 	}
 	if (e->code == HR_OK)
 		check_trailing(a, ld, e);
+	if (e->code == HR_OK)
+		check_gzip(a, ld, e);
 	archive_read_free(a);
 	if (e->code == HR_OK && strip_top_dir(ld->fs))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -707,6 +788,42 @@ int archive_load_memory(const char *name, const void *data, size_t len,
 	return finish(out, with_utf8_locale(load_archive_arg, &ld, 0, e), e);
 }
 
+static const char *file_type(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+		S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" :
+		S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+int archive_fopen_regular(const char *path, const char *what, FILE **f,
+			  struct hr_err *e)
+{
+	/* O_NONBLOCK: opening a FIFO returns at once instead of waiting
+	 * for a writer; it is cleared again for the regular file. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	*f = NULL;
+	if (fd < 0)
+		return hr_errf(e, HR_INPUT, "%s: %s%s%s%s", path,
+			       what ? "cannot open " : "", what ? what : "",
+			       what ? ": " : "", strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		if (what)
+			return hr_errf(e, HR_INPUT, "%s: not a %s (%s)", path,
+				       what, file_type(st.st_mode));
+		return hr_errf(e, HR_INPUT, "%s: %s, not a regular file",
+			       path, file_type(st.st_mode));
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    !(*f = fdopen(fd, "rb"))) {
+		close(fd);
+		return hr_errf(e, HR_SYSTEM, "%s: %s", path, strerror(errno));
+	}
+	return HR_OK;
+}
+
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e)
 {
@@ -718,6 +835,10 @@ int archive_load(const char *input_path, const struct archive_limits *lim,
 	if (stat(input_path, &st))
 		return hr_errf(e, HR_INPUT, "%s: %s", input_path,
 			       strerror(errno));
+	/* A FIFO would block, a device (/dev/zero) never end. */
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return hr_errf(e, HR_INPUT, "%s: %s, not a file or directory "
+			       "to read", input_path, file_type(st.st_mode));
 	if (!(out->input = strdup(input_path)))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	if (S_ISDIR(st.st_mode)) {

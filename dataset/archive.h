@@ -10,6 +10,7 @@
 #define HR_ARCHIVE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "digest.h"
@@ -66,8 +67,11 @@ struct afileset {
  * over max_total_bytes, more than max_entries entries, a ratio over
  * max_ratio, any read error (a truncated or corrupt stream), and bytes
  * after the end of the archive (concatenated tars, plain or compressed,
- * are read as one).  A missing
- * or unreadable input is HR_INPUT too.  On success *out owns everything;
+ * are read as one), a gzip member whose CRC-32 or length does not match
+ * (libarchive does not check them; the loader does).  A missing or
+ * unreadable input is HR_INPUT too, and so is an input that is neither a
+ * regular file nor a directory (a FIFO would block, /dev/zero never
+ * end).  On success *out owns everything;
  * on failure *out is left empty (afileset_free is still safe). */
 int archive_load(const char *input_path, const struct archive_limits *lim,
 		 struct afileset *out, struct hr_err *e);
@@ -92,6 +96,14 @@ int afileset_finish(struct afileset *fs, struct hr_err *e);
  * B): ..." otherwise. */
 int afile_check_text(const char *input, const struct afile *f,
 		     struct hr_err *e);
+
+/* Open path for reading only when it is a regular file: a FIFO is never
+ * opened for real (it would block until a writer came), a device is never
+ * read (/dev/zero never ends).  HR_INPUT "<path>: a FIFO, not a regular
+ * file" or "<path>: <errno text>"; with what (e.g. "mapping file"):
+ * "<path>: not a <what> (a FIFO)", "<path>: cannot open <what>: ...". */
+int archive_fopen_regular(const char *path, const char *what, FILE **f,
+			  struct hr_err *e);
 
 /* Exact path lookup (binary search); NULL when absent. */
 const struct afile *afileset_find(const struct afileset *fs,

@@ -11,11 +11,15 @@ static const char usage[] =
 	"usage: headroom export OUT [--format-archive tar.zst|tar.gz|tar|zip]"
 	" [--force]\n"
 	"\n"
-	"Write everything stored (sources, evaluations, kernels, speedups,\n"
-	"baselines, problem sets) to the archive OUT, which 'headroom ingest'\n"
-	"reads back.  The same database gives the same bytes: entries are\n"
-	"sorted, times are SOURCE_DATE_EPOCH (else 0), owners 0, modes 0644.\n"
-	"OUT is written to a temporary file and renamed into place.\n"
+	"Write everything ingested (sources, evaluations, kernels, speedups,\n"
+	"baselines, problem sets, profiles) to the archive OUT, which\n"
+	"'headroom ingest' reads back into the same rows: exporting the store\n"
+	"it makes gives the same bytes.  Entries are sorted, times are\n"
+	"SOURCE_DATE_EPOCH (else 0), owners 0, modes 0644.  Replay and audit\n"
+	"results are not exported ('headroom merge' joins stores with them).\n"
+	"A store holding text that is not UTF-8 is refused (exit 3).  OUT is\n"
+	"written to a temporary file and renamed into place; it is never the\n"
+	"database itself.\n"
 	"\n"
 	"  --format-archive F  tar.zst, tar.gz, tar or zip (default: from OUT's\n"
 	"                      extension: .tar.zst .tzst .tar.gz .tgz .tar .zip)\n"
@@ -72,10 +76,12 @@ int cmd_export(int argc, char **argv, struct hr_global *g)
 		return cli_report("export", &e);
 	if (export_write(s, out, fmt, force, &n, &e) == HR_OK && !g->quiet)
 		printf("%s: %lld sources, %lld evaluations, %lld kernels, "
-		       "%lld speedups, %lld baselines, %lld problems\n", out,
+		       "%lld speedups, %lld baselines, %lld problems, "
+		       "%lld profiles\n", out,
 		       (long long)n.sources, (long long)n.evaluations,
 		       (long long)n.kernels, (long long)n.speedups,
-		       (long long)n.baselines, (long long)n.problems);
+		       (long long)n.baselines, (long long)n.problems,
+		       (long long)n.profiles);
 	store_close(s);
 	return cli_report("export", &e);
 }

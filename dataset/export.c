@@ -23,7 +23,9 @@
 #include "digest.h"
 #include "reader.h"
 #include "json.h"
+#include "trace.h"
 #include "base/clock.h"
+#include "base/text.h"
 #include "base/version.h"
 
 #define ROOT EXPORT_FORMAT_NAME "/"
@@ -157,14 +159,57 @@ static void fmt_real(char *out, size_t n, double d)
 	}
 }
 
+/* Integers beyond 2^53 would not read back exactly (a JSON number is a
+ * double to the reader). */
+#define MAX_EXACT_INT 9007199254740992LL
+
+/* What the export cannot carry so that ingest reads back the same row:
+ * text that is not UTF-8 (or holds a NUL), an integer beyond 2^53.
+ * HR_INPUT naming the file, the row's id and the column. */
+static int check_value(struct writer *w, sqlite3_stmt *st, int i,
+		       const char *file)
+{
+	const char *what = NULL;
+	char why[96];
+
+	if (sqlite3_column_type(st, i) == SQLITE_TEXT) {
+		const unsigned char *t = sqlite3_column_text(st, i);
+		size_t n = (size_t)sqlite3_column_bytes(st, i), at;
+
+		if ((at = text_bad_at(t, n, &what)) == n)
+			return HR_OK;
+		snprintf(why, sizeof(why), "%s at byte %zu", what, at);
+	} else if (sqlite3_column_type(st, i) == SQLITE_INTEGER) {
+		sqlite3_int64 v = sqlite3_column_int64(st, i);
+
+		if (v <= MAX_EXACT_INT && v >= -MAX_EXACT_INT)
+			return HR_OK;
+		snprintf(why, sizeof(why), "%lld is beyond 2^53",
+			 (long long)v);
+	} else {
+		return HR_OK;
+	}
+	return hr_errf(w->e, HR_INPUT, "the store's %s, row %s: %s: %s (ingest "
+		       "would not read it back as it is: not exported)",
+		       file, (const char *)sqlite3_column_text(st, 0),
+		       sqlite3_column_name(st, i), why);
+}
+
 /* One row as a JSON object keyed by column name; columns whose name
- * starts with '_' are for the caller only and not written. */
-static cJSON *row_object(sqlite3_stmt *st)
+ * starts with '_' are for the caller only and not written (but checked
+ * all the same).  NULL with w->e set when a value cannot be exported or
+ * memory ran out. */
+static cJSON *row_object(struct writer *w, sqlite3_stmt *st,
+			 const char *file)
 {
 	cJSON *o = cJSON_CreateObject(), *v;
 	char num[40];
 
 	for (int i = 0; o && i < sqlite3_column_count(st); i++) {
+		if (check_value(w, st, i, file)) {
+			cJSON_Delete(o);
+			return NULL;
+		}
 		if (sqlite3_column_name(st, i)[0] == '_')
 			continue;
 		switch (sqlite3_column_type(st, i)) {
@@ -192,6 +237,8 @@ static cJSON *row_object(sqlite3_stmt *st)
 			o = NULL;
 		}
 	}
+	if (!o && w->e->code == HR_OK)
+		hr_errf(w->e, HR_SYSTEM, "out of memory");
 	return o;
 }
 
@@ -222,19 +269,22 @@ static int for_rows(struct writer *w, const char *sql,
 struct lines {
 	struct buf b;
 	int64_t n;
+	const char *name;
 	int (*also)(struct writer *, sqlite3_stmt *, void *);
 };
 
 static int add_line(struct writer *w, sqlite3_stmt *st, void *arg)
 {
 	struct lines *l = arg;
-	cJSON *o = row_object(st);
+	cJSON *o = row_object(w, st, l->name);
 	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
 	int bad = !line || buf_add(&l->b, line, strlen(line)) ||
 		  buf_add(&l->b, "\n", 1);
 
 	cJSON_Delete(o);
 	free(line);
+	if (w->e->code)
+		return w->e->code;
 	if (bad)
 		return hr_errf(w->e, HR_SYSTEM, "out of memory");
 	l->n++;
@@ -247,12 +297,13 @@ static int dump_rows(struct writer *w, const char *name, const char *sql,
 		     int64_t *count,
 		     int (*also)(struct writer *, sqlite3_stmt *, void *))
 {
-	struct lines l = { .also = also };
+	struct lines l = { .name = name, .also = also };
 
 	if (for_rows(w, sql, add_line, &l) ||
 	    (!l.b.p && buf_add(&l.b, "", 0))) {
 		free(l.b.p);
-		return hr_errf(w->e, HR_SYSTEM, "out of memory");
+		return w->e->code ? w->e->code :
+			hr_errf(w->e, HR_SYSTEM, "out of memory");
 	}
 	*count = l.n;
 	return add_entry(w, join(ROOT, name), l.b.p, l.b.n);
@@ -264,6 +315,8 @@ static int add_kernel_file(struct writer *w, sqlite3_stmt *st, void *arg)
 	const char *code = (const char *)sqlite3_column_text(st, 1);
 	char *path;
 
+	if (check_value(w, st, 1, "kernels"))
+		return w->e->code;
 	if (asprintf(&path, ROOT "kernels/%s.py", sha) < 0)
 		path = NULL;
 	(*(int64_t *)arg)++;
@@ -304,10 +357,54 @@ static int add_problem_file(struct writer *w, sqlite3_stmt *st, void *arg)
 	return add_entry(w, join(ROOT, path), strdup(code), strlen(code));
 }
 
+/* Export ids: rows are numbered 1, 2, ... in store id order, so that
+ * a store and the store its export was ingested into (whose ids start
+ * after the export's own source row) export the same bytes.  Sources of
+ * kind "export" (the record of an ingested export, owning no rows) are
+ * left out for the same reason. */
+static const char *const id_maps[] = {
+	"CREATE TEMP TABLE x_src(old INTEGER PRIMARY KEY, new INTEGER)",
+	"INSERT INTO temp.x_src SELECT id, row_number() OVER (ORDER BY id)"
+	" FROM source WHERE kind <> 'export'",
+	"CREATE TEMP TABLE x_set(old INTEGER PRIMARY KEY, new INTEGER)",
+	"INSERT INTO temp.x_set SELECT ps.id, row_number() OVER"
+	" (ORDER BY ps.id) FROM problem_set ps"
+	" JOIN temp.x_src m ON m.old = ps.source_id",
+	"CREATE TEMP TABLE x_eval(old INTEGER PRIMARY KEY, new INTEGER)",
+	"INSERT INTO temp.x_eval SELECT e.id, row_number() OVER"
+	" (ORDER BY e.id) FROM evaluation e"
+	" JOIN temp.x_src m ON m.old = e.source_id",
+	"CREATE TEMP TABLE x_prof(old INTEGER PRIMARY KEY, new INTEGER)",
+	"INSERT INTO temp.x_prof SELECT p.id, row_number() OVER"
+	" (ORDER BY p.id) FROM profile p"
+	" JOIN temp.x_src m ON m.old = p.source_id",
+};
+
+static int make_id_maps(struct writer *w)
+{
+	static const char *const drop[] = {
+		"DROP TABLE IF EXISTS temp.x_src",
+		"DROP TABLE IF EXISTS temp.x_set",
+		"DROP TABLE IF EXISTS temp.x_eval",
+		"DROP TABLE IF EXISTS temp.x_prof",
+	};
+
+	for (size_t i = 0; i < NELEM(drop); i++)
+		if (sqlite3_exec(w->db, drop[i], NULL, NULL, NULL) != SQLITE_OK)
+			return store_db_err(w->db, NULL, w->e);
+	for (size_t i = 0; i < NELEM(id_maps); i++)
+		if (sqlite3_exec(w->db, id_maps[i], NULL, NULL, NULL) !=
+		    SQLITE_OK)
+			return store_db_err(w->db, NULL, w->e);
+	return HR_OK;
+}
+
 static int dump_problems(struct writer *w)
 {
 	static const char sets_sql[] =
-		"SELECT id, source_id, name FROM problem_set ORDER BY id";
+		"SELECT ms.new AS id, m.new AS source_id, ps.name"
+		" FROM problem_set ps JOIN temp.x_set ms ON ms.old = ps.id"
+		" JOIN temp.x_src m ON m.old = ps.source_id ORDER BY ms.new";
 	static const char dirs_sql[] =
 		"CREATE TEMP TABLE export_set_dir(set_id INTEGER PRIMARY KEY,"
 		" dir TEXT NOT NULL UNIQUE)";
@@ -355,13 +452,15 @@ static int dump_problems(struct writer *w)
 		return w->e->code;
 	/* The last two columns (path, _code) feed add_problem_file. */
 	return dump_rows(w, "problems.jsonl",
-		"SELECT p.id, p.set_id, p.level, p.problem_id, p.name,"
+		"SELECT row_number() OVER (ORDER BY p.id) AS id,"
+		" ms.new AS set_id, p.level, p.problem_id, p.name,"
 		" p.file_name, p.sha256,"
 		" 'problems/' || d.dir || '/level' || p.level || '/' ||"
 		"   replace(p.file_name, rtrim(p.file_name,"
 		"     replace(p.file_name, '/', '')), '') AS path,"
 		" p.code AS _code"
-		" FROM problem p JOIN temp.export_set_dir d ON d.set_id = p.set_id"
+		" FROM problem p JOIN temp.x_set ms ON ms.old = p.set_id"
+		" JOIN temp.export_set_dir d ON d.set_id = ms.new"
 		" ORDER BY p.id", &w->counts->problems, add_problem_file);
 dberr:
 	store_db_err(w->db, NULL, w->e);
@@ -375,14 +474,16 @@ static int dump_all(struct writer *w)
 {
 	struct export_counts *n = w->counts;
 
-	if (dump_rows(w, "sources.jsonl",
-		      "SELECT id, name, path, kind, sha256, map_name,"
-		      " notes_json, ingested_at, tool_version"
-		      " FROM source ORDER BY id", &n->sources, NULL) ||
+	if (make_id_maps(w) ||
+	    dump_rows(w, "sources.jsonl",
+		      "SELECT m.new AS id, s.name, s.path, s.kind, s.sha256,"
+		      " s.map_name, s.notes_json, s.ingested_at, s.tool_version"
+		      " FROM source s JOIN temp.x_src m ON m.old = s.id"
+		      " ORDER BY m.new", &n->sources, NULL) ||
 	    dump_problems(w) ||
 	    dump_rows(w, "evaluations.jsonl",
-		      "SELECT e.id, e.source_id, e.run, e.model, e.level,"
-		      " e.problem_id, e.problem_id_base, e.problem_name,"
+		      "SELECT me.new AS id, m.new AS source_id, e.run, e.model,"
+		      " e.level, e.problem_id, e.problem_id_base, e.problem_name,"
 		      " e.sample_id, k.sha256 AS kernel_sha256, e.hardware,"
 		      " e.precision, e.atol, e.rtol, e.harness, e.compiled,"
 		      " e.correct, e.runtime_ms, e.runtime_std_ms,"
@@ -390,17 +491,37 @@ static int dump_all(struct writer *w)
 		      " e.correct_trials_passed, e.correct_trials_total,"
 		      " e.error_kind, e.error_text, e.unit_assumed,"
 		      " e.record_ref, e.metadata_json"
-		      " FROM evaluation e LEFT JOIN kernel k ON k.id = e.kernel_id"
-		      " ORDER BY e.id", &n->evaluations, NULL) ||
+		      " FROM evaluation e JOIN temp.x_eval me ON me.old = e.id"
+		      " JOIN temp.x_src m ON m.old = e.source_id"
+		      " LEFT JOIN kernel k ON k.id = e.kernel_id"
+		      " ORDER BY me.new", &n->evaluations, NULL) ||
 	    dump_rows(w, "speedups.jsonl",
-		      "SELECT id, evaluation_id, baseline_kind, baseline_ms,"
-		      " value, origin, baseline_ref FROM speedup ORDER BY id",
+		      "SELECT row_number() OVER (ORDER BY sp.id) AS id,"
+		      " me.new AS evaluation_id, sp.baseline_kind,"
+		      " sp.baseline_ms, sp.value, sp.origin, sp.baseline_ref"
+		      " FROM speedup sp JOIN temp.x_eval me"
+		      " ON me.old = sp.evaluation_id ORDER BY sp.id",
 		      &n->speedups, NULL) ||
 	    dump_rows(w, "baselines.jsonl",
-		      "SELECT id, source_id, hardware_dir, baseline_kind, level,"
-		      " problem_file, mean_ms, std_ms, min_ms, max_ms,"
-		      " num_trials, hardware, device FROM baseline ORDER BY id",
-		      &n->baselines, NULL))
+		      "SELECT row_number() OVER (ORDER BY b.id) AS id,"
+		      " m.new AS source_id, b.hardware_dir, b.baseline_kind,"
+		      " b.level, b.problem_file, b.mean_ms, b.std_ms, b.min_ms,"
+		      " b.max_ms, b.num_trials, b.hardware, b.device"
+		      " FROM baseline b JOIN temp.x_src m ON m.old = b.source_id"
+		      " ORDER BY b.id", &n->baselines, NULL) ||
+	    dump_rows(w, "profiles.jsonl",
+		      "SELECT mp.new AS id, m.new AS source_id, p.workload,"
+		      " p.domain, p.stack, p.format, p.device, p.activities,"
+		      " p.kernel_ns, p.busy_ns, p.span_ns, p.notes_json"
+		      " FROM profile p JOIN temp.x_prof mp ON mp.old = p.id"
+		      " JOIN temp.x_src m ON m.old = p.source_id"
+		      " ORDER BY mp.new", &n->profiles, NULL) ||
+	    dump_rows(w, "profile_kernels.jsonl",
+		      "SELECT mp.new AS profile_id, k.kind, k.name, k.calls,"
+		      " k.total_ns, k.max_ns"
+		      " FROM profile_kernel k JOIN temp.x_prof mp"
+		      " ON mp.old = k.profile_id ORDER BY mp.new, k.kind, k.name",
+		      &n->profile_kernels, NULL))
 		return w->e->code;
 	/* Kernel files only: their list is the directory itself. */
 	return for_rows(w, "SELECT sha256, code FROM kernel ORDER BY sha256",
@@ -423,12 +544,14 @@ static int add_manifest(struct writer *w)
 		     "  \"counts\": {\"sources\": %lld, \"problem_sets\": %lld,"
 		     " \"problems\": %lld, \"evaluations\": %lld,"
 		     " \"kernels\": %lld, \"speedups\": %lld,"
-		     " \"baselines\": %lld}\n"
+		     " \"baselines\": %lld, \"profiles\": %lld,"
+		     " \"profile_kernels\": %lld}\n"
 		     "}\n", EXPORT_FORMAT_VERSION, hr_version(),
 		     store_schema_version(), (long long)n->sources,
 		     (long long)n->problem_sets, (long long)n->problems,
 		     (long long)n->evaluations, (long long)n->kernels,
-		     (long long)n->speedups, (long long)n->baselines) < 0)
+		     (long long)n->speedups, (long long)n->baselines,
+		     (long long)n->profiles, (long long)n->profile_kernels) < 0)
 		return hr_errf(w->e, HR_SYSTEM, "out of memory");
 	return add_entry(w, join(ROOT, "manifest.json"), text, strlen(text));
 }
@@ -527,7 +650,8 @@ static int write_atomically(struct writer *w, const char *out,
 			       "overwrite it", out);
 	}
 	if ((fd = mkstemp(tmp)) < 0) {
-		hr_errf(w->e, HR_SYSTEM, "%s: cannot create: %s", tmp,
+		/* Named as asked: the temporary name is ours. */
+		hr_errf(w->e, HR_SYSTEM, "%s: cannot create: %s", out,
 			strerror(errno));
 		free(tmp);
 		return w->e->code;
@@ -569,8 +693,15 @@ int export_write(struct store *s, const char *out_path,
 		 struct hr_err *e)
 {
 	struct writer w = { .db = store_db(s), .counts = n, .e = e };
+	const char *db_path = sqlite3_db_filename(w.db, "main");
+	struct stat so, sd;
 
 	memset(n, 0, sizeof(*n));
+	/* --force replaces OUT: never when OUT is the store itself. */
+	if (db_path && !stat(out_path, &so) && !stat(db_path, &sd) &&
+	    so.st_dev == sd.st_dev && so.st_ino == sd.st_ino)
+		return hr_errf(e, HR_USAGE, "%s is the database being exported;"
+			       " give another output file", out_path);
 	/* One read transaction: every file shows the same state. */
 	if (sqlite3_exec(w.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return store_db_err(w.db, NULL, e);
@@ -686,7 +817,8 @@ struct reader {
 	const struct afileset *fs;
 	const char *root;
 	struct ingest_ctx *ctx;
-	struct idmap sources, sets, evals;
+	struct idmap sources, sets, evals, profiles;
+	int version;           /* the manifest's format_version */
 	struct export_counts n;
 	struct hr_err *e;
 	char where[600];       /* "<input>: headroom-export/x.jsonl:N" */
@@ -794,11 +926,18 @@ static int member_code(struct reader *r, const char *path, const char *sha,
 	return HR_OK;
 }
 
+/* The kinds of source an export carries (never "export" itself). */
+static const char *const source_kinds[] = {
+	"kernelbench-run", "leaderboard", "problems", "profile-chrome",
+	"profile-nsys",
+};
+
 static int read_source(struct reader *r, const cJSON *rec)
 {
 	struct store_source s = { 0 };
 	int64_t id;
 	int existed;
+	size_t k = 0;
 
 	if (need_str(r, rec, "name", &s.name) ||
 	    need_str(r, rec, "path", &s.path) ||
@@ -806,7 +945,17 @@ static int read_source(struct reader *r, const cJSON *rec)
 	    need_str(r, rec, "sha256", &s.sha256) ||
 	    opt_str(r, rec, "map_name", &s.map_name) ||
 	    opt_str(r, rec, "notes_json", &s.notes_json) ||
-	    store_add_source(r->ctx->store, &s, &id, &existed, r->e))
+	    opt_str(r, rec, "ingested_at", &s.ingested_at) ||
+	    opt_str(r, rec, "tool_version", &s.tool_version))
+		return r->e->code;
+	while (k < NELEM(source_kinds) && strcmp(s.kind, source_kinds[k]))
+		k++;
+	if (k == NELEM(source_kinds))
+		return hr_errf(r->e, HR_INPUT, "%s: kind: unknown source kind "
+			       "'%s' (kernelbench-run, leaderboard, problems, "
+			       "profile-chrome or profile-nsys)", r->where,
+			       s.kind);
+	if (store_add_source(r->ctx->store, &s, &id, &existed, r->e))
 		return r->e->code;
 	/* Already stored (same content, same kind): keep the old rows and
 	 * skip everything that belongs to this source. */
@@ -958,6 +1107,77 @@ static int read_baseline(struct reader *r, const cJSON *rec)
 	return HR_OK;
 }
 
+/* Integers up to 2^53 (all an export can carry exactly), >= 0. */
+static int need_count(struct reader *r, const cJSON *rec, const char *key,
+		      int64_t *out)
+{
+	double d;
+
+	if (opt_real(r, rec, key, &d))
+		return r->e->code;
+	if (!(d >= 0 && d <= MAX_ROW_ID) || d != floor(d))
+		return hr_errf(r->e, HR_INPUT, "%s: %s: expected an integer "
+			       "from 0 to 2^53", r->where, key);
+	*out = (int64_t)d;
+	return HR_OK;
+}
+
+static int one_of(struct reader *r, const char *key, const char *v,
+		  const char *a, const char *b, const char *c)
+{
+	if (!strcmp(v, a) || !strcmp(v, b) || (c && !strcmp(v, c)))
+		return HR_OK;
+	return hr_errf(r->e, HR_INPUT, "%s: %s: '%s' is none of %s, %s%s%s",
+		       r->where, key, v, a, b, c ? ", " : "", c ? c : "");
+}
+
+static int read_profile(struct reader *r, const cJSON *rec)
+{
+	struct trace_profile_row p = { 0 };
+	int64_t *n[4] = { &p.activities, &p.kernel_ns, &p.busy_ns,
+			  &p.span_ns };
+	static const char *const nk[4] = {
+		"activities", "kernel_ns", "busy_ns", "span_ns",
+	};
+	int64_t id = 0;
+
+	if (ref_id(r, rec, "source_id", &r->sources, &p.source_id) ||
+	    need_str(r, rec, "workload", &p.workload) ||
+	    opt_str(r, rec, "domain", &p.domain) ||
+	    opt_str(r, rec, "stack", &p.stack) ||
+	    need_str(r, rec, "format", &p.format) ||
+	    opt_str(r, rec, "device", &p.device) ||
+	    opt_str(r, rec, "notes_json", &p.notes_json) ||
+	    one_of(r, "format", p.format, "chrome", "nsys", NULL))
+		return r->e->code;
+	for (int i = 0; i < 4; i++)
+		if (need_count(r, rec, nk[i], n[i]))
+			return r->e->code;
+	if (p.source_id &&
+	    trace_insert_profile(r->ctx->store, &p, &id, r->e))
+		return hr_err_prefix(r->e, "%s", r->where);
+	return own_id(r, rec, &r->profiles, id);
+}
+
+static int read_profile_kernel(struct reader *r, const cJSON *rec)
+{
+	const char *kind, *name;
+	int64_t pid, calls, total, max;
+
+	if (ref_id(r, rec, "profile_id", &r->profiles, &pid) ||
+	    need_str(r, rec, "kind", &kind) ||
+	    need_str(r, rec, "name", &name) ||
+	    one_of(r, "kind", kind, "kernel", "memcpy", "memset") ||
+	    need_count(r, rec, "calls", &calls) ||
+	    need_count(r, rec, "total_ns", &total) ||
+	    need_count(r, rec, "max_ns", &max))
+		return r->e->code;
+	if (pid && trace_insert_kernel(r->ctx->store, pid, kind, name, calls,
+				       total, max, r->e))
+		return hr_err_prefix(r->e, "%s", r->where);
+	return HR_OK;
+}
+
 /* Read every line of root/name with fn; *count = lines read. */
 static int read_lines(struct reader *r, const char *name,
 		      int (*fn)(struct reader *, const cJSON *),
@@ -997,13 +1217,16 @@ static int read_manifest(struct reader *r, struct export_counts *want)
 {
 	static const char *const keys[] = {
 		"sources", "problem_sets", "problems", "evaluations",
-		"kernels", "speedups", "baselines",
+		"kernels", "speedups", "baselines", "profiles",
+		"profile_kernels",
 	};
 	int64_t *slots[] = {
 		&want->sources, &want->problem_sets, &want->problems,
 		&want->evaluations, &want->kernels, &want->speedups,
-		&want->baselines,
+		&want->baselines, &want->profiles, &want->profile_kernels,
 	};
+	/* Format 1 had no profiles. */
+	size_t nkeys = NELEM(keys);
 	const struct afile *f = member(r->fs, r->root, "manifest.json");
 	cJSON *doc;
 	const cJSON *counts;
@@ -1017,7 +1240,11 @@ static int read_manifest(struct reader *r, struct export_counts *want)
 	if (need_int(r, doc, "format_version", &v) ||
 	    need_int(r, doc, "schema_version", &schema))
 		goto out;
-	if (v != EXPORT_FORMAT_VERSION || schema > store_schema_version()) {
+	if (v == 1)
+		nkeys -= 2;
+	r->version = v;
+	if (v < 1 || v > EXPORT_FORMAT_VERSION ||
+	    schema > store_schema_version()) {
 		hr_errf(r->e, HR_INPUT, "%s: format version %d, schema %d: "
 			"written by a newer headroom (this one reads format %d,"
 			" schema up to %d)", r->where, v, schema,
@@ -1029,7 +1256,7 @@ static int read_manifest(struct reader *r, struct export_counts *want)
 		hr_errf(r->e, HR_INPUT, "%s: counts: missing", r->where);
 		goto out;
 	}
-	for (size_t i = 0; i < NELEM(keys); i++) {
+	for (size_t i = 0; i < nkeys; i++) {
 		int c;
 
 		if (need_int(r, counts, keys[i], &c))
@@ -1092,7 +1319,11 @@ int ingest_export(const struct afileset *fs, struct ingest_ctx *ctx,
 	    read_lines(&r, "evaluations.jsonl", read_eval,
 		       &r.n.evaluations) ||
 	    read_lines(&r, "speedups.jsonl", read_speedup, &r.n.speedups) ||
-	    read_lines(&r, "baselines.jsonl", read_baseline, &r.n.baselines))
+	    read_lines(&r, "baselines.jsonl", read_baseline, &r.n.baselines) ||
+	    (r.version >= 2 &&
+	     (read_lines(&r, "profiles.jsonl", read_profile, &r.n.profiles) ||
+	      read_lines(&r, "profile_kernels.jsonl", read_profile_kernel,
+			 &r.n.profile_kernels))))
 		goto out;
 	if (r.n.sources != want.sources)
 		what = "sources";
@@ -1108,6 +1339,10 @@ int ingest_export(const struct afileset *fs, struct ingest_ctx *ctx,
 		what = "speedups";
 	else if (r.n.baselines != want.baselines)
 		what = "baselines";
+	else if (r.n.profiles != want.profiles)
+		what = "profiles";
+	else if (r.n.profile_kernels != want.profile_kernels)
+		what = "profile kernels";
 	if (what)
 		hr_errf(e, HR_INPUT, "%s: %smanifest.json counts other %s than "
 			"the export holds (truncated or edited export?)",
@@ -1116,5 +1351,6 @@ out:
 	free(r.sources.v);
 	free(r.sets.v);
 	free(r.evals.v);
+	free(r.profiles.v);
 	return e->code;
 }

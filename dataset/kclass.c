@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
+
 static const char *const names[KC_COUNT] = {
 	[KC_GEMM] = "gemm", [KC_ATTENTION] = "attention",
 	[KC_CONVOLUTION] = "convolution",
@@ -148,13 +150,14 @@ int kclass_parse(const char *text, size_t len, const char *label,
 int kclass_load(const char *path, struct kclass_rules **out,
 		struct hr_err *e)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 
 	*out = NULL;
-	if (!f)
-		return hr_errf(e, HR_INPUT, "%s: %s", path, strerror(errno));
+	/* A FIFO would block, a device be read forever. */
+	if (archive_fopen_regular(path, NULL, &f, e))
+		return e->code;
 	do {
 		if (len + 4096 > cap) {
 			char *nb = realloc(buf, cap = cap ? 2 * cap : 8192);

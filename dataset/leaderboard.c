@@ -398,22 +398,13 @@ static int parse_map(struct lb_map *m, struct hr_err *e)
 static int read_file(const char *path, char **buf, size_t *len,
 		     struct hr_err *e)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st = { 0 };
+	FILE *f;
 	size_t cap = 4096, n = 0, got;
 	char *b = NULL, *nb;
 
-	if (!f)
-		return hr_errf(e, HR_INPUT, "%s: cannot open mapping file: %m",
-			       path);
-	/* A directory opens for reading but fails at the first read; a
-	 * device could be read forever. */
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return hr_errf(e, HR_INPUT, "%s: not a mapping file (%s)", path,
-			       S_ISDIR(st.st_mode) ? "a directory" :
-			       "not a regular file");
-	}
+	/* A FIFO would block, a device be read forever. */
+	if (archive_fopen_regular(path, "mapping file", &f, e))
+		return e->code;
 	do {
 		if (!(nb = realloc(b, cap + 1))) {
 			free(b);
@@ -567,6 +558,11 @@ static int get_time(const struct rec_ctx *rc, enum target t,
 		*out = NAN;
 	else
 		*out *= sp->unit_ms;
+	/* 1e306 s is a finite number but no finite number of ms. */
+	if (isinf(*out))
+		return hr_errf(e, HR_INPUT, "%s: %s (%s): out of range once "
+			       "converted to ms", rc->ref, targets[t].name,
+			       path_of(sp));
 	return HR_OK;
 }
 

@@ -785,8 +785,8 @@ int store_add_source(struct store *s, const struct store_source *src,
 	bind_text(st, 4, src->sha256);
 	bind_text(st, 5, src->map_name);
 	bind_text(st, 6, src->notes_json);
-	bind_text(st, 7, now);
-	bind_text(st, 8, hr_version());
+	bind_text(st, 7, src->ingested_at ? src->ingested_at : now);
+	bind_text(st, 8, src->tool_version ? src->tool_version : hr_version());
 	if (step_done(s, st, "insert source", e))
 		return e->code;
 	*id = sqlite3_last_insert_rowid(s->db);

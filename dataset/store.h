@@ -100,6 +100,9 @@ struct store_source {
 	const char *sha256;     /* content hash of the input (see ingest) */
 	const char *map_name;   /* mapping file name for leaderboard input */
 	const char *notes_json; /* assumptions made while reading (JSON) */
+	/* When the source was first ingested and by which headroom (an
+	 * export read back keeps them); NULL: now, this build. */
+	const char *ingested_at, *tool_version;
 };
 
 /* Insert a source.  When a source with the same sha256 and kind exists,

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "archive.h"
+#include "base/text.h"
 #include "base/version.h"
 
 void trace_init(struct trace *t)
@@ -143,31 +144,60 @@ int trace_add(struct trace *t, enum trace_kind kind, const char *name,
 	      size_t len, int64_t device, int64_t start_ns, int64_t dur_ns)
 {
 	struct trace_name **sl, *x;
+	int64_t total, sum;
 
+	/* A NUL would cut the name in the store (and make two names one);
+	 * the store keeps text, so the name must be UTF-8 too. */
+	if (memchr(name, '\0', len))
+		return TRACE_ADD_NUL;
+	if (text_utf8_invalid_at(name, len) != len)
+		return TRACE_ADD_UTF8;
 	if (2 * (t->nnames + 1) > t->cap && grow_names(t))
-		return -1;
+		return TRACE_ADD_NOMEM;
 	sl = slot_for(t->slots, t->cap, kind, name, len);
-	if (!(x = *sl)) {
+	x = *sl;
+	/* Checked sums: the caller bounds each duration, not their count. */
+	if (__builtin_add_overflow(t->kernel_ns, dur_ns, &sum) ||
+	    (x && __builtin_add_overflow(x->total_ns, dur_ns, &total)))
+		return TRACE_ADD_OVERFLOW;
+	if (!x) {
 		if (!(x = calloc(1, sizeof(*x))) ||
 		    !(x->name = strndup(name, len))) {
 			free(x);
-			return -1;
+			return TRACE_ADD_NOMEM;
 		}
 		x->kind = kind;
 		*sl = x;
 		t->nnames++;
+		total = dur_ns;
 	}
 	x->calls++;
-	x->total_ns += dur_ns;
+	x->total_ns = total;
 	if (dur_ns > x->max_ns)
 		x->max_ns = dur_ns;
 	t->activities++;
-	t->kernel_ns += dur_ns;
+	t->kernel_ns = sum;
 	if (start_ns < t->first_ns)
 		t->first_ns = start_ns;
 	if (start_ns + dur_ns > t->last_ns)
 		t->last_ns = start_ns + dur_ns;
-	return add_interval(t, device, start_ns, start_ns + dur_ns);
+	return add_interval(t, device, start_ns, start_ns + dur_ns) ?
+		TRACE_ADD_NOMEM : 0;
+}
+
+const char *trace_add_error(int rc)
+{
+	switch (rc) {
+	case TRACE_ADD_NUL:
+		return "a NUL character in its name";
+	case TRACE_ADD_UTF8:
+		return "a name that is not valid UTF-8";
+	case TRACE_ADD_OVERFLOW:
+		return "the sum of activity durations overflows 64-bit "
+		       "nanoseconds";
+	default:
+		return "out of memory";
+	}
 }
 
 int64_t trace_device_key(const char *s, size_t n)
@@ -193,7 +223,9 @@ int64_t trace_busy_ns(struct trace *t)
 
 	merge_iv(t);
 	for (size_t i = 0; i < t->niv; i++)
-		busy += t->iv[i].end_ns - t->iv[i].start_ns;
+		if (__builtin_add_overflow(busy, t->iv[i].end_ns -
+					   t->iv[i].start_ns, &busy))
+			return -1;
 	return busy;
 }
 
@@ -219,25 +251,37 @@ static int looks_chrome(const char *b, size_t n)
 enum trace_format trace_sniff(const char *path)
 {
 	unsigned char head[16384];
-	size_t n;
-	FILE *f = fopen(path, "rb");
+	enum trace_format fmt = TRACE_NONE;
+	struct hr_err e;
+	size_t n, i = 0;
+	FILE *f;
 
-	if (!f)
+	/* Not a regular file: the archive loader says what it is. */
+	hr_err_clear(&e);
+	if (archive_fopen_regular(path, NULL, &f, &e))
 		return TRACE_NONE;
 	n = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	if (n >= 16 && !memcmp(head, "SQLite format 3", 16))
-		return TRACE_NSYS;
-	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+	while (i < n && strchr(" \t\r\n", head[i]) && head[i])
+		i++;
+	if (n >= 16 && !memcmp(head, "SQLite format 3", 16)) {
+		fmt = TRACE_NSYS;
+	} else if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
 		/* A gzip file: only a name that says JSON is a trace (a
 		 * .tar.gz is an archive). */
 		size_t l = strlen(path);
 
-		return l > 8 && !strcasecmp(path + l - 8, ".json.gz") ?
+		fmt = l > 8 && !strcasecmp(path + l - 8, ".json.gz") ?
 			TRACE_CHROME : TRACE_NONE;
+	} else if (looks_chrome((const char *)head, n)) {
+		fmt = TRACE_CHROME;
+	} else if (n == sizeof(head) && head[i] == '{') {
+		/* "traceEvents" may come after metadata of any size: read
+		 * the object's top-level keys until it does. */
+		rewind(f);
+		fmt = trace_chrome_sniff(f) ? TRACE_CHROME : TRACE_NONE;
 	}
-	return looks_chrome((const char *)head, n) ? TRACE_CHROME :
-		TRACE_NONE;
+	fclose(f);
+	return fmt;
 }
 
 /* --- storing ------------------------------------------------------------- */
@@ -257,52 +301,96 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+/* A failed step: the schema's refusal is the input's fault. */
+static int step_err(sqlite3 *db, const char *table, struct hr_err *e)
 {
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	if ((sqlite3_errcode(db) & 0xff) == SQLITE_CONSTRAINT)
+		return hr_errf(e, HR_INPUT, "%s: refused by the store: %s",
+			       table, sqlite3_errmsg(db));
+	return store_db_err(db, table, e);
+}
+
+int trace_insert_profile(struct store *s, const struct trace_profile_row *p,
+			 int64_t *id, struct hr_err *e)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	const char *text[6] = { p->workload, p->domain, p->stack, p->format,
+				p->device, p->notes_json };
+	const int64_t num[4] = { p->activities, p->kernel_ns, p->busy_ns,
+				 p->span_ns };
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id, workload,"
+			       " domain, stack, format, device, notes_json,"
+			       " activities, kernel_ns, busy_ns, span_ns)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
+		return store_db_err(db, "profile", e);
+	sqlite3_bind_int64(st, 1, p->source_id);
+	for (int i = 0; i < 6; i++)
+		sqlite3_bind_text(st, 2 + i, text[i], -1, SQLITE_STATIC);
+	for (int i = 0; i < 4; i++)
+		sqlite3_bind_int64(st, 8 + i, num[i]);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		step_err(db, "profile", e);
 	else
-		sqlite3_bind_null(st, i);
+		*id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(st);
+	return e->code;
+}
+
+int trace_insert_kernel(struct store *s, int64_t profile_id,
+			const char *kind, const char *name, int64_t calls,
+			int64_t total_ns, int64_t max_ns, struct hr_err *e)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+
+	/* Prepared per row: a trace has thousands of names at most, and a
+	 * prepare costs microseconds. */
+	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
+			       " kind, name, calls, total_ns, max_ns)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return store_db_err(db, "profile_kernel", e);
+	sqlite3_bind_int64(st, 1, profile_id);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, calls);
+	sqlite3_bind_int64(st, 5, total_ns);
+	sqlite3_bind_int64(st, 6, max_ns);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		step_err(db, "profile_kernel", e);
+	sqlite3_finalize(st);
+	return e->code;
 }
 
 static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 		      const char *workload, const struct trace_meta *m,
 		      struct hr_err *e)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
 	struct trace_name **v = NULL;
 	int64_t pid, busy = trace_busy_ns(t);
 	size_t k = 0;
 	char notes[160];
+	struct trace_profile_row row = {
+		.source_id = source_id, .workload = workload,
+		.domain = m->domain ? m->domain : t->domain,
+		.stack = m->stack ? m->stack : t->stack,
+		.format = t->format == TRACE_NSYS ? "nsys" : "chrome",
+		.device = t->device, .notes_json = notes,
+		.activities = t->activities, .kernel_ns = t->kernel_ns,
+		.busy_ns = busy,
+		.span_ns = t->activities ? t->last_ns - t->first_ns : 0,
+	};
 
+	if (busy < 0)
+		return hr_errf(e, HR_INPUT, "%s: the busy time summed over "
+			       "devices overflows 64-bit nanoseconds", m->path);
 	snprintf(notes, sizeof(notes), "{\"cpu_events_skipped\":%lld,"
 		 "\"names\":%zu}", (long long)t->skipped_cpu, t->nnames);
-	if (sqlite3_prepare_v2(db, "INSERT INTO profile(source_id, workload,"
-			       " domain, stack, format, device, activities,"
-			       " kernel_ns, busy_ns, span_ns, notes_json)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-			       " ?10, ?11)", -1, &st, NULL) != SQLITE_OK)
-		return store_db_err(store_db(s), "profile", e);
-	sqlite3_bind_int64(st, 1, source_id);
-	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-	bind_text_or_null(st, 3, m->domain ? m->domain : t->domain);
-	bind_text_or_null(st, 4, m->stack ? m->stack : t->stack);
-	sqlite3_bind_text(st, 5, t->format == TRACE_NSYS ? "nsys" : "chrome",
-			  -1, SQLITE_STATIC);
-	bind_text_or_null(st, 6, t->device);
-	sqlite3_bind_int64(st, 7, t->activities);
-	sqlite3_bind_int64(st, 8, t->kernel_ns);
-	sqlite3_bind_int64(st, 9, busy);
-	sqlite3_bind_int64(st, 10, t->activities ? t->last_ns - t->first_ns :
-			   0);
-	sqlite3_bind_text(st, 11, notes, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return store_db_err(store_db(s), "profile", e);
-	}
-	sqlite3_finalize(st);
-	pid = sqlite3_last_insert_rowid(db);
+	if (trace_insert_profile(s, &row, &pid, e))
+		return e->code;
 	/* Sorted, so the same trace gives the same rowids. */
 	if (!(v = malloc((t->nnames ? t->nnames : 1) * sizeof(*v))))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
@@ -310,26 +398,10 @@ static int store_rows(struct store *s, struct trace *t, int64_t source_id,
 		if (t->slots[i])
 			v[k++] = t->slots[i];
 	qsort(v, k, sizeof(*v), cmp_name);
-	if (sqlite3_prepare_v2(db, "INSERT INTO profile_kernel(profile_id,"
-			       " kind, name, calls, total_ns, max_ns)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st,
-			       NULL) != SQLITE_OK) {
-		free(v);
-		return store_db_err(store_db(s), "profile_kernel", e);
-	}
-	for (size_t i = 0; i < k && e->code == HR_OK; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, pid);
-		sqlite3_bind_text(st, 2, kind_name[v[i]->kind], -1,
-				  SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, v[i]->name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, v[i]->calls);
-		sqlite3_bind_int64(st, 5, v[i]->total_ns);
-		sqlite3_bind_int64(st, 6, v[i]->max_ns);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			store_db_err(store_db(s), "profile_kernel", e);
-	}
-	sqlite3_finalize(st);
+	for (size_t i = 0; i < k && e->code == HR_OK; i++)
+		trace_insert_kernel(s, pid, kind_name[v[i]->kind], v[i]->name,
+				    v[i]->calls, v[i]->total_ns, v[i]->max_ns,
+				    e);
 	free(v);
 	return e->code;
 }

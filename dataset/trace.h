@@ -15,6 +15,7 @@
 #define HR_TRACE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "digest.h"
@@ -65,14 +66,20 @@ void trace_init(struct trace *t);
 void trace_release(struct trace *t);
 
 /* Record one GPU activity: name (len bytes, not NUL-terminated) of kind,
- * on device, from start_ns lasting dur_ns (>= 0).  -1 when out of
- * memory. */
+ * on device, from start_ns lasting dur_ns (>= 0).  0, or one of
+ * TRACE_ADD_* (negative); trace_add_error says what it means.  The name
+ * must be UTF-8 without NUL; the per-name and total sums are checked. */
+enum {
+	TRACE_ADD_NOMEM = -1, TRACE_ADD_NUL = -2, TRACE_ADD_UTF8 = -3,
+	TRACE_ADD_OVERFLOW = -4,
+};
 int trace_add(struct trace *t, enum trace_kind kind, const char *name,
 	      size_t len, int64_t device, int64_t start_ns, int64_t dur_ns);
+const char *trace_add_error(int rc);
 
 /* The busy time in ns: per device the union of its activities' intervals
  * across its streams, summed over the devices (two GPUs busy at once count
- * twice).  Sorts t->iv in place. */
+ * twice); -1 when that sum overflows.  Sorts t->iv in place. */
 int64_t trace_busy_ns(struct trace *t);
 
 /* A device key for a device named by a string (a Chrome trace's pid such
@@ -82,10 +89,15 @@ int64_t trace_device_key(const char *s, size_t n);
 
 /* Which reader a file is for, from its first bytes: SQLite files are
  * nsys exports, gzip or JSON files whose start looks like a Chrome trace
- * (an object with "traceEvents", or an array whose first element has
- * "ph") are Chrome traces; TRACE_NONE otherwise (and for unreadable
- * files, which the archive loader then reports). */
+ * (an object with a top-level "traceEvents" key anywhere, or an array
+ * whose first element has "ph") are Chrome traces; TRACE_NONE otherwise
+ * (and for unreadable files or ones that are not regular files, which the
+ * archive loader then reports). */
 enum trace_format trace_sniff(const char *path);
+
+/* From the start of f: a JSON object with a top-level "traceEvents" key,
+ * read as far as that key (linear in the bytes before it). */
+int trace_chrome_sniff(FILE *f);
 
 /* The readers.  Errors are HR_INPUT naming the file and the byte offset
  * (of the uncompressed JSON for a gzip trace), or HR_SYSTEM. */
@@ -98,6 +110,24 @@ struct trace_meta {
 	const char *source_name, *path;
 	const char *workload, *domain, *stack;
 };
+
+/* One row of the profile table, and writing one (or one profile_kernel
+ * row) inside the caller's transaction: the one place their SQL is
+ * written (trace_store and the export reader use it).  A row the schema
+ * refuses (a duplicate name, a bad kind) is HR_INPUT, a failed write
+ * HR_SYSTEM. */
+struct trace_profile_row {
+	int64_t source_id;
+	/* NULL where the column allows it (not workload, format). */
+	const char *workload, *domain, *stack, *format, *device;
+	const char *notes_json;
+	int64_t activities, kernel_ns, busy_ns, span_ns;
+};
+int trace_insert_profile(struct store *s, const struct trace_profile_row *p,
+			 int64_t *id, struct hr_err *e);
+int trace_insert_kernel(struct store *s, int64_t profile_id,
+			const char *kind, const char *name, int64_t calls,
+			int64_t total_ns, int64_t max_ns, struct hr_err *e);
 
 /* Store t as a source (kind "profile-chrome" / "profile-nsys", t->sha256)
  * with its profile rows, in one transaction.  When that file was stored

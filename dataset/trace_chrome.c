@@ -33,6 +33,9 @@
  * format has us), not a kernel. */
 #define MAX_DUR_NS (3600LL * 1000000000LL)
 #define IN_CHUNK (64 * 1024)
+/* The longest token (string, number) held whole; beyond it the trace is
+ * refused, so that memory stays bounded for any input. */
+#define MAX_TOKEN (64u * 1024 * 1024)
 #define OUT_CHUNK (256 * 1024)
 
 enum top_key { K_OTHER, K_EVENTS, K_WORKLOAD, K_DOMAIN, K_STACK, K_DEVICES };
@@ -55,6 +58,20 @@ struct cparse {
 	int dev_depth;       /* depth of deviceProperties' array, 0: not */
 	enum ev_key evkey;
 	int dev_key_name;    /* last key of a deviceProperties entry: name */
+	char key[40];        /* the last key read, for messages */
+	int sniff;           /* trace_chrome_sniff: stop at "traceEvents" */
+	int found;           /* sniff: the top-level key was seen */
+	/* Held back from yajl (see push): the bytes after the last point
+	 * where no token can be open. */
+	unsigned char *hold;
+	size_t nhold, holdcap;
+	uint64_t scanned;    /* bytes scanned by push */
+	int in_str, esc;     /* scanner state at the end of scanned */
+	int uhex;            /* hex digits of a \u escape still to come */
+	unsigned u;          /* that escape's code unit so far */
+	int want_low;        /* a high surrogate waits for its low half */
+	uint64_t bad_at;     /* 1 + offset of a refused escape, 0: none */
+	const char *bad_what;
 	/* The event being read. */
 	char ph[8], cat[32];
 	char *name;
@@ -154,6 +171,7 @@ static int gpu_kind(const char *cat, enum trace_kind *k)
 static int end_event(struct cparse *p)
 {
 	enum trace_kind k;
+	int rc;
 
 	if (strcmp(p->ph, "X") || !gpu_kind(p->cat, &k)) {
 		p->t->skipped_cpu++;
@@ -169,11 +187,14 @@ static int end_event(struct cparse *p)
 		return fail(p, "%s event lasting over an hour: ts and dur are "
 			    "microseconds in a Chrome trace (wrong units?)",
 			    p->cat);
-	if (trace_add(p->t, k, p->name, p->name_len, p->pid, p->ts_ns,
-		      p->dur_ns)) {
+	if ((rc = trace_add(p->t, k, p->name, p->name_len, p->pid, p->ts_ns,
+			    p->dur_ns)) == TRACE_ADD_NOMEM) {
 		hr_errf(p->e, HR_SYSTEM, "%s: out of memory", p->path);
 		return 0;
 	}
+	if (rc)
+		return fail(p, "%s event \"name\": %s", p->cat,
+			    trace_add_error(rc));
 	return 1;
 }
 
@@ -238,9 +259,30 @@ static int cb_end(void *ctx)
 	return end_container(ctx);
 }
 
+/* A string or key just read holds the escape push refused (the first
+ * token that ends past it). */
+static int bad_escape(struct cparse *p, const char *role)
+{
+	if (!p->bad_at || offset(p) < p->bad_at)
+		return 0;
+	fail(p, "%s%s%s holds %s: not text that can be stored as it is",
+	     role, p->key[0] ? " of key " : "", p->key, p->bad_what);
+	return 1;
+}
+
 static int cb_key(void *ctx, const unsigned char *k, size_t n)
 {
 	struct cparse *p = ctx;
+
+	snprintf(p->key, sizeof(p->key), "\"%.*s\"",
+		 (int)(n < 32 ? n : 32), (const char *)k);
+	if (bad_escape(p, "the key"))
+		return 0;
+	if (p->sniff && p->depth == 1 && !p->top_array &&
+	    n == 11 && !memcmp(k, "traceEvents", 11)) {
+		p->found = 1;
+		return 0;
+	}
 
 #define IS(lit) (n == sizeof(lit) - 1 && !memcmp(k, lit, n))
 	if (p->depth == 1 && !p->top_array) {
@@ -271,6 +313,9 @@ static int set_meta(char **dst, const unsigned char *s, size_t n)
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct cparse *p = ctx;
+
+	if (bad_escape(p, "the string"))
+		return 0;
 
 	if (p->in_event && p->depth == p->events_depth + 1) {
 		switch (p->evkey) {
@@ -401,8 +446,129 @@ static int parse_error(struct cparse *p)
 static int feed(struct cparse *p, const unsigned char *b, size_t n)
 {
 	if (yajl_parse(p->h, b, n) != yajl_status_ok)
-		return parse_error(p);
+		return p->sniff ? HR_INPUT : parse_error(p);
 	p->base += n;
+	return HR_OK;
+}
+
+static int hold_add(struct cparse *p, const unsigned char *b, size_t n)
+{
+	if (!n)
+		return HR_OK;
+	if (p->nhold + n > p->holdcap) {
+		size_t cap = p->holdcap ? p->holdcap : IN_CHUNK;
+		unsigned char *nb;
+
+		while (cap < p->nhold + n)
+			cap *= 2;
+		if (!(nb = realloc(p->hold, cap)))
+			return hr_errf(p->e, HR_SYSTEM, "%s: out of memory",
+				       p->path);
+		p->hold = nb;
+		p->holdcap = cap;
+	}
+	memcpy(p->hold + p->nhold, b, n);
+	p->nhold += n;
+	return HR_OK;
+}
+
+/* One byte of a string's escapes: \u0000 and UTF-16 surrogates that are
+ * not a high-low pair are remembered (yajl would store a NUL, a '?' or
+ * an invalid code point) and refused by the callback of the string. */
+static void scan_escape(struct cparse *p, unsigned char c)
+{
+	int bad = 0;
+
+	if (p->uhex) {
+		p->u = p->u * 16 + (unsigned)(c <= '9' ? c - '0' :
+					      (c | 0x20) - 'a' + 10);
+		if (--p->uhex)
+			return;
+		if (p->u >= 0xDC00 && p->u <= 0xDFFF) {
+			bad = !p->want_low;
+			p->want_low = 0;
+		} else if (p->want_low) {
+			bad = 1;
+		} else if (p->u >= 0xD800 && p->u <= 0xDBFF) {
+			p->want_low = 1;
+		} else if (p->u == 0) {
+			if (!p->bad_at) {
+				p->bad_at = p->scanned + 1;
+				p->bad_what = "an escaped NUL (\\u0000)";
+			}
+		}
+	} else if (p->esc) {
+		p->esc = 0;
+		if (c == 'u') {
+			p->uhex = 4;
+			p->u = 0;
+			return;
+		}
+		bad = p->want_low;
+		p->want_low = 0;
+	} else if (c == '\\') {
+		p->esc = 1;
+		return;
+	} else {
+		bad = p->want_low;
+		p->want_low = 0;
+		if (c == '"')
+			p->in_str = 0;
+	}
+	if (bad && !p->bad_at) {
+		p->bad_at = p->scanned + 1;
+		p->bad_what = "a lone UTF-16 surrogate";
+	}
+}
+
+/* Give yajl b[0..n) so that no token is split between two yajl_parse
+ * calls: yajl lexes a split token again from its start at every call,
+ * which makes a long string quadratic.  Bytes up to the last point
+ * outside a string after a structural character or white space go now;
+ * the rest is held and goes with the next chunk. */
+static int push(struct cparse *p, const unsigned char *b, size_t n)
+{
+	size_t cut = 0;
+
+	for (size_t i = 0; i < n; i++, p->scanned++) {
+		unsigned char c = b[i];
+
+		if (p->in_str) {
+			scan_escape(p, c);
+			continue;
+		}
+		if (c == '"')
+			p->in_str = 1;
+		else if (strchr("{}[],: \t\r\n", c) && c)
+			cut = i + 1;
+	}
+	if (cut && p->nhold) {
+		if (hold_add(p, b, cut) || feed(p, p->hold, p->nhold))
+			return p->e->code ? p->e->code : HR_INPUT;
+		p->nhold = 0;
+	} else if (cut && feed(p, b, cut)) {
+		return p->e->code ? p->e->code : HR_INPUT;
+	}
+	if (hold_add(p, b + cut, n - cut))
+		return p->e->code;
+	if (p->nhold > MAX_TOKEN)
+		return hr_errf(p->e, HR_INPUT, "%s: byte offset %llu%s: a "
+			       "JSON string or number longer than 64 MiB",
+			       p->path, (unsigned long long)(p->scanned -
+							     p->nhold),
+			       p->gz ? " (uncompressed)" : "");
+	return HR_OK;
+}
+
+/* The end of the input: what is held, then yajl's own end. */
+static int push_end(struct cparse *p)
+{
+	if (p->nhold && feed(p, p->hold, p->nhold))
+		return p->e->code ? p->e->code : HR_INPUT;
+	p->nhold = 0;
+	p->done = 1;
+	if (yajl_complete_parse(p->h) != yajl_status_ok)
+		return p->sniff ? HR_INPUT : parse_error(p);
 	return HR_OK;
 }
 
@@ -431,7 +597,7 @@ static int feed_gz(struct cparse *p, z_stream *z, unsigned char *in,
 				       p->path, (unsigned long long)(at + n -
 								     z->avail_in),
 				       z->msg ? z->msg : "error");
-		if (feed(p, p->out, OUT_CHUNK - z->avail_out))
+		if (push(p, p->out, OUT_CHUNK - z->avail_out))
 			return p->e->code;
 		if (zr == Z_STREAM_END)
 			*end = 1;
@@ -484,7 +650,7 @@ int trace_read_chrome(const char *path, struct trace *t, struct hr_err *e)
 		if (p.gz)
 			feed_gz(&p, &z, in, n, at, &gz_end);
 		else
-			feed(&p, in, n);
+			push(&p, in, n);
 		at += n;
 	}
 	if (e->code == HR_OK && ferror(f))
@@ -494,9 +660,8 @@ int trace_read_chrome(const char *path, struct trace *t, struct hr_err *e)
 		hr_errf(e, HR_INPUT, "%s: compressed byte offset %llu: "
 			"truncated gzip stream (no end of member)", path,
 			(unsigned long long)at);
-	p.done = 1;
-	if (e->code == HR_OK && yajl_complete_parse(p.h) != yajl_status_ok)
-		parse_error(&p);
+	if (e->code == HR_OK)
+		push_end(&p);
 	if (e->code == HR_OK && !p.top_array && p.events_depth == 0)
 		hr_errf(e, HR_INPUT, "%s: not a Chrome trace: no "
 			"\"traceEvents\" array", path);
@@ -511,10 +676,34 @@ done:
 	if (p.h)
 		yajl_free(p.h);
 	free(p.name);
+	free(p.hold);
 	free(p.out);
 	free(in);
 	fclose(f);
 	if (hr_sha256_final(sha, t->sha256) && e->code == HR_OK)
 		hr_errf(e, HR_SYSTEM, "sha256 failed");
 	return e->code;
+}
+
+int trace_chrome_sniff(FILE *f)
+{
+	unsigned char *in = malloc(IN_CHUNK);
+	struct trace t;
+	struct hr_err e;
+	struct cparse p = { .t = &t, .e = &e, .path = "", .sniff = 1 };
+	size_t n;
+
+	trace_init(&t);
+	hr_err_clear(&e);
+	if (in && (p.h = yajl_alloc(&callbacks, NULL, &p)))
+		while (!p.found && (n = fread(in, 1, IN_CHUNK, f)) > 0 &&
+		       push(&p, in, n) == HR_OK)
+			;
+	if (p.h)
+		yajl_free(p.h);
+	free(p.name);
+	free(p.hold);
+	free(in);
+	trace_release(&t);
+	return p.found;
 }

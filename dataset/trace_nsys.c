@@ -5,18 +5,40 @@
  * demangledName, else shortName), CUPTI_ACTIVITY_KIND_MEMCPY (named by
  * copyKind, as nsys's own reports do) and CUPTI_ACTIVITY_KIND_MEMSET;
  * start and end are nanoseconds.  nsys creates tables lazily, so any of
- * them may be missing; one at least must be there.  The file is opened
- * read-only and defensive (it is outside input), rows are stepped, never
- * loaded whole.  Must not: store anything, print.
+ * them may be missing; one at least must be there.  The file is outside
+ * input: it is opened read-only and immutable (no lock, no -wal or -shm
+ * beside it), defensive, with SQLite's limits lowered and a budget of
+ * virtual-machine steps proportional to its size; only the tables the
+ * format defines are read, by name, and each must be a table (a view,
+ * recursive or not, is refused).  Rows are stepped, never loaded whole.
+ * Must not: store anything, print.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
+#include "archive.h"
 #include "trace.h"
+
+/* Virtual-machine steps allowed per byte of the file, and at least. */
+#define STEPS_PER_BYTE 100
+#define STEPS_MIN 100000000LL
+#define STEP_CHUNK 1000
+
+struct budget {
+	int64_t left;   /* in STEP_CHUNK steps */
+};
+
+static int on_progress(void *arg)
+{
+	struct budget *b = arg;
+
+	return --b->left < 0;
+}
 
 static int has_column(sqlite3 *db, const char *table, const char *col)
 {
@@ -59,7 +81,9 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name;
+		size_t len;
 		int64_t start, end;
+		int ar;
 
 		row++;
 		if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
@@ -70,12 +94,14 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 		start = sqlite3_column_int64(st, 1);
 		end = sqlite3_column_int64(st, 2);
 		if (kind == TRACE_KERNEL)
-			name = (const char *)sqlite3_column_text(st, 0);
+			name = sqlite3_column_type(st, 0) == SQLITE_NULL ?
+				NULL : (const char *)sqlite3_column_blob(st, 0);
 		else if (kind == TRACE_MEMCPY)
 			name = copy_name(sqlite3_column_int(st, 4));
 		else
 			name = "[CUDA memset]";
-		if (!name)
+		if (!name && kind == TRACE_KERNEL &&
+		    sqlite3_column_type(st, 0) == SQLITE_NULL)
 			return hr_errf(e, HR_INPUT, "%s: %s row %lld: its name "
 				       "id is not in StringIds", path, table,
 				       (long long)row);
@@ -91,10 +117,23 @@ static int read_rows(sqlite3 *db, sqlite3_stmt *st, const char *path,
 			return hr_errf(e, HR_INPUT, "%s: %s row %lld: lasts "
 				       "over an hour; nsys times are ns (wrong "
 				       "units?)", path, table, (long long)row);
-		if (trace_add(t, kind, name, strlen(name),
-			      sqlite3_column_int64(st, 3), start, end - start))
+		len = kind == TRACE_KERNEL ?
+			(size_t)sqlite3_column_bytes(st, 0) : strlen(name);
+		ar = trace_add(t, kind, name ? name : "", len,
+			       sqlite3_column_int64(st, 3), start, end - start);
+		if (ar == TRACE_ADD_NOMEM)
 			return hr_errf(e, HR_SYSTEM, "out of memory");
+		if (ar)
+			return hr_errf(e, HR_INPUT, "%s: %s row %lld: %s%s",
+				       path, table, (long long)row,
+				       trace_add_error(ar),
+				       ar == TRACE_ADD_OVERFLOW ? "" :
+				       " (StringIds value)");
 	}
+	if (rc == SQLITE_INTERRUPT)
+		return hr_errf(e, HR_INPUT, "%s: %s: reading it took more "
+			       "steps than a file of its size can need (a "
+			       "hostile schema?)", path, table);
 	if (rc != SQLITE_DONE)
 		return hr_errf(e, HR_INPUT, "%s: %s: %s", path, table,
 			       sqlite3_errmsg(db));
@@ -135,9 +174,7 @@ static int hash_file(const char *path, char out[HR_SHA256_HEX],
 
 	if (!h || !buf) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
-	} else if (!(f = fopen(path, "rb"))) {
-		hr_errf(e, HR_INPUT, "%s: %s", path, strerror(errno));
-	} else {
+	} else if (archive_fopen_regular(path, NULL, &f, e) == HR_OK) {
 		while ((n = fread(buf, 1, 1 << 16, f)) > 0)
 			hr_sha256_update(h, buf, n);
 		if (ferror(f))
@@ -150,24 +187,99 @@ static int hash_file(const char *path, char out[HR_SHA256_HEX],
 	return e->code;
 }
 
+/* path as an SQLite URI that opens it read-only and immutable: every
+ * byte outside [A-Za-z0-9/._~-] percent-encoded (sqlite3_free). */
+static char *file_uri(const char *path)
+{
+	static const char tail[] = "?mode=ro&immutable=1";
+	size_t n = strlen(path), cap = 5 + 3 * n + sizeof(tail), w = 5;
+	char *u = sqlite3_malloc64(cap);
+
+	if (!u)
+		return NULL;
+	memcpy(u, "file:", 5);
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			   "0123456789/._~-", *c))
+			u[w++] = (char)*c;
+		else
+			w += (size_t)snprintf(u + w, cap - w, "%%%02X", *c);
+	memcpy(u + w, tail, sizeof(tail));
+	return u;
+}
+
+/* The tables read, each a table (not a view) when present. */
+static int check_tables(sqlite3 *db, const char *path, struct hr_err *e)
+{
+	static const char *const names[] = {
+		"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+		"CUPTI_ACTIVITY_KIND_MEMSET", "StringIds",
+	};
+	sqlite3_stmt *st;
+	int rc = HR_OK;
+
+	if (sqlite3_prepare_v2(db, "SELECT type FROM sqlite_schema WHERE"
+			       " name = ?1 COLLATE NOCASE", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return hr_errf(e, HR_INPUT, "%s: cannot read its schema: %s",
+			       path, sqlite3_errmsg(db));
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names) && !rc; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			if (strcmp((const char *)sqlite3_column_text(st, 0),
+				   "table"))
+				rc = hr_errf(e, HR_INPUT, "%s: %s is a %s, not "
+					     "a table (refused: an nsys export "
+					     "has tables)", path, names[i],
+					     sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int trace_read_nsys(const char *path, struct trace *t, struct hr_err *e)
 {
 	static const char *const kt = "CUPTI_ACTIVITY_KIND_KERNEL";
+	struct budget b;
+	struct stat sb;
 	sqlite3 *db = NULL;
 	const char *kjoin;
+	char *uri;
 
 	t->format = TRACE_NSYS;
 	if (hash_file(path, t->sha256, e))
 		return e->code;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
-	    SQLITE_OK) {
+	if (!(uri = file_uri(path)))
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+			    NULL) != SQLITE_OK) {
+		sqlite3_free(uri);
 		hr_errf(e, HR_INPUT, "%s: cannot open as SQLite: %s", path,
 			db ? sqlite3_errmsg(db) : "out of memory");
 		goto done;
 	}
-	/* Outside input: no schema tricks, no writable schema. */
+	sqlite3_free(uri);
+	/* Outside input: no schema tricks, no writable schema, small
+	 * limits, and a step budget (an expensive query ends). */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 16 << 20);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 100000);
+	sqlite3_limit(db, SQLITE_LIMIT_COLUMN, 500);
+	sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, 10);
+	sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
+	sqlite3_limit(db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 100);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+	sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+	b.left = (stat(path, &sb) ? 0 : (int64_t)sb.st_size) *
+		STEPS_PER_BYTE / STEP_CHUNK + STEPS_MIN / STEP_CHUNK;
+	sqlite3_progress_handler(db, STEP_CHUNK, on_progress, &b);
+	if (check_tables(db, path, e))
+		goto done;
 	if (!store_has_table(db, kt) &&
 	    !store_has_table(db, "CUPTI_ACTIVITY_KIND_MEMCPY") &&
 	    !store_has_table(db, "CUPTI_ACTIVITY_KIND_MEMSET")) {

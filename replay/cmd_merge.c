@@ -7,15 +7,18 @@
  * already in OUT (same uuid) is skipped, so merging twice changes nothing.
  * When OUT does not exist it starts as a copy of the first IN without its
  * replay rows, which the merge then copies like any other's.  One
- * transaction per IN.
+ * transaction per IN (merge.h).  Every IN is checked before OUT is
+ * created or changed (merge_check_input).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../dataset/base/commands.h"
 #include "../dataset/base/table.h"
 #include "../dataset/store.h"
+#include "merge.h"
 
 static const char usage[] =
 	"usage: headroom merge OUT.db IN.db...\n"
@@ -26,156 +29,6 @@ static const char usage[] =
 	"OUT.db are skipped.  A missing OUT.db starts as a copy of the first\n"
 	"IN.db.  Prints one row per input: file, runs, jobs copied.\n";
 
-static const char copy_runs[] =
-	"INSERT INTO main.replay_run(uuid, state, mode, device, shard,"
-	" settings_json, tool_version, started_at, finished_at, gpu_name,"
-	" driver, cuda, torch, python, env_json)"
-	" SELECT uuid, state, mode, device, shard, settings_json, tool_version,"
-	" started_at, finished_at, gpu_name, driver, cuda, torch, python,"
-	" env_json FROM src.replay_run r"
-	" WHERE r.uuid NOT IN (SELECT uuid FROM main.replay_run) ORDER BY r.id";
-
-/* Jobs of the runs just copied (their uuid now in main, id not yet mapped
- * to a job there). */
-static const char copy_jobs[] =
-	"INSERT INTO main.replay_job(run_id, evaluation_id, problem_ref,"
-	" problem_match, state, verdict, compiled, correct, trials_passed,"
-	" trials_total, runtime_ms, runtime_stats_json, baseline_kind,"
-	" baseline_ms, baseline_stats_json, speedup, ci_low, ci_high, phase,"
-	" error_kind, error_text, checks_json, build_log_tail,"
-	" worker_stderr_tail, attempts, wall_ms, finished_at, audit_verdict,"
-	" findings_json)"
-	" SELECT mr.id, me.id,"
-	"  (SELECT mp.id FROM main.problem mp JOIN src.problem sp"
-	"    ON sp.sha256 = mp.sha256 AND sp.level = mp.level"
-	"   AND sp.problem_id = mp.problem_id WHERE sp.id = j.problem_ref"
-	"   ORDER BY mp.id LIMIT 1),"
-	"  j.problem_match, j.state, j.verdict, j.compiled, j.correct,"
-	"  j.trials_passed, j.trials_total, j.runtime_ms, j.runtime_stats_json,"
-	"  j.baseline_kind, j.baseline_ms, j.baseline_stats_json, j.speedup,"
-	"  j.ci_low, j.ci_high, j.phase, j.error_kind, j.error_text,"
-	"  j.checks_json, j.build_log_tail, j.worker_stderr_tail, j.attempts,"
-	"  j.wall_ms, j.finished_at, j.audit_verdict, j.findings_json"
-	" FROM src.replay_job j"
-	" JOIN src.replay_run sr ON sr.id = j.run_id"
-	" JOIN main.replay_run mr ON mr.uuid = sr.uuid"
-	" JOIN src.evaluation se ON se.id = j.evaluation_id"
-	" JOIN src.source ss ON ss.id = se.source_id"
-	" JOIN main.source ms ON ms.sha256 = ss.sha256 AND ms.kind = ss.kind"
-	" JOIN main.evaluation me ON me.source_id = ms.id AND me.run = se.run"
-	"  AND me.model = se.model"
-	"  AND me.level = se.level AND me.problem_id = se.problem_id"
-	"  AND me.sample_id = se.sample_id"
-	" WHERE sr.uuid IN (SELECT value FROM json_each(?1)) ORDER BY j.id";
-
-/* uuids of src runs missing from main, as a JSON array (sqlite3_free). */
-static char *new_uuids(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	char *out = NULL;
-
-	if (sqlite3_prepare_v2(db, "SELECT json_group_array(uuid) FROM"
-			       " src.replay_run WHERE uuid NOT IN"
-			       " (SELECT uuid FROM main.replay_run)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return out;
-}
-
-static int count_src_jobs(sqlite3 *db, const char *uuids, int *n)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM src.replay_job j JOIN"
-			       " src.replay_run r ON r.id = j.run_id WHERE r.uuid"
-			       " IN (SELECT value FROM json_each(?1))", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, uuids, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	*n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
-static int run_sql(sqlite3 *db, const char *sql, const char *bind, int *changes)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (bind)
-		sqlite3_bind_text(st, 1, bind, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (changes)
-		*changes = sqlite3_changes(db);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* Merge one input; *runs and *jobs say what was copied. */
-static int merge_one(struct store *out, const char *in, int *runs, int *jobs,
-		     struct hr_err *e)
-{
-	sqlite3 *db = store_db(out);
-	struct store *probe;
-	char *uuids = NULL;
-	int want = 0;
-
-	*runs = *jobs = 0;
-	/* Opening it read-only checks it is a headroom store of our schema. */
-	if (store_open(&probe, in, STORE_READ, e))
-		return e->code;
-	store_close(probe);
-	if (run_sql(db, "ATTACH ?1 AS src", in, NULL))
-		return store_db_err(db, in, e);
-	if (store_begin(out, e))
-		goto detach;
-	if (!(uuids = new_uuids(db)) || count_src_jobs(db, uuids, &want) ||
-	    run_sql(db, copy_runs, NULL, runs) ||
-	    run_sql(db, copy_jobs, uuids, jobs)) {
-		store_db_err(db, in, e);
-		store_rollback(out);
-		goto detach;
-	}
-	if (*jobs != want) {
-		hr_errf(e, HR_INPUT, "%s: %d of its %d replay jobs name "
-			"evaluations that %s does not hold; nothing merged from "
-			"it", in, want - *jobs, want, "the output database");
-		store_rollback(out);
-		goto detach;
-	}
-	store_commit(out, e);
-detach:
-	sqlite3_free(uuids);
-	run_sql(db, "DETACH src", NULL, NULL);
-	return e->code;
-}
-
-/* OUT.db does not exist: start it as a copy of the first input. */
-static int copy_first(const char *in, const char *out, struct hr_err *e)
-{
-	char what[512];
-	sqlite3 *db;
-
-	if (sqlite3_open_v2(in, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		store_db_err(db, in, e);
-		sqlite3_close(db);
-		return e->code;
-	}
-	if (run_sql(db, "VACUUM INTO ?1", out, NULL)) {
-		snprintf(what, sizeof(what), "%s: copy to %s", in, out);
-		store_db_err(db, what, e);
-	}
-	sqlite3_close(db);
-	return e->code;
-}
-
 int cmd_merge(int argc, char **argv, struct hr_global *g)
 {
 	static const struct option opts[] = { CLI_COMMON_OPTIONS, { 0 } };
@@ -185,7 +38,8 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 	struct hr_err e;
 	struct store *out = NULL;
 	struct table *t = NULL;
-	int c, r;
+	int64_t *sizes = NULL;
+	int c, r, created = 0;
 
 	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
@@ -199,29 +53,28 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 	if (argc - optind < 2)
 		return cli_usage_error("merge", "want OUT.db and at least one "
 				       "IN.db");
-	if (access(argv[optind], F_OK) != 0) {
-		/* Migrate the input first, so the copy has our schema. */
-		if (store_open(&out, argv[optind + 1], STORE_WRITE, &e) == HR_OK)
-			store_close(out);
-		out = NULL;
-		if (e.code || copy_first(argv[optind + 1], argv[optind], &e))
+	/* Every input checked before OUT is created or changed. */
+	if (!(sizes = calloc((size_t)argc, sizeof(*sizes))))
+		return HR_SYSTEM;
+	for (int i = optind + 1; i < argc; i++)
+		if (merge_check_input(argv[i], argv[optind], &sizes[i], &e)) {
+			free(sizes);
 			return cli_report("merge", &e);
-		if (store_open(&out, argv[optind], STORE_WRITE, &e) ||
-		    store_begin(out, &e) ||
-		    run_sql(store_db(out), "DELETE FROM replay_job", NULL, NULL) ||
-		    run_sql(store_db(out), "DELETE FROM replay_run", NULL, NULL) ||
-		    store_commit(out, &e)) {
-			if (!e.code)
-				store_db_err(store_db(out), argv[optind],
-					     &e);
-			store_close(out);
+		}
+	if (access(argv[optind], F_OK) != 0) {
+		created = 1;
+		if (merge_start_output(argv[optind + 1], argv[optind], &out,
+				       &e)) {
+			free(sizes);
 			return cli_report("merge", &e);
 		}
 	} else if (store_open(&out, argv[optind], STORE_WRITE, &e)) {
+		free(sizes);
 		return cli_report("merge", &e);
 	}
 	if (!(t = table_new(cols, 3))) {
 		store_close(out);
+		free(sizes);
 		return HR_SYSTEM;
 	}
 	for (int i = optind + 1; i < argc && !e.code; i++) {
@@ -229,7 +82,7 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 		const char *cells[3] = { argv[i], nr, nj };
 		int runs, jobs;
 
-		if (merge_one(out, argv[i], &runs, &jobs, &e))
+		if (merge_one(out, argv[i], sizes[i], &runs, &jobs, &e))
 			break;
 		snprintf(nr, sizeof(nr), "%d", runs);
 		snprintf(nj, sizeof(nj), "%d", jobs);
@@ -240,5 +93,9 @@ int cmd_merge(int argc, char **argv, struct hr_global *g)
 		table_write(t, g->format, stdout);
 	table_free(t);
 	store_close(out);
+	free(sizes);
+	/* A failed merge leaves no OUT it created. */
+	if (e.code && created)
+		merge_remove_output(argv[optind]);
 	return cli_report("merge", &e);
 }

@@ -262,34 +262,41 @@ int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 	ps->why = "no profiles ingested";
 	for (int c = 0; c < KC_COUNT; c++)
 		ps->class_speedup[c] = 1.0;
+	/* Rule files named on the command line are read, their regexes
+	 * checked, even where no row needs them: a bad one is never
+	 * silently ignored. */
+	if ((classes && load_rules(classes, NULL, &ps->rules, 1, e)) ||
+	    (problems && load_rules(problems, NULL, &pmap, 1, e)))
+		goto out;
 	if (!store_has_table(db, "profile"))
-		return HR_OK;
+		goto out;
 	if (store_each(db, "SELECT id, workload, domain, stack, format,"
 		       " device, activities, kernel_ns, busy_ns, span_ns"
 		       " FROM profile ORDER BY workload, stack, id",
 		       add_profile, &(struct grow){ ps, 0 }, e))
-		return e->code;
+		goto out;
 	if (ps->n == 0)
-		return HR_OK;
-	if (load_rules(classes, "maps/kernel-classes.rules",
-		       &ps->rules, 1, e))
-		return e->code;
+		goto out;
+	if (!ps->rules && load_rules(NULL, "maps/kernel-classes.rules",
+				     &ps->rules, 1, e))
+		goto out;
 	for (size_t i = 0; i < ps->n; i++)
 		if (classify(db, ps->rules, &ps->rows[i], e))
-			return e->code;
+			goto out;
 	ps->why = NULL;
 	if (!rs->n) {
 		ps->why = "no replay results: no verified speedup to project";
-		return HR_OK;
+		goto out;
 	}
-	if (load_rules(problems, "problem-classes.rules", &pmap, 0, e))
-		return e->code;
+	if (!pmap && load_rules(NULL, "problem-classes.rules", &pmap, 0, e))
+		goto out;
 	if (!pmap) {
 		ps->why = "no problem map (paper/problem-classes.rules)";
-		return HR_OK;
+		goto out;
 	}
 	if (class_speedups(ps, pmap, es, rs, e) == HR_OK)
 		project(ps);
+out:
 	kclass_free(pmap);
 	return e->code;
 }

@@ -134,8 +134,18 @@ int cli_common_option(struct hr_global *g, const char *cmd, const char *usage,
 
 int cli_report(const char *cmd, const struct hr_err *e)
 {
-	if (e->code != HR_OK)
-		fprintf(stderr, "headroom %s: %s\n", cmd, e->msg);
+	if (e->code == HR_OK)
+		return e->code;
+	/* Messages echo paths and names from the input: a control
+	 * character (an escape sequence in a file name) is shown as \xNN,
+	 * never sent to the terminal. */
+	fprintf(stderr, "headroom %s: ", cmd);
+	for (const unsigned char *c = (const unsigned char *)e->msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			fprintf(stderr, "\\x%02x", *c);
+		else
+			fputc(*c, stderr);
+	fputc('\n', stderr);
 	return e->code;
 }
 

@@ -84,7 +84,8 @@ int cli_parse_real(const char *s, double *out);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Print an error value once, "headroom CMD: msg"; return its code. */
+/* Print an error value once, "headroom CMD: msg" (control characters of
+ * msg as \xNN); return its code. */
 int cli_report(const char *cmd, const struct hr_err *e);
 
 /* Flush stdout and check it was written; returns rc, or HR_SYSTEM when a

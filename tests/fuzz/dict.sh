@@ -5,7 +5,7 @@ fuzz_dict()
 	case $1 in
 	npy) echo tests/fuzz/npy.dict ;;
 	archive) echo tests/fuzz/archive.dict ;;
-	trace_nsys) echo tests/fuzz/nsys.dict ;;
+	trace_nsys|merge) echo tests/fuzz/nsys.dict ;;
 	*) echo tests/fuzz/json.dict ;;
 	esac
 }

@@ -42,6 +42,15 @@ void fuzz_read(const struct afileset *fs, fuzz_reader *reader);
 void fuzz_read_input(const uint8_t *data, size_t size,
 		     const char *default_path, fuzz_reader *reader);
 
+/* The in-memory store every target writes to (one for the run), and
+ * emptying what the trace targets commit to it. */
+struct store *fuzz_store(void);
+void fuzz_store_reset(void);
+
+/* A new file for a target that reads paths: $TMPDIR, else /dev/shm,
+ * else /tmp; path (n bytes) gets its name.  The open descriptor, or -1. */
+int fuzz_temp_file(const char *tag, char *path, size_t n);
+
 /* A refusal must say why: abort on rc without a message or of an
  * unknown code. */
 void fuzz_check_error(int rc, const struct hr_err *e);

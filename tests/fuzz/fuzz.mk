@@ -8,16 +8,16 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS  = archive kernelbench problems export leaderboard npy \
-                trace_chrome trace_nsys
+                trace_chrome trace_nsys merge
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -O1 -g $(SYS_CPPFLAGS) $(FUZZ_SAN)
 # The readers and what they need: the whole shared base (the store takes
 # its times from clock.c, the selection its numbers from cli.c, which
-# finds runtime files through runfiles.c and the generated prefix.c); no
-# command layer.
+# finds runtime files through runfiles.c and the generated prefix.c), and
+# the merge of shard stores; no command layer.
 FUZZ_LIBSRCS  = $(filter-out dataset/cmd_%.c,$(wildcard dataset/*.c)) \
-                $(wildcard dataset/base/*.c) \
+                $(wildcard dataset/base/*.c) replay/merge.c \
                 verify/npy.c verify/verify.c tests/fuzz/fuzz_common.c
 FUZZ_LIBOBJS  = $(FUZZ_LIBSRCS:%.c=build/fuzz/obj/%.o) \
                 build/fuzz/obj/version.o build/fuzz/obj/prefix.o

@@ -2,8 +2,10 @@
 #include "fuzz.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char files_magic[] = "//files\n";
 static const char file_mark[] = "//file ";
@@ -70,7 +72,7 @@ void fuzz_check_error(int rc, const struct hr_err *e)
 
 /* One store for the whole run: migrating a new one for every input
  * would be most of the work.  Test-harness state, never freed. */
-static struct store *shared_store(void)
+struct store *fuzz_store(void)
 {
 	static struct store *s;
 	struct hr_err e;
@@ -83,7 +85,7 @@ static struct store *shared_store(void)
 
 void fuzz_read(const struct afileset *fs, fuzz_reader *reader)
 {
-	struct store *s = shared_store();
+	struct store *s = fuzz_store();
 	struct store_source src = { .name = "fuzz", .path = fs->input,
 		.kind = "fuzz", .sha256 = fs->sha256 };
 	struct ingest_ctx ctx = { .store = s, .source_name = "fuzz" };
@@ -111,4 +113,27 @@ void fuzz_read_input(const uint8_t *data, size_t size,
 	if (fuzz_fileset(data, size, default_path, &fs, &e) == HR_OK)
 		fuzz_read(&fs, reader);
 	afileset_free(&fs);
+}
+
+void fuzz_store_reset(void)
+{
+	static const char *const sql[] = {
+		"DELETE FROM profile_kernel", "DELETE FROM profile",
+		"DELETE FROM source",
+	};
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(*sql); i++)
+		if (sqlite3_exec(store_db(fuzz_store()), sql[i], NULL, NULL,
+				 NULL) != SQLITE_OK)
+			abort();
+}
+
+int fuzz_temp_file(const char *tag, char *path, size_t n)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(path, n, "%s/headroom-fuzz-%s-XXXXXX", tmp, tag);
+	return mkstemp(path);
 }

@@ -1,6 +1,7 @@
 /* fuzz_trace.h - what the two trace targets share: the input as a file
  * (the readers take a path, and stream it), read by one trace reader,
- * then the busy-time union over what it kept.  Included by
+ * then stored (trace_store: the busy union, the checked sums, the rows)
+ * into the run's in-memory store, emptied again after each input.  Included by
  * fuzz_trace_chrome.c and fuzz_trace_nsys.c (and, through them, by the
  * corpus replay), so its functions are static.
  *
@@ -31,14 +32,10 @@ static void fuzz_trace_cleanup(void)
 
 static const char *fuzz_trace_file(const uint8_t *data, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	if (!tmp || !*tmp)
-		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	if (fuzz_trace_fd < 0) {
-		snprintf(fuzz_trace_path, sizeof(fuzz_trace_path),
-			 "%s/headroom-fuzz-trace-XXXXXX", tmp);
-		if ((fuzz_trace_fd = mkstemp(fuzz_trace_path)) < 0)
+		fuzz_trace_fd = fuzz_temp_file("trace", fuzz_trace_path,
+					       sizeof(fuzz_trace_path));
+		if (fuzz_trace_fd < 0)
 			return NULL;
 		atexit(fuzz_trace_cleanup);
 	}
@@ -63,8 +60,17 @@ static void fuzz_trace_one(const uint8_t *data, size_t size,
 	trace_init(&t);
 	rc = reader(path, &t, &e);
 	fuzz_check_error(rc, &e);
-	if (rc == HR_OK && trace_busy_ns(&t) < 0)
-		abort();
+	if (rc == HR_OK) {
+		struct trace_meta m = { .path = path };
+		int64_t id;
+		int existed;
+
+		rc = trace_store(fuzz_store(), &t, &m, &id, &existed, &e);
+		fuzz_check_error(rc, &e);
+		if (rc == HR_OK && existed)
+			abort();  /* the store was emptied */
+		fuzz_store_reset();
+	}
 	trace_release(&t);
 }
 

@@ -32,7 +32,7 @@ for t in "$@"; do
 	while [ $p -lt "$procs" ]; do
 		mkdir -p "$out/$t-$p"
 		"build/fuzz/fuzz_$t" -max_total_time="$secs" -dict="$dict" \
-			-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+			-timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
 			-print_final_stats=1 -seed=$((p + 1)) "$runs" \
 			-artifact_prefix="$out/$t-$p-" "$out/$t-$p" \
 			"tests/fuzz/corpus/$t" >"$out/$t-$p.log" 2>&1 &

@@ -19,7 +19,7 @@ for t in "$@"; do
 	mkdir -p "build/fuzz/corpus/$t"
 	log=build/fuzz/findings/$t.log
 	"build/fuzz/fuzz_$t" -max_total_time="$secs" -dict="$dict" \
-		-timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
 		-print_final_stats=1 \
 		-artifact_prefix="build/fuzz/findings/$t-" \
 		"build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1

@@ -406,8 +406,8 @@ static void entries_are_sorted_with_fixed_owner_mode_time(void **state)
 		n++;
 	}
 	archive_read_free(a);
-	/* manifest, 6 JSON Lines files, 1 problem, 2 kernels */
-	assert_int_equal(n, 10);
+	/* manifest, 8 JSON Lines files, 1 problem, 2 kernels */
+	assert_int_equal(n, 12);
 }
 
 static void archive_holds_the_documented_files(void **state)
@@ -421,6 +421,8 @@ static void archive_holds_the_documented_files(void **state)
 		"headroom-export/problem_sets.jsonl",
 		"headroom-export/problems.jsonl",
 		"headroom-export/problems/KernelBench/level1/19_ReLU.py",
+		"headroom-export/profile_kernels.jsonl",
+		"headroom-export/profiles.jsonl",
 		"headroom-export/sources.jsonl",
 		"headroom-export/speedups.jsonl",
 	};
@@ -429,10 +431,10 @@ static void archive_holds_the_documented_files(void **state)
 	populate(f);
 	assert_int_equal(export_to(f, f->out, EXPORT_TAR, 0), HR_OK);
 	load(f->out, &fs);
-	for (size_t i = 0; i < fs.n && k < 8; i++)
+	for (size_t i = 0; i < fs.n && k < 10; i++)
 		if (!strcmp(fs.files[i].path, want[k]))
 			k++;
-	assert_int_equal(k, 8);
+	assert_int_equal(k, 10);
 	unload(&fs);
 }
 
@@ -450,7 +452,7 @@ static void manifest_names_format_versions_and_counts(void **state)
 			m = (const char *)fs.files[i].data;
 	assert_non_null(m);
 	assert_non_null(strstr(m, "\"format\": \"headroom-export\""));
-	assert_non_null(strstr(m, "\"format_version\": 1"));
+	assert_non_null(strstr(m, "\"format_version\": 2"));
 	{
 		char want[48];
 
@@ -462,7 +464,8 @@ static void manifest_names_format_versions_and_counts(void **state)
 	assert_non_null(strstr(m, "{\"sources\": 2, \"problem_sets\": 1, "
 			       "\"problems\": 1, \"evaluations\": 2, "
 			       "\"kernels\": 2, \"speedups\": 2, "
-			       "\"baselines\": 1}"));
+			       "\"baselines\": 1, \"profiles\": 0, "
+			       "\"profile_kernels\": 0}"));
 	unload(&fs);
 }
 

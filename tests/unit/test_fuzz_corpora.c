@@ -42,6 +42,9 @@
 #define FUZZ_ENTRY fuzz_trace_nsys_one
 #include "../fuzz/fuzz_trace_nsys.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_merge_one
+#include "../fuzz/fuzz_merge.c"
+#undef FUZZ_ENTRY
 
 /* Run one on every file of tests/fuzz/corpus/<name>/; returns how many. */
 static int replay(const char *name, int (*one)(const uint8_t *, size_t))
@@ -95,6 +98,7 @@ CORPUS_TEST(leaderboard)
 CORPUS_TEST(npy)
 CORPUS_TEST(trace_chrome)
 CORPUS_TEST(trace_nsys)
+CORPUS_TEST(merge)
 
 /* The trace targets hand the reader a file it can open: the good seeds
  * are read whole (a target whose file no reader could open would replay
@@ -158,6 +162,7 @@ int main(void)
 		cmocka_unit_test(npy_corpus_replays_clean),
 		cmocka_unit_test(trace_chrome_corpus_replays_clean),
 		cmocka_unit_test(trace_nsys_corpus_replays_clean),
+		cmocka_unit_test(merge_corpus_replays_clean),
 		cmocka_unit_test(trace_targets_read_their_good_seeds),
 	};
 	return cmocka_run_group_tests_name("fuzz corpora", tests, NULL, NULL);

@@ -114,6 +114,41 @@ static void many_intervals_merge_without_changing_the_union(void **state)
 	trace_release(&t);
 }
 
+static void kernel_time_sum_overflow_is_refused(void **state)
+{
+	const int64_t hour = 3600LL * 1000000000LL;
+	struct trace t;
+	int64_t i = 0;
+	int rc = 0;
+
+	(void)state;
+	trace_init(&t);
+	/* One-hour kernels, all at the same start (one interval): INT64_MAX
+	 * ns hold 2 562 047 of them; the next is refused, the sums kept. */
+	while (i < 2600000 &&
+	       !(rc = trace_add(&t, TRACE_KERNEL, "k", 1, 0, 0, hour)))
+		i++;
+	assert_int_equal(rc, TRACE_ADD_OVERFLOW);
+	assert_int_equal(i, INT64_MAX / hour);
+	assert_int_equal(t.kernel_ns, i * hour);
+	assert_int_equal(t.activities, i);
+	trace_release(&t);
+}
+
+static void names_with_nul_or_bad_utf8_are_refused(void **state)
+{
+	struct trace t;
+
+	(void)state;
+	trace_init(&t);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "a\0b", 3, 0, 0, 1),
+			 TRACE_ADD_NUL);
+	assert_int_equal(trace_add(&t, TRACE_KERNEL, "k\x80", 2, 0, 0, 1),
+			 TRACE_ADD_UTF8);
+	assert_int_equal(t.activities, 0);
+	trace_release(&t);
+}
+
 static void chrome_reads_exact_us_decimals_and_sums_names(void **state)
 {
 	struct trace t;
@@ -243,6 +278,8 @@ int main(void)
 		cmocka_unit_test(device_keys_of_strings),
 		cmocka_unit_test(
 			many_intervals_merge_without_changing_the_union),
+		cmocka_unit_test(kernel_time_sum_overflow_is_refused),
+		cmocka_unit_test(names_with_nul_or_bad_utf8_are_refused),
 		cmocka_unit_test_setup_teardown(
 			chrome_reads_exact_us_decimals_and_sums_names, setup,
 			teardown),
