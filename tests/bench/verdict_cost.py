@@ -1,0 +1,56 @@
+"""verdict_cost.py - what the verdict checks every job makes on its own
+(the vacuity gates on each trial's reference output, the input-
+distribution transforms: hrworker/vacuity.py, hrworker/distribution.py)
+cost a job, as a share of its phases after the build (reference, load,
+correctness, timing), over the planted suite's honest cases of the device.
+
+    $PYTHON tests/bench/verdict_cost.py            # CPU (make check's worker)
+    HR_TEST_DEVICE=cuda python3 tests/bench/verdict_cost.py   # on a GPU
+
+Reads checks.audit_parts ("correctness.vacuity", "correctness.
+distribution") and checks.phase_seconds of each job; prints one line a
+job and the median share.  A benchmark, not a test."""
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
+from workerlib import DEVICE, ROOT, Worker  # noqa: E402
+
+HERE = os.path.join(ROOT, "tests", "fixtures", "planted")
+PROBLEMS = {int(f.split("_")[0]): f for f in os.listdir(os.path.join(HERE, "problems", "level1"))}
+PARTS = ("correctness.vacuity", "correctness.distribution")
+
+
+def read(*parts):
+    with open(os.path.join(HERE, *parts)) as f:
+        return f.read()
+
+
+lib = os.path.join(ROOT, "build", "libhrverify_cuda.so" if DEVICE == "cuda" else
+                   "libhrverify.so")
+w = Worker("--verify-lib", lib)
+rows = []
+for case in json.load(open(os.path.join(HERE, "suite.json")))["cases"]:
+    if not case.get("honest") or case.get("device", DEVICE) != DEVICE:
+        continue
+    pfile = PROBLEMS[case["problem"]]
+    for mode in ("faithful", "robust"):
+        _, res = w.run(read("problems", "level1", pfile), read("candidates", case["candidate"]),
+                       mode=mode, harness="v0.1", problem_file=pfile,
+                       candidate_file=case["candidate"], perf_trials=100, warmup=3,
+                       robust_rounds=30, robust_inputs=2, bootstrap=200)
+        checks = res.get("checks", {})
+        phases = checks.get("phase_seconds", {})
+        parts = checks.get("audit_parts", {})
+        job = sum(v for k, v in phases.items() if k not in ("start", "build"))
+        added = sum(parts.get(k, 0.0) for k in PARTS)
+        share = 100.0 * added / job if job else 0.0
+        rows.append(share)
+        print("%-34s %-8s job %7.3f s  added %7.4f s (vacuity %.4f s)  %5.1f %%"
+              % (case["candidate"], mode, job, added, parts.get(PARTS[0], 0.0), share))
+w.close()
+if rows:
+    print("median %.1f %%, range %.1f-%.1f %%, %d jobs"
+          % (statistics.median(rows), min(rows), max(rows), len(rows)))
