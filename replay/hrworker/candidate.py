@@ -465,6 +465,8 @@ def confine(cfg, jobdir, chan_fd):
     os.chdir(cand_dir)
     got["network"] = "own namespace" if own_net else isolate_network()
     writes = [cand_dir, cfg.cache]
+    if got.get("tmp"):      # the jail's /tmp: the job's own, in its scratch
+        writes.append(got["tmp"])
     cfg.sandbox.roots = [os.path.realpath(r) for r in writes]
     cfg.sandbox.deny = [cfg.inputs_dir]
     cfg.sandbox.no_network = True

@@ -57,21 +57,28 @@ def beneath(p, roots):
     return any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def own_root(new, reads, writes, proc_opts=("hidepid=invisible", "hidepid=2")):
+def own_root(new, reads, writes, proc_opts=("hidepid=invisible", "hidepid=2"), tmp=None):
     """Make this process's root a tmpfs at new (an empty directory) that
     holds, at their own paths, the directories of reads bound read-only,
     those of writes bound writable, /dev, a procfs of its own mounted with
     the first of proc_opts the kernel takes (hidepid: only the processes
-    of its own uid are there), and the top-level links of / (/lib -> usr/lib,
-    ...).  Call in a mount namespace of the process's own, as root.
-    Returns the procfs option that took."""
+    of its own uid are there), the top-level links of / (/lib -> usr/lib,
+    ...), and tmp (a directory of the job's) bound at /tmp first, so that a
+    candidate that builds in a folder of its own under /tmp, as the
+    original harness let it, writes into its scratch (the roots under
+    /tmp are bound over it at their own paths).  Call in a mount namespace
+    of the process's own, as root.  Returns the procfs option that took."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    if tmp is not None:
+        os.makedirs(new + "/tmp", exist_ok=True)
+        mount(tmp, new + "/tmp", None, MS_BIND)
     binds = sorted({(r, False) for r in reads if r not in writes} |
                    {(w, True) for w in writes})
     done = []
     for path, writable in binds:
-        if path in ("/", "/proc") or not os.path.exists(path):
+        if path in ("/", "/proc") or not os.path.exists(path) or (
+                tmp is not None and path == "/tmp"):
             continue
         # A read root beneath one already bound is there with it; a
         # writable one is bound over its place.
@@ -191,7 +198,10 @@ def confine_candidate(cfg, cand_dir, reads):
         try:
             os.chown(cand_dir, uid, gid)
             os.makedirs(new, exist_ok=True)
-            got["proc"] = own_root(new, reads, [cand_dir, cfg.cache])
+            tmp = os.path.join(os.path.dirname(cand_dir), "tmp")
+            os.makedirs(tmp, exist_ok=True)
+            os.chmod(tmp, 0o1777)
+            got["proc"] = own_root(new, reads, [cand_dir, cfg.cache], tmp=tmp)
         except OSError as e:
             # Still on the machine's root (pivot is the last step): the
             # job's uid could not reach Python there; root it stays.
@@ -199,7 +209,8 @@ def confine_candidate(cfg, cand_dir, reads):
             got["root"] = "shared (%s)" % e
         else:
             got["root"] = ("own (pivot_root): the read roots read-only, its scratch and "
-                           "the build cache writable")
+                           "the build cache writable, /tmp its own (in its scratch)")
+            got["tmp"] = "/tmp"
             drop_ids(uid, gid)
             os.umask(0o002)     # the cache is the jobs' group's
             got["ids"] = {"uid": uid, "gid": gid}

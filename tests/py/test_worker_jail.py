@@ -5,7 +5,7 @@ runs, and raises with what it got, so that the job's build_log says it.
 A door that reopens fails its check.  As root (CI): /etc/shadow cannot
 be read, a Unix socket outside the scratch cannot be reached, /proc shows
 the candidate's own processes only, and the candidate runs as the job's
-own uid; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
+own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE.  And an honest twin builds its
 C++ extension (load_inline, ninja, into the build cache) and passes."""
 import json
@@ -153,6 +153,22 @@ report(below=below, past=past)
           "a write past RLIMIT_FSIZE (%d bytes) fails with EFBIG (%s)" % (FSIZE_MAX, got), w)
 
 
+def private_tmp(w):
+    """A candidate that builds in a folder of its own under /tmp, as the
+    original harness let it: it writes there, and what it wrote is in its
+    job's scratch, not in the machine's /tmp."""
+    mark = "hr-jail-tmp-%d" % os.getpid()
+    got = attack(w, '''
+d = "/tmp/%s"
+os.makedirs(d, exist_ok=True)
+with open(d + "/ext.so", "w") as f:
+    f.write("x")
+report(wrote=os.path.exists(d + "/ext.so"))
+''' % mark)
+    check(got.get("wrote") is True and not os.path.exists("/tmp/" + mark),
+          "a candidate writes its own /tmp, which is not the machine's (%s)" % got, w)
+
+
 def honest_twin(w):
     """The C++ candidate (load_inline, ninja, the build cache) builds and
     is correct inside the jail."""
@@ -181,6 +197,7 @@ def main():
             shadow(w)
             unix_socket_outside(w)
             proc(w)
+            private_tmp(w)
         else:
             print("skip: /etc/shadow, Unix sockets, /proc: the jail drops root, and "
                   "this test does not run as root (CI does)")
