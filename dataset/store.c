@@ -505,12 +505,12 @@ mode_t store_file_mode(const char *path)
 	struct stat sb;
 
 	if (slash == path) {
-		strcpy(dir, "/");
+		snprintf(dir, sizeof(dir), "/");
 	} else if (slash && (size_t)(slash - path) < sizeof(dir)) {
 		memcpy(dir, path, (size_t)(slash - path));
 		dir[slash - path] = '\0';
 	} else {
-		strcpy(dir, ".");
+		snprintf(dir, sizeof(dir), ".");
 	}
 	return !stat(dir, &sb) && (sb.st_mode & S_ISGID) ? 0640 : 0600;
 }
