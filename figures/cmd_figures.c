@@ -17,9 +17,10 @@
 static const char usage[] =
 	"usage: headroom figures [--out DIR] [--scripts DIR] [--data-only]\n"
 	"\n"
-	"Write the data behind every figure (NAME.dat, NAME.cfg, with a\n"
-	"provenance line and DIR/provenance.json) and draw it with gnuplot:\n"
-	"NAME.svg, NAME.png, and NAME.pdf when gnuplot has pdfcairo.  The\n"
+	"Write the data behind every figure (NAME.dat with a provenance\n"
+	"line, NAME.cfg; DIR/provenance.json, DIR/provenance.cfg) and draw\n"
+	"it with gnuplot: NAME.svg, NAME.png, and NAME.pdf when gnuplot has\n"
+	"pdfcairo, each with the store's provenance line as its footer.  The\n"
 	"scripts are copied next to the data, so `gnuplot -d NAME.gp` in DIR\n"
 	"redraws a figure.  A placeholder says so when a figure's data is not\n"
 	"in the store.  Figures:\n";

@@ -13,7 +13,10 @@ set title "DLRM-Bench: verified speedups and the projected end-to-end time saved
 set ylabel "speedup counted in R (x)"
 if (note ne "") {
 	set tmargin 4
-	set label 3 note at graph 0.5, graph 1.05 center front noenhanced textcolor rgb "#D55E00"
+	set title offset 0, 1
+	# a line above the plot and the title a line higher (offsets in
+	# lines of text): apart at every terminal's font size
+	set label 3 note at graph 0.5, graph 1 offset 0, 1 center front noenhanced textcolor rgb "#D55E00"
 }
 if (blocks == 0) {
 	unset key

@@ -74,6 +74,106 @@ static void gp_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Width of a footer line in characters: DejaVu Sans' digits are 0.64 em
+ * wide, so 110 hex digits at the PDF's footer size (5.5 pt) fill 390 of
+ * its 450 pt (figures/render.gp). */
+#define FOOTER_COLUMNS 110
+
+/* s as a gnuplot string of lines of at most `width` characters, broken
+ * at spaces (a longer word stands alone), joined by "\n".  Returns the
+ * number of lines. */
+static int gp_string_wrapped(FILE *f, const char *s, size_t width)
+{
+	int lines = 0;
+
+	fputc('"', f);
+	while (*s) {
+		size_t rest, cut;
+
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		/* the rest of the line if it fits, else up to its last space
+		 * that does, else (a word longer than width) that word */
+		rest = cut = strcspn(s, "\n");
+		if (rest > width) {
+			cut = 0;
+			for (size_t i = 1; i <= width; i++)
+				if (s[i] == ' ')
+					cut = i;
+			if (!cut)
+				cut = strcspn(s, " \n");
+		}
+		fputs(lines++ ? "\\n" : "", f);
+		for (size_t i = 0; i < cut; i++) {
+			if (s[i] == '"' || s[i] == '\\')
+				fputc('\\', f);
+			fputc(s[i], f);
+		}
+		s += cut;
+		if (*s == '\n')
+			s++;
+	}
+	fputc('"', f);
+	return lines;
+}
+
+/* In place: every "sha256:" and 64 hex digits of s shortened to its
+ * first FOOTER_SHA digits and "...", so that a store of many sources
+ * keeps a footer of a few lines; provenance.json beside the figures and
+ * each NAME.dat's provenance line hold the digests in full. */
+#define FOOTER_SHA 16
+static void shorten_digests(char *s)
+{
+	char *w = s;
+
+	while (*s) {
+		if (!strncmp(s, "sha256:", 7) &&
+		    strspn(s + 7, "0123456789abcdef") >= 64) {
+			memmove(w, s, 7 + FOOTER_SHA);
+			w += 7 + FOOTER_SHA;
+			memcpy(w, "...", 3);
+			w += 3;
+			s += 7 + 64;
+			continue;
+		}
+		*w++ = *s++;
+	}
+	*w = '\0';
+}
+
+/* provenance.cfg: the provenance line as every figure's footer (style.gp
+ * draws it below the plot), wrapped, and its number of lines. */
+static int write_footer(const char *dir, const cJSON *prov,
+			struct hr_err *e)
+{
+	struct datafile c;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
+	int n, bad;
+
+	if (!m)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	bad = prov ? provenance_write_line(prov, "provenance:", "", m) :
+		fputs("provenance: unknown", m) < 0;
+	if (fclose(m) || bad) {
+		free(line);
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	shorten_digests(line);
+	if (open_data(&c, dir, "provenance", "cfg", NULL, e)) {
+		free(line);
+		return e->code;
+	}
+	fputs("footer = ", c.f);
+	n = gp_string_wrapped(c.f, line, FOOTER_COLUMNS);
+	fprintf(c.f, "\nfooter_lines = %d\n", n);
+	free(line);
+	return close_data(&c, e);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -124,7 +224,10 @@ static int write_speedup_cdf(const char *dir, const struct evalset *es,
 	free(v);
 	if (close_data(&d, e))
 		return e->code;
-	return write_cfg(dir, "speedup_cdf", d.rows, d.blocks, NULL, e);
+	/* configurations without a timed correct problem draw no curve:
+	 * the key says how many of all are drawn */
+	snprintf(title, sizeof(title), "configs = %zu\n", es->nconfigs);
+	return write_cfg(dir, "speedup_cdf", d.rows, d.blocks, title, e);
 }
 
 /* How many of a configuration's evaluations the robust replay ran. */
@@ -208,29 +311,49 @@ static int write_correctness(const char *dir, sqlite3 *db,
 			 "have_scale_invariant = 0\n", e);
 }
 
+/* ref_magnitude's y range on its log axis: whole decades, from one below
+ * the smallest bar (and the 1e-4 line) to the one above the largest bar
+ * (and the 1e-2 line), so every bar and both lines fit with room above.
+ * An all-zero reference (max |ref| 0, no place on a log axis) is drawn at
+ * the bottom of the range and labelled 0. */
 static int write_ref_magnitude(const char *dir, const struct auditset *as,
 			       const cJSON *prov, struct hr_err *e)
 {
 	struct datafile d;
-	char label[64];
+	char label[64], extra[128];
+	double lo = 1e-4, hi = 1e-2, ymin, ymax;
 
+	for (size_t i = 0; i < as->n; i++) {
+		double v = as->rows[i].max_abs_ref;
+
+		if (isnan(v) || v <= 0 || isinf(v))
+			continue;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	ymin = pow(10.0, floor(log10(lo)) - 1.0);
+	ymax = pow(10.0, floor(log10(hi)) + 1.0);
 	if (open_data(&d, dir, "ref_magnitude", "dat", prov, e))
 		return e->code;
-	fputs("# index max_abs_ref label\n", d.f);
+	fputs("# index max_abs_ref label drawn_at (max_abs_ref, or the "
+	      "bottom of the range for 0)\n", d.f);
 	for (size_t i = 0; i < as->n; i++) {
 		const struct audit_row *a = &as->rows[i];
+		double v = a->max_abs_ref;
 
-		if (isnan(a->max_abs_ref))
+		if (isnan(v))
 			continue;
 		snprintf(label, sizeof(label), "L%d-%d", a->level,
 			 a->problem_id);
-		fprintf(d.f, "%d %.6g ", ++d.rows, a->max_abs_ref);
+		fprintf(d.f, "%d %.6g ", ++d.rows, v);
 		gp_string(d.f, label);
-		fputc('\n', d.f);
+		fprintf(d.f, " %.6g\n", v > 0 ? v : ymin);
 	}
 	if (close_data(&d, e))
 		return e->code;
-	return write_cfg(dir, "ref_magnitude", d.rows, 1, NULL, e);
+	snprintf(extra, sizeof(extra), "ymin = %.0e\nymax = %.0e\n", ymin,
+		 ymax);
+	return write_cfg(dir, "ref_magnitude", d.rows, 1, extra, e);
 }
 
 /* Output coverage: one row per evaluation whose replay (replay_row_shown:
@@ -485,7 +608,8 @@ int figures_write_data(const char *dir, sqlite3 *db,
 		       const char *why_dlrm, const cJSON *prov,
 		       struct hr_err *e)
 {
-	return write_speedup_cdf(dir, es, prov, e) ||
+	return write_footer(dir, prov, e) ||
+		write_speedup_cdf(dir, es, prov, e) ||
 		write_correctness(dir, db, es, rs, prov, e) ||
 		write_ref_magnitude(dir, as, prov, e) ||
 		write_replayed(dir, es, rs, prov, e) ||

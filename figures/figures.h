@@ -27,7 +27,9 @@ extern const char *const figure_names[];
 extern const char *const figure_support[];
 
 /* Write <name>.dat and <name>.cfg of every figure into dir (which
- * exists).  Each .dat starts with a "# provenance:" line.  ds is
+ * exists), and provenance.cfg: prov's line, wrapped, that style.gp draws
+ * as every figure's footer.  Each .dat starts with a "# provenance:"
+ * line.  ds is
  * DLRM-Bench's projection, or NULL (the dlrm figure then says why_dlrm). */
 int figures_write_data(const char *dir, sqlite3 *db,
 		       const struct evalset *es, const struct auditset *as,
