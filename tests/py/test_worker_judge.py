@@ -241,7 +241,16 @@ try:
             check(not won, "%s (%s): not correct with a trusted time (verdict %s, "
                   "findings %s, void %r, error %r)" % (what, mode, res["verdict"], ids, void,
                                                        res.get("error")))
-            if what.startswith(("a read", "a TCP", "a file")) and "from C" not in what:
+            own_tmp = (res["checks"].get("candidate_process") or {}).get("tmp")
+            if (what == "a read of the store" and own_tmp
+                    and os.path.realpath(store).startswith("/tmp/")):
+                # In the jail's own root the path is not there at all (its
+                # /tmp is the job's, which the audit hook lets it use):
+                # the read found nothing, and the candidate was wrong.
+                check(res["verdict"] == "incorrect" or res.get("error_kind") == "sandbox",
+                      "%s (%s): nothing to read in the jail's own root: %s"
+                      % (what, mode, res["verdict"]))
+            elif what.startswith(("a read", "a TCP", "a file")) and "from C" not in what:
                 check(res["verdict"] == "runtime_error" and res["error_kind"] == "sandbox",
                       "%s (%s): refused by the sandbox, and said so: %s"
                       % (what, mode, res.get("error")))
