@@ -121,6 +121,9 @@ class Checks:
         try:
             with spent(self.ctx, "correctness", "audit_calls"):
                 self.audit_calls(seeds[0], passed == n)
+            if passed == n:
+                with spent(self.ctx, "correctness", "distribution"):
+                    self.distribution(seeds[0])
         except Exception as e:   # noqa: the candidate's; the trials stand
             self.checks["audit_error"] = "correctness: %s" % exc_text(e)
 
@@ -195,8 +198,7 @@ class Checks:
         poisoned (coverage: the original harness ran none); in a job whose
         trials passed, two calls on identical inputs compared bit for bit
         (nondeterministic beyond the tolerance), their inputs watched
-        (input-mutated), and calls on other input distributions
-        (hrworker/distribution.py: distribution-specific)."""
+        (input-mutated).  (Then correctness calls distribution.)"""
         t = self.torch
         with t.no_grad():
             if self.mode != "robust":
@@ -226,8 +228,11 @@ class Checks:
         if isinstance(a, t.Tensor) and isinstance(b, t.Tensor) and a.shape == b.shape:
             self.nondeterminism(a, b, seed)
         del a, b
-        with spent(self.ctx, "correctness", "distribution"):
-            rec, failing = Distribution(self).run(seed)
+
+    def distribution(self, seed):
+        """The calls on other input distributions (hrworker/distribution.py),
+        after audit_calls, in a job whose trials passed."""
+        rec, failing = Distribution(self).run(seed)
         self.checks["distribution"] = rec
         if failing:
             add_finding(self.ctx, "distribution-specific", seed=seed, transforms=failing)

@@ -155,7 +155,7 @@ def cpu_cases(w):
         want = {"robust": {"timing.draw", "timing.round_check", "timing.recheck_fresh"},
                 "faithful": {"timing.recheck_fresh_timing"}}[mode] | {
                     "correctness.side_effects", "correctness.audit_calls", "timing.floor",
-                    "escapes.pass"}
+                    "escapes.pass", "correctness.vacuity", "correctness.distribution"}
         sums = {k: sum(v for n, v in parts.items() if n.split(".")[0] == k) for k in au}
         check(set(parts) == want and all(abs(sums[k] - au[k]) < 1e-3 for k in au),
               "%s: the audit's seconds by check add up to its seconds by part (%s; %s)"
