@@ -28,6 +28,7 @@ from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, p
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.context import JobContext, problem_namespace
 from hrworker.escapes import l2_note
+from hrworker.outputs import elements, is_tuple
 from hrworker.remote import COVER_CYCLES_MAX
 from hrworker.timing import Timing
 from hrworker.util import children_cpu, exc_text
@@ -172,6 +173,13 @@ class Candidate:
         """What the judge needs to take the output: its shape and dtype,
         its type, and the inputs it shares memory with."""
         t = self.torch
+        if is_tuple(t, out):
+            # values and indices, say: each element described, fetched
+            # into a buffer of its own (outputs.py)
+            xs = elements(t, out)
+            return {"tensor": True, "tuple": [self.out_spec(x) for x in xs],
+                    "exact_type": all(type(x) is t.Tensor for x in xs),
+                    "type": "%s.%s" % (type(out).__module__, type(out).__qualname__)}
         if not isinstance(out, t.Tensor):
             return {"tensor": False, "type": "%s.%s" % (type(out).__module__,
                                                          type(out).__qualname__)}
@@ -261,12 +269,17 @@ class Candidate:
         return {"t": "called", "out": self.out_spec(out), "aliases": aliases(t, out, args)}
 
     def op_fetch(self, req, args):
-        """Copy the kept output into the judge's buffer (args[0])."""
-        buf, out = args[0], self.last
+        """Copy the kept output into the judge's buffer (args[0]; a tuple
+        output's elements into args, one each)."""
+        out = self.last
         self.last = None
         if out is None:
             raise RuntimeError("no output to fetch")
-        buf.copy_(out.detach())
+        xs = elements(self.torch, out) or [out]
+        if len(xs) != len(args):
+            raise RuntimeError("%d buffers for an output of %d tensors" % (len(args), len(xs)))
+        for buf, x in zip(args, xs):
+            buf.copy_(x.detach())
         self.ctx.sync()
         return {"t": "fetched"}
 

@@ -25,6 +25,7 @@ import weakref
 
 from hrworker.account import Family
 from hrworker.channel import ChannelError, JudgeEnd, pair
+from hrworker.outputs import MAX_ELEMENTS
 
 # The launch cover of a call the candidate process times on CUDA
 # (Timing.time_one): about 0.5 ms at the H200's 1980 MHz; what the
@@ -409,6 +410,16 @@ class CandidateProcess:
         if not isinstance(spec, dict) or spec.get("tensor") is not True:
             typ = spec.get("type") if isinstance(spec, dict) else None
             raise RemoteError("the candidate's output is %s, not a tensor" % str(typ)[:200])
+        parts = spec.get("tuple")
+        if parts is not None:
+            if not isinstance(parts, list) or not 0 < len(parts) <= MAX_ELEMENTS or \
+                    not all(isinstance(p, dict) for p in parts):
+                raise CandidateGone("the candidate process described its output as %r"
+                                    % (spec,)[:300], tampered=True)
+            bufs = [self.buffer(p, "its output's element %d" % i) for i, p in enumerate(parts)]
+            self.request("fetch", bufs)
+            self.reply("fetched")
+            return tuple(bufs)
         buf = self.buffer(spec, "its output")
         self.request("fetch", [buf])
         self.reply("fetched")

@@ -9,6 +9,7 @@ import time
 from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
 from hrworker.escapes import l2_reset
+from hrworker.outputs import elements, same_structure
 from hrworker.remote import COVER_CYCLES, RemoteModel
 from hrworker.util import Laps, exc_text, finite
 
@@ -358,13 +359,17 @@ class Timing:
 
     # ------------------------------------------------------ the audit
     def output_print(self, out):
-        return fingerprint(self.torch, out) if isinstance(out, self.torch.Tensor) else None
+        xs = elements(self.torch, out)
+        if xs is None:
+            return None
+        prints = tuple(fingerprint(self.torch, x) for x in xs)
+        return prints[0] if isinstance(out, self.torch.Tensor) else prints
 
     def passes(self, out, out_new):
         """The original check of one pair, outside any timed call."""
         t = self.torch
-        if not (isinstance(out_new, t.Tensor) and out_new.shape == out.shape):
-            return False, {"issue": "not a tensor of the reference's shape"}
+        if not same_structure(t, out, out_new):
+            return False, {"issue": "not a tensor (or tuple) of the reference's shapes"}
         ok, rec = self.judge.compare(out, out_new, False, Laps({}))
         return ok, {k: rec.get(k) for k in ("n_violations", "max_abs_err") if k in rec}
 
@@ -384,8 +389,8 @@ class Timing:
         recorded in checks.rechecks (failed_check when it fails); returns
         (pass, the candidate's fingerprint, the reference's)."""
         out = self.ref(*inp)
-        if (isinstance(out, self.torch.Tensor) and out.is_floating_point()
-                and not bool(self.torch.isfinite(out).all())):
+        if any(x.is_floating_point() and not bool(self.torch.isfinite(x).all())
+               for x in elements(self.torch, out) or ()):
             # Inputs the problem does not define its output on: nothing
             # can be asked of the candidate there.
             self.checks.setdefault("rechecks", []).append(
