@@ -8,8 +8,9 @@ sum_sq_source = """
 #include <ATen/Parallel.h>
 
 torch::Tensor sum_of_squares_rows(torch::Tensor x) {
-    TORCH_CHECK(x.dim() == 2 && x.scalar_type() == torch::kFloat,
-                "a 2-D float tensor");
+    TORCH_CHECK(x.device().is_cpu() && x.dim() == 2 &&
+                x.scalar_type() == torch::kFloat,
+                "a 2-D float tensor on the CPU (this kernel runs there)");
     auto xc = x.contiguous();
     const int64_t rows = xc.size(0), cols = xc.size(1);
     auto out = torch::empty({rows}, xc.options());

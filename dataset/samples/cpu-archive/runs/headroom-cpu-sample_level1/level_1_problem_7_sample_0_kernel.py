@@ -12,8 +12,9 @@ l2_source = """
 #include <cmath>
 
 torch::Tensor l2_normalize_rows(torch::Tensor x) {
-    TORCH_CHECK(x.dim() == 2 && x.scalar_type() == torch::kFloat,
-                "a 2-D float tensor");
+    TORCH_CHECK(x.device().is_cpu() && x.dim() == 2 &&
+                x.scalar_type() == torch::kFloat,
+                "a 2-D float tensor on the CPU (this kernel runs there)");
     auto xc = x.contiguous();
     const int64_t cols = xc.size(1);
     auto out = torch::empty_like(xc);
