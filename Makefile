@@ -169,6 +169,10 @@ SAMPLE_MAP = dataset/maps/sample-leaderboard.json
 SAMPLE_PROFILES = $(sort $(wildcard dataset/samples/profiles/*.pt.trace.json.gz))
 DLRM_PROBLEMS = dataset/problems/dlrm-bench
 SAMPLE_DLRM_ARCHIVE = dataset/samples/dlrm-archive
+# The sample's CPU-runnable run (C++ extensions): without a GPU, make run
+# replays its model only (report/report.mk, CPU_REPLAY_MODEL).
+SAMPLE_CPU_ARCHIVE = dataset/samples/cpu-archive
+SAMPLE_CPU_MODEL = headroom-cpu-sample
 DB ?= headroom.db
 # The sample's DLRM profile (dataset/samples/profiles), the workload that
 # weighs DLRM-Bench in make run's report and figures.
@@ -183,11 +187,12 @@ run: deps-run
 	./headroom --db $(DB) problems add $(DLRM_PROBLEMS)
 	./headroom --db $(DB) ingest $(SAMPLE_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DLRM_ARCHIVE)
+	./headroom --db $(DB) ingest $(SAMPLE_CPU_ARCHIVE)
 	./headroom --db $(DB) ingest $(SAMPLE_DUMP) --map $(SAMPLE_MAP)
 	./headroom --db $(DB) ingest $(SAMPLE_PROFILES)
 	./headroom --db $(DB) ls
 	@$(MAKE) --no-print-directory report-outputs DB=$(DB) \
-	  DLRM_WORKLOAD=$(SAMPLE_DLRM_WORKLOAD)
+	  DLRM_WORKLOAD=$(SAMPLE_DLRM_WORKLOAD) CPU_REPLAY_MODEL=$(SAMPLE_CPU_MODEL)
 
 check: deps-check
 	@$(MAKE) --no-print-directory -j$(NPROC) headroom build/asan/headroom \

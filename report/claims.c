@@ -710,7 +710,7 @@ static int parse_claim(struct ledger *l, const cJSON *o, size_t i,
 int ledger_load(struct ledger *l, const char *claims_path,
 		const char *roles_path, struct hr_err *e)
 {
-	const cJSON *arr, *o;
+	const cJSON *arr, *o, *ex;
 	size_t i = 0;
 
 	memset(l, 0, sizeof(*l));
@@ -721,6 +721,18 @@ int ledger_load(struct ledger *l, const char *claims_path,
 							     "models")))
 		return hr_errf(e, HR_INPUT, "%s: wants an object \"models\" "
 			       "mapping roles to model names", roles_path);
+	ex = cJSON_GetObjectItemCaseSensitive(l->roles_doc, "excluded_models");
+	if (ex && !cJSON_IsArray(ex))
+		return hr_errf(e, HR_INPUT, "%s: \"excluded_models\" wants an "
+			       "array of model names", roles_path);
+	cJSON_ArrayForEach(o, ex) {
+		if (!cJSON_IsString(o))
+			return hr_errf(e, HR_INPUT, "%s: \"excluded_models\": "
+				       "entry %zu is not a string", roles_path,
+				       i + 1);
+		i++;
+	}
+	i = 0;
 	arr = cJSON_GetObjectItemCaseSensitive(l->claims_doc, "claims");
 	if (!cJSON_IsArray(arr))
 		return hr_errf(e, HR_INPUT, "%s: wants an array \"claims\"",
@@ -788,9 +800,57 @@ static void replay_value(const struct ctx *x, const struct claim *c,
 	replayset_view_release(&view);
 }
 
-int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
+/* Is the row of a model the roles file excludes (its "excluded_models":
+ * a model name or a configuration label)? */
+static int excluded(const struct ledger *l, const struct evalrow *r)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(l->roles_doc,
+							      "excluded_models"))
+		if (!strcmp(m->valuestring, r->model) ||
+		    !strcmp(m->valuestring, r->config))
+			return 1;
+	return 0;
+}
+
+/* view: es without the excluded models' rows and configurations (the
+ * rows and names borrowed); -1 when out of memory. */
+static int claims_view(const struct ledger *l, const struct evalset *es,
+		       struct evalset *view)
+{
+	memset(view, 0, sizeof(*view));
+	view->rows = malloc((es->n ? es->n : 1) * sizeof(*view->rows));
+	view->configs = malloc((es->nconfigs ? es->nconfigs : 1) *
+			       sizeof(*view->configs));
+	if (!view->rows || !view->configs)
+		return -1;
+	for (size_t i = 0; i < es->n; i++) {
+		const struct evalrow *r = &es->rows[i];
+
+		if (excluded(l, r))
+			continue;
+		view->rows[view->n++] = *r;
+		/* Rows come sorted by configuration. */
+		if (!view->nconfigs ||
+		    strcmp(view->configs[view->nconfigs - 1], r->config))
+			view->configs[view->nconfigs++] = r->config;
+	}
+	return 0;
+}
+
+int ledger_evaluate(const struct ledger *l, const struct ledger_data *in,
 		    struct claim_result *out, struct hr_err *e)
 {
+	struct ledger_data dd = *in, *d = &dd;
+	struct evalset view;
+
+	if (claims_view(l, in->es, &view)) {
+		free(view.rows);
+		free(view.configs);
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	}
+	dd.es = &view;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct claim *c = &l->claims[i];
 		const struct metric_def *m = find_metric(c->metric);
@@ -826,7 +886,8 @@ int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
 					 c->decimals, stated_r, c->unit);
 		}
 	}
-	(void)e;
+	free(view.rows);
+	free(view.configs);
 	return HR_OK;
 }
 

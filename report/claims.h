@@ -75,7 +75,8 @@ struct ledger_data {
 
 /* Evaluate every claim into out[0..l->n).  A claim that cannot be computed
  * is "not available" in its result, not an error; errors are database or
- * memory failures. */
+ * memory failures.  No claim reads the evaluations of a model the roles
+ * file lists in "excluded_models" (the project's own samples). */
 int ledger_evaluate(const struct ledger *l, const struct ledger_data *d,
 		    struct claim_result *out, struct hr_err *e);
 

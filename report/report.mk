@@ -1,6 +1,7 @@
 # report.mk - the report stage's targets (included by the root Makefile).
 #   make report-outputs   audit the problems (CPU), replay when a GPU is
-#                         present, then every table
+#                         present (without one: CPU_REPLAY_MODEL's
+#                         evaluations on the CPU), then every table
 #                         (out/report) and figure (out/figures) of $(DB),
 #                         and the audit as one page (out/report/index.html)
 REPORT_OUT  ?= out/report
@@ -9,6 +10,10 @@ FIGURES_OUT ?= out/figures
 # --workload); empty: their default, dlrm.  make run names its sample's.
 DLRM_WORKLOAD ?=
 WORKLOAD_OPT = $(if $(DLRM_WORKLOAD),--workload $(DLRM_WORKLOAD))
+# Without a GPU, the model whose evaluations replay on the CPU (C++
+# kernels; .ci/replay-cpu.sh); empty: no replay.  make run names its
+# sample's.
+CPU_REPLAY_MODEL ?=
 
 .PHONY: report-outputs
 
@@ -19,6 +24,9 @@ report-outputs: headroom
 	  if [ -e /dev/nvidiactl ]; then \
 	    ./headroom --db $(DB) replay --device cuda --python "$$PY" || \
 	      echo "note: 'headroom replay' failed: replay columns stay empty"; \
+	  elif [ -n "$(CPU_REPLAY_MODEL)" ]; then \
+	    sh .ci/replay-cpu.sh ./headroom $(DB) "$$PY" $(CPU_REPLAY_MODEL) || \
+	      echo "note: 'headroom replay --device cpu' failed: replay columns stay empty"; \
 	  else echo "note: no GPU here: replay skipped (the report shows archive numbers only)"; fi
 	./headroom --db $(DB) report all --out $(REPORT_OUT) $(WORKLOAD_OPT)
 	@if command -v gnuplot >/dev/null 2>&1; then \
