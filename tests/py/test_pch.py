@@ -126,7 +126,7 @@ def main():
           "the probe takes the header with its own flags")
     why = pch.probe(d, made["cxx"], made["cflags"] + ["-O2"])
     check(why is not None and "refused" in why and "not used because" in why,
-          "and refuses it with other flags: %s" % (why or "")[-160:])
+          "and refuses it with other flags: %s" % (why or "").splitlines()[0][-120:])
 
     # Through a job: the build log says why the header was not used.
     w = Worker("--cache", os.path.join(tmp.name, "worker-cache"))
@@ -149,7 +149,7 @@ def main():
           and ext[0].get("pch", "").startswith("plain: extra_cflags has -include")
           and ext[0].get("pch_unusable") is True,
           "a job whose flags refuse the header builds plain and is judged as ever: %r"
-          % ({k: (res or {}).get(k) for k in ("verdict", "error_text")}, ext), w)
+          % (({k: (res or {}).get(k) for k in ("verdict", "error_text")}, ext),), w)
     check("extension hr_pch_job: plain build, no precompiled header: extra_cflags "
           "has -include" in (res.get("build_log") or ""),
           "and its build log says so: %r" % res.get("build_log"), w)
