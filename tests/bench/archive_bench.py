@@ -1,6 +1,6 @@
 """archive_bench.py [--scale F] [--device cuda|cpu] [--modes faithful,robust]
 [--headroom PATH] [--python PY] [--work DIR] [--timeout-run S] [--jobs N]
-[--json OUT] - the archive benchmark: write the representative archive
+[--cap S] [--json OUT] - the archive benchmark: write the representative archive
 (gen_archive.py, 900 x F evaluations), store it (problems add, ingest),
 replay it once per mode, each cold (a build cache of its own), and print
 one JSON line a mode: wall, evaluations a minute, jobs an hour, the
@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -55,9 +56,19 @@ class GpuSampler(threading.Thread):
                 "mean_utilization": round(sum(s) / len(s) / 100, 3)}
 
 
-def hr(args, a, db, **kw):
-    cmd = [a.headroom, "--db", db] + args
-    return subprocess.run(cmd, text=True, capture_output=True, **kw)
+def hr(args, a, db, cap=None):
+    """headroom with these arguments; past cap seconds it gets SIGTERM (a
+    replay then stops, keeps what is done and prints its summary)."""
+    p = subprocess.Popen([a.headroom, "--db", db] + args, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=cap)
+        capped = False
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate()
+        capped = True
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), capped
 
 
 def store_figures(db, run_id):
@@ -94,7 +105,7 @@ def replay(a, db, mode, cache):
     if gpu:
         gpu.start()
     t0 = time.monotonic()
-    r = hr(args, a, db)
+    r, capped = hr(args, a, db, a.cap or None)
     wall = time.monotonic() - t0
     if gpu:
         gpu.stop.set()
@@ -112,7 +123,8 @@ def replay(a, db, mode, cache):
                   (re.search(r"time by phase:(.*?);", err) or re.search("()", "")).group(1)))
     verdicts, pch = store_figures(db, run_id)
     build_cpu = float(cpu.group(1)) if cpu else 0.0
-    out = {"mode": mode, "device": a.device, "exit": r.returncode, "evaluations": done,
+    out = {"mode": mode, "device": a.device, "exit": r.returncode, "capped": capped,
+           "evaluations": done, "jobs_total": int(m.group(3)),
            "wall_s": round(wall, 1),
            "evaluations_per_minute": round(done / wall * 60, 2) if wall else None,
            "jobs_per_hour": round(done / wall * 3600) if wall else None,
@@ -137,7 +149,10 @@ def main():
     ap.add_argument("--timeout-run", type=int, default=None,
                     help="seconds a run phase (default 60 on CUDA, 20 on the CPU)")
     ap.add_argument("--jobs", type=int, default=0, help="build workers (default: replay's)")
-    ap.add_argument("--json", help="also write the lines to this file")
+    ap.add_argument("--json", help="also write the lines to this file, as they come")
+    ap.add_argument("--cap", type=float, default=0,
+                    help="stop each replay after this many seconds (SIGTERM: what is "
+                    "done is reported; default none)")
     a = ap.parse_args()
     if a.timeout_run is None:
         a.timeout_run = 60 if a.device == "cuda" else 20
@@ -152,21 +167,25 @@ def main():
     g = subprocess.run([sys.executable, os.path.join(HERE, "gen_archive.py"), arch,
                         "--scale", str(a.scale), "--device", a.device],
                        capture_output=True, text=True, check=True)
-    lines = [json.dumps({"archive": json.loads(g.stdout)})]
-    print(lines[0], flush=True)
+    sink = open(a.json, "w") if a.json else None
+
+    def emit(line):
+        print(line, flush=True)
+        if sink:
+            sink.write(line + "\n")
+            sink.flush()
+    emit(json.dumps({"archive": json.loads(g.stdout)}))
     for args in (["problems", "add", os.path.join(arch, "problems"), "--name", "bench-archive"],
                  ["ingest", os.path.join(arch, "runs"), "--source", "bench-archive"]):
-        r = hr(args, a, db)
+        r, _ = hr(args, a, db)
         if r.returncode != 0:
             raise SystemExit("archive_bench: %s: exit %d\n%s" % (" ".join(args[:2]),
                                                                  r.returncode, r.stderr))
     for mode in a.modes.split(","):
-        res = replay(a, db, mode, os.path.join(work, "cache-" + mode))
-        lines.append(json.dumps(res, sort_keys=True))
-        print(lines[-1], flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        emit(json.dumps(replay(a, db, mode, os.path.join(work, "cache-" + mode)),
+                        sort_keys=True))
+    if sink:
+        sink.close()
     if tmp:
         tmp.cleanup()
 

@@ -7,7 +7,8 @@ eager, one cache for all, so the first candidate of each flag set builds
 that set's header).  The figure is each extension's build CPU-s (its
 record's cpu_seconds: ninja and the compilers), the header's own build
 taken out and listed apart; printed as one JSON line a candidate and a
-summary (median ratio, and the ratio with the headers' builds counted).
+summary (median ratio, and the ratio with the headers' builds counted),
+and the floor: an extension of the header alone, plain and with it.
 
 Default candidates: the project's C++ fixtures (tests/fixtures/replay
 relu_fast.py, -O2; tests/fixtures/planted partial-write-cpp, no flags)
@@ -43,6 +44,14 @@ try:
 except Exception as e:
     exts.append({"error": str(e)[:300]})
 print(json.dumps(exts))
+'''
+
+
+# The floor: an extension of nothing but torch/extension.h (no function,
+# no binding; loaded as a library, not a Python module), the part of every
+# build that is the header's alone.
+FLOOR = '''from torch.utils.cpp_extension import load_inline
+load_inline(name="hr_pch_floor", cpp_sources="", is_python_module=False)
 '''
 
 
@@ -107,12 +116,22 @@ def main():
             headers += header
             lines.append(json.dumps(row))
             print(lines[-1], flush=True)
+    rows = list(lines)
+    floor = os.path.join(tmp.name, "floor.py")
+    with open(floor, "w") as f:
+        f.write(FLOOR)
+    plain = build(a.python, os.path.join(tmp.name, "cache-floor-plain"), floor, "0")[0]
+    used = build(a.python, with_pch, floor, "eager")[0]     # the no-flags header
+    lines.append(json.dumps({"floor": "the header alone, no flags", "plain_cpu_s":
+                             plain.get("cpu_seconds"), "pch_cpu_s": used.get("cpu_seconds"),
+                             "pch": used.get("pch")}))
+    print(lines[-1], flush=True)
     summary = {"extensions": len(ratios),
                "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
                "plain_cpu_s_median": round(statistics.median(
-                   json.loads(x)["plain_cpu_s"] for x in lines), 2) if lines else None,
+                   json.loads(x)["plain_cpu_s"] for x in rows), 2) if rows else None,
                "pch_cpu_s_median": round(statistics.median(
-                   json.loads(x)["pch_cpu_s"] for x in lines), 2) if lines else None,
+                   json.loads(x)["pch_cpu_s"] for x in rows), 2) if rows else None,
                "header_builds_cpu_s": round(headers, 1),
                "ratio_with_header_builds": round(pch_all / plain_all, 3) if plain_all else None}
     lines.append(json.dumps({"summary": summary}))
