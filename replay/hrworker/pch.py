@@ -26,9 +26,11 @@ second; HEADROOM_PCH=eager builds it at once), and one whose header
 another job is building builds plain rather than wait for it.
 HEADROOM_PCH=0 turns the whole thing off.
 
-On a cache hit the decision of the build is repeated (the note the build
-left, .headroom-pch), so that ninja finds the same command and has
-nothing to do.
+The first decision for an extension's build directory is kept there
+(.headroom-pch, created exclusively) and every later call follows it, a
+cache hit or another job building the same extension at the same time:
+ninja finds the same command, compiles nothing again, and never rewrites
+a module another process may be loading.
 
 Owns: CACHE/pch/ (one directory a key, its .lock and .failed beside it,
 a .seen marker), the .headroom-pch note in an extension's directory.
@@ -199,8 +201,10 @@ def probe(d, cxx, flags):
     return None
 
 
-def ensure(cfg, key, cxx, flags, how):
-    """The directory of key's header once it is ready; else Plain."""
+def ensure(cfg, key, cxx, flags, how, wait=False):
+    """The directory of key's header once it is ready, and whether this
+    call built it; else Plain.  wait: take the lock even while another
+    job holds it (a build that must use this header)."""
     root = os.path.join(cfg.cache, "pch")
     d = os.path.join(root, key)
     if os.path.exists(os.path.join(d, "ok")):
@@ -216,7 +220,7 @@ def ensure(cfg, key, cxx, flags, how):
     lock = os.open(d + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             raise Plain("another job is building the header of these flags", unusable=False)
         if os.path.exists(os.path.join(d, "ok")):
@@ -243,12 +247,21 @@ def read_note(build_dir):
         return None
 
 
-def write_note(build_dir, note):
+def claim_note(build_dir, note):
+    """Make note the build directory's decision unless another job made
+    one first (created exclusively, then renamed into place whole); the
+    decision in force."""
+    path = os.path.join(build_dir, NOTE)
+    tmp = "%s.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(note, f)
     try:
-        with open(os.path.join(build_dir, NOTE), "w") as f:
-            json.dump(note, f)
-    except OSError:
+        os.link(tmp, path)          # fails where a note is already there
+    except FileExistsError:
         pass
+    finally:
+        os.remove(tmp)
+    return read_note(build_dir) or note
 
 
 def use(args, d):
@@ -272,48 +285,73 @@ def plan(cfg, torch, cpp, args, build_dir):
     return key, cxx, flags
 
 
-def prepare(cfg, torch, cpp, args, build_dir, hit):
-    """Decide, for one load_inline call whose build directory is
-    build_dir, whether its C++ source uses a precompiled header, and add
-    the flag when it does (args: the call's bound arguments, changed in
-    place).  Returns the build record's fields: pch ("used", "built",
-    "off" or "plain: why"), pch_unusable (a reason of the candidate's or
-    the machine's), pch_cpu_seconds (the compilers' CPU seconds of the
-    header this call built; they count in the call's own too)."""
-    how = mode()
-    if how == "off":
-        return {"pch": "off"}
-    if hit:
-        # Repeat the build's decision: the same command, nothing to redo.
-        note = read_note(build_dir) or {}
-        key = note.get("key")
-        d = os.path.join(cfg.cache, "pch", str(key))
-        if key and os.path.exists(os.path.join(d, "ok")):
-            use(args, d)
-            return {"pch": "used"}
-        why = note.get("plain") or "built without a precompiled header"
-        if key:
-            why = "the header it was built with is gone"
-            write_note(build_dir, {"plain": why, "unusable": False})
-        rec = {"pch": "plain: " + why}
-        if note.get("unusable") and not key:
-            rec["pch_unusable"] = True
-        return rec
+def decide(cfg, torch, cpp, args, build_dir, how):
+    """A first decision for build_dir: (note, this call's own record
+    fields)."""
     cpu0 = children_cpu()
     try:
         key, cxx, flags = plan(cfg, torch, cpp, args, build_dir)
         d, built = ensure(cfg, key, cxx, flags, how)
     except Plain as p:
-        write_note(build_dir, {"plain": p.why, "unusable": p.unusable})
-        rec = {"pch": "plain: " + p.why[:1000]}
-        if p.unusable:
-            rec["pch_unusable"] = True
-        return rec
+        return {"plain": p.why[:1000], "unusable": p.unusable}, {}
     except OSError as e:        # the cache's trouble: a plain build
-        write_note(build_dir, {"plain": "cache: %s" % e, "unusable": False})
-        return {"pch": "plain: cache: %s" % e}
-    write_note(build_dir, {"key": key})
-    use(args, d)
-    if not built:
-        return {"pch": "used"}
-    return {"pch": "built", "pch_cpu_seconds": round(children_cpu() - cpu0, 3)}
+        return {"plain": "cache: %s" % e, "unusable": False}, {}
+    rec = {"pch_cpu_seconds": round(children_cpu() - cpu0, 3)} if built else {}
+    return {"key": key, "cxx": cxx, "cflags": flags}, rec
+
+
+def prepare(cfg, torch, cpp, args, build_dir, hit):
+    """Decide, for one load_inline call whose build directory is
+    build_dir, whether its C++ source uses a precompiled header, and add
+    the flag when it does (args: the call's bound arguments, changed in
+    place).  The first decision for a directory is kept there (its note)
+    and every later call, a cache hit or a job building the same
+    extension at the same time, follows it: the same command, so ninja
+    never rebuilds what another process may be loading.  Returns the
+    build record's fields: pch ("built": this call built the header and
+    the extension uses it; "used"; "off"; "plain: why"), pch_unusable (a
+    reason of the candidate's or the machine's), pch_cpu_seconds (the
+    compilers' CPU seconds of a header this call built; they count in the
+    call's own too)."""
+    how = mode()
+    if how == "off":
+        return {"pch": "off"}
+    rec = {}
+    note = read_note(build_dir)
+    if note is None:
+        if hit:     # built before precompiled headers: it stays plain
+            note = {"plain": "built without a precompiled header", "unusable": False}
+        else:
+            note, rec = decide(cfg, torch, cpp, args, build_dir, how)
+        try:
+            note = claim_note(build_dir, note)
+        except OSError as e:
+            note = {"plain": "cache: %s" % e, "unusable": False}
+    key = note.get("key")
+    if key:
+        d = os.path.join(cfg.cache, "pch", str(key))
+        try:
+            if not os.path.exists(os.path.join(d, "ok")):
+                # The header this directory was built with is gone: make
+                # it again (the extension's command names it).
+                cpu0 = children_cpu()
+                d, built = ensure(cfg, str(key), str(note.get("cxx")),
+                                  [str(f) for f in note.get("cflags") or []], "eager",
+                                  wait=True)
+                if built:
+                    rec["pch_cpu_seconds"] = round(children_cpu() - cpu0, 3)
+            use(args, d)
+            rec["pch"] = "built" if "pch_cpu_seconds" in rec else "used"
+            return rec
+        except (Plain, OSError) as e:
+            note = {"plain": "its header is gone and did not build again: %s" % e,
+                    "unusable": False}
+            try:
+                with open(os.path.join(build_dir, NOTE), "w") as f:
+                    json.dump(note, f)
+            except OSError:
+                pass
+    rec["pch"] = "plain: " + str(note.get("plain"))[:1000]
+    if note.get("unusable") is True:
+        rec["pch_unusable"] = True
+    return rec

@@ -2,7 +2,8 @@
 the module built with the header is the module built without it (the same
 object file, byte for byte; it imports and answers the same); a later
 extension of the same flags uses the header and compiles for less CPU; a
-cache hit repeats the build's decision and compiles nothing; flags that
+cache hit repeats the build's decision and compiles nothing, and the first
+decision for a build directory is the one a concurrent build follows; flags that
 make the header unusable give a plain build, and a job's build log says
 so.  Each build runs in a process of its own, as a job's candidate process
 does (torch names a module again when one process builds it twice)."""
@@ -127,6 +128,30 @@ def main():
     why = pch.probe(d, made["cxx"], made["cflags"] + ["-O2"])
     check(why is not None and "refused" in why and "not used because" in why,
           "and refuses it with other flags: %s" % (why or "").splitlines()[0][-120:])
+
+    # The first decision for a build directory is the one every later
+    # call follows, a miss too (two jobs building one extension at once).
+    import torch
+    from torch.utils import cpp_extension as cpp
+    cfg = types.SimpleNamespace(cache=with_pch, arch="cpu-test")
+    first = os.path.join(tmp.name, "ext-first")
+    os.makedirs(first)
+    check(pch.claim_note(first, {"plain": "decided first", "unusable": False})
+          == {"plain": "decided first", "unusable": False}, "a first note is claimed")
+    check(pch.claim_note(first, {"key": os.path.basename(d)})["plain"] == "decided first",
+          "a second claim gets the first note")
+    args = {"extra_cflags": ["-O3"]}
+    rec = pch.prepare(cfg, torch, cpp, args, first, False)
+    check(rec == {"pch": "plain: decided first"} and args["extra_cflags"] == ["-O3"],
+          "a later miss follows a plain decision: %r" % rec)
+    second = os.path.join(tmp.name, "ext-second")
+    os.makedirs(second)
+    pch.claim_note(second, {"key": os.path.basename(d)})
+    args = {}
+    rec = pch.prepare(cfg, torch, cpp, args, second, False)
+    check(rec == {"pch": "used"} and args["extra_cflags"] == [
+        "-include", os.path.join(d, pch.HEADER)],
+          "and a header decision, whatever this call's flags: %r" % args)
 
     # Through a job: the build log says why the header was not used.
     w = Worker("--cache", os.path.join(tmp.name, "worker-cache"))
