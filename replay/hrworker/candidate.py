@@ -23,6 +23,7 @@ import platform
 import sys
 import time
 
+from hrworker import pch
 from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
@@ -76,6 +77,7 @@ def hook_load_inline(cfg, torch, exts):
                 rec.update(cache="hit", failed=True)
                 with open(failed) as f:
                     raise RuntimeError(f.read())
+            rec.update(pch.prepare(cfg, torch, cpp, ba.arguments, d, hit))
             return orig(*ba.args, **ba.kwargs)
         except Exception as e:
             # The compiler's "no" is as deterministic as its "yes" for

@@ -42,7 +42,8 @@ def memory_note(torch):
 
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
-              "cpu_seconds": (int, float), "failed": bool}
+              "cpu_seconds": (int, float), "failed": bool, "pch": str,
+              "pch_unusable": bool, "pch_cpu_seconds": (int, float)}
 
 
 class Job:
@@ -231,9 +232,16 @@ class Job:
                      cpu_seconds=round(sum(x.get("cpu_seconds", 0) for x in exts), 3),
                      cache=("none" if not exts else "hit" if
                             all(x.get("cache") == "hit" for x in exts) else "miss"))
+        # The build log says where a candidate's flags or includes (or the
+        # machine) kept an extension from the precompiled header (pch.py).
+        notes = "".join("extension %s: plain build, no precompiled header: %s\n"
+                        % (x.get("name"), x.get("pch", "")[len("plain: "):])
+                        for x in exts if x.get("pch_unusable"))
+        if notes:
+            self.result["build_log"] = notes[:4000]
         if rep.get("ok") is not True:
             text = str(rep.get("error"))[:4000]
-            self.result["build_log"] = text
+            self.result["build_log"] = (notes + text)[:4000]
             raise Verdict("compile_error", "build", text, compiled=False, correct=False)
         self.result["compiled"] = True
         self.global_state(rep.get("global_state"))

@@ -259,6 +259,19 @@ stage_warm() {
 	replay_pass warm "${CAP_WARM:-300}"
 }
 
+# Issue 35's archive benchmark (tests/bench/archive_bench.py): the
+# ARCHIVE_SCALE part of the 900-evaluation archive (default 0.15, 135
+# evaluations), each of ARCHIVE_MODES (default faithful) replayed cold and
+# stopped after CAP_ARCHIVE s (default 480); $OUT/archive.jsonl.
+stage_archive() {
+	have_replay || return 3
+	rm -rf "$WORK/archive-bench"
+	python3 tests/bench/archive_bench.py --device cuda --scale "${ARCHIVE_SCALE:-0.15}" \
+		--modes "${ARCHIVE_MODES:-faithful}" --cap "${CAP_ARCHIVE:-480}" \
+		--headroom ./headroom --python python3 --work "$WORK/archive-bench" \
+		--json "$OUT/archive.jsonl"
+}
+
 stage_report() {
 	./headroom --db "$WORK/hr.db" ls --format json >"$OUT/replay-ls.json"
 	./headroom --db "$WORK/hr.db" ls

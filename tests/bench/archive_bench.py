@@ -1,0 +1,193 @@
+"""archive_bench.py [--scale F] [--device cuda|cpu] [--modes faithful,robust]
+[--headroom PATH] [--python PY] [--work DIR] [--timeout-run S] [--jobs N]
+[--cap S] [--json OUT] - the archive benchmark: write the representative archive
+(gen_archive.py, 900 x F evaluations), store it (problems add, ingest),
+replay it once per mode, each cold (a build cache of its own), and print
+one JSON line a mode: wall, evaluations a minute, jobs an hour, the
+compilers' CPU seconds (all and per evaluation; the replay's own count),
+the extensions' precompiled-header use, the run jobs' seconds by phase,
+the verdicts, and on CUDA the GPU's busy fraction (nvidia-smi's
+utilization.gpu sampled every second over the replay: samples above 0,
+and the mean).  Not a test: nothing fails on a slow machine.  Standard
+library only (sqlite3 reads the store).
+
+CPU smoke (CI-sized): python3 tests/bench/archive_bench.py --device cpu --scale 0.014
+The full run (H200): see docs/benchmarks.md.
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+class GpuSampler(threading.Thread):
+    """utilization.gpu of the visible GPUs, once a second."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.samples, self.stop = [], threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu",
+                                      "--format=csv,noheader,nounits"],
+                                     capture_output=True, text=True, timeout=10).stdout
+                self.samples.extend(float(x) for x in out.split() if x.strip())
+            except (OSError, subprocess.SubprocessError, ValueError):
+                pass
+            self.stop.wait(1.0)
+
+    def result(self):
+        s = self.samples
+        if not s:
+            return None
+        return {"samples": len(s), "busy_fraction": round(sum(1 for x in s if x > 0) / len(s), 3),
+                "mean_utilization": round(sum(s) / len(s) / 100, 3)}
+
+
+def hr(args, a, db, cap=None):
+    """headroom with these arguments; past cap seconds it gets SIGTERM (a
+    replay then stops, keeps what is done and prints its summary)."""
+    p = subprocess.Popen([a.headroom, "--db", db] + args, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=cap)
+        capped = False
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate()
+        capped = True
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), capped
+
+
+def store_figures(db, run_id):
+    """The run's jobs from the store: verdicts, and its extensions'
+    precompiled-header use (build stage's records, else the job's)."""
+    con = sqlite3.connect(db)
+    verdicts = dict(con.execute("SELECT verdict, count(*) FROM replay_job WHERE run_id = ? "
+                                "GROUP BY verdict", (run_id,)).fetchall())
+    pch = {}
+    for (cj,) in con.execute("SELECT checks_json FROM replay_job WHERE run_id = ?", (run_id,)):
+        try:
+            checks = json.loads(cj or "{}")
+        except ValueError:
+            continue
+        b = checks.get("build_stage") or checks.get("build") or {}
+        for x in b.get("extensions") or []:
+            if x.get("cache") != "miss":    # each compiled extension once
+                continue
+            k = str(x.get("pch", "none")).split(":")[0]
+            pch[k] = pch.get(k, 0) + 1
+    con.close()
+    return verdicts, pch
+
+
+def replay(a, db, mode, cache):
+    args = ["replay", "--device", a.device, "--mode", mode, "--python", a.python,
+            "--problems-set", "bench-archive", "--cache", cache,
+            "--timeout-run", str(a.timeout_run)]
+    if a.jobs:
+        args += ["--jobs", str(a.jobs)]
+    if a.device == "cpu":
+        args += ["--perf-trials", "10", "--warmup", "1"]
+    gpu = GpuSampler() if a.device == "cuda" else None
+    if gpu:
+        gpu.start()
+    t0 = time.monotonic()
+    r, capped = hr(args, a, db, a.cap or None)
+    wall = time.monotonic() - t0
+    if gpu:
+        gpu.stop.set()
+        gpu.join()
+    err = r.stderr
+    m = re.search(r"replay: run (\d+): (\d+) of (\d+) jobs done", err)
+    if not m:
+        sys.stderr.write(err[-3000:])
+        raise SystemExit("archive_bench: replay (%s) printed no summary, exit %d"
+                         % (mode, r.returncode))
+    run_id, done = int(m.group(1)), int(m.group(2))
+    cpu = re.search(r"builds: ([0-9.]+) CPU-s of compilers", err)
+    builds = re.search(r"(\d+) builds \((\d+) cache hits", err)
+    phases = dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s",
+                  (re.search(r"time by phase:(.*?);", err) or re.search("()", "")).group(1)))
+    verdicts, pch = store_figures(db, run_id)
+    build_cpu = float(cpu.group(1)) if cpu else 0.0
+    out = {"mode": mode, "device": a.device, "exit": r.returncode, "capped": capped,
+           "evaluations": done, "jobs_total": int(m.group(3)),
+           "wall_s": round(wall, 1),
+           "evaluations_per_minute": round(done / wall * 60, 2) if wall else None,
+           "jobs_per_hour": round(done / wall * 3600) if wall else None,
+           "build_cpu_s": build_cpu,
+           "build_cpu_s_per_evaluation": round(build_cpu / done, 2) if done else None,
+           "builds": int(builds.group(1)) if builds else None,
+           "build_cache_hits": int(builds.group(2)) if builds else None,
+           "extensions_pch": pch, "phase_s": phases, "verdicts": verdicts}
+    if gpu:
+        out["gpu"] = gpu.result()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    ap.add_argument("--modes", default="faithful,robust")
+    ap.add_argument("--headroom", default=os.path.join(ROOT, "headroom"))
+    ap.add_argument("--python", default=os.environ.get("HEADROOM_PYTHON", "python3"))
+    ap.add_argument("--work", help="keep the archive, store and caches here")
+    ap.add_argument("--timeout-run", type=int, default=None,
+                    help="seconds a run phase (default 60 on CUDA, 20 on the CPU)")
+    ap.add_argument("--jobs", type=int, default=0, help="build workers (default: replay's)")
+    ap.add_argument("--json", help="also write the lines to this file, as they come")
+    ap.add_argument("--cap", type=float, default=0,
+                    help="stop each replay after this many seconds (SIGTERM: what is "
+                    "done is reported; default none)")
+    a = ap.parse_args()
+    if a.timeout_run is None:
+        a.timeout_run = 60 if a.device == "cuda" else 20
+    tmp = None
+    if a.work:
+        os.makedirs(a.work, exist_ok=True)
+        work = a.work
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="hr-archive-bench-")
+        work = tmp.name
+    arch, db = os.path.join(work, "archive"), os.path.join(work, "bench.db")
+    g = subprocess.run([sys.executable, os.path.join(HERE, "gen_archive.py"), arch,
+                        "--scale", str(a.scale), "--device", a.device],
+                       capture_output=True, text=True, check=True)
+    sink = open(a.json, "w") if a.json else None
+
+    def emit(line):
+        print(line, flush=True)
+        if sink:
+            sink.write(line + "\n")
+            sink.flush()
+    emit(json.dumps({"archive": json.loads(g.stdout)}))
+    for args in (["problems", "add", os.path.join(arch, "problems"), "--name", "bench-archive"],
+                 ["ingest", os.path.join(arch, "runs"), "--source", "bench-archive"]):
+        r, _ = hr(args, a, db)
+        if r.returncode != 0:
+            raise SystemExit("archive_bench: %s: exit %d\n%s" % (" ".join(args[:2]),
+                                                                 r.returncode, r.stderr))
+    for mode in a.modes.split(","):
+        emit(json.dumps(replay(a, db, mode, os.path.join(work, "cache-" + mode)),
+                        sort_keys=True))
+    if sink:
+        sink.close()
+    if tmp:
+        tmp.cleanup()
+
+
+main()

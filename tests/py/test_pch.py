@@ -1,0 +1,190 @@
+"""Precompiled torch headers for load_inline's C++ side (hrworker/pch.py):
+the module built with the header is the module built without it (the same
+object file, byte for byte; it imports and answers the same); a later
+extension of the same flags uses the header and compiles for less CPU; a
+cache hit repeats the build's decision and compiles nothing, and the first
+decision for a build directory is the one a concurrent build follows; flags that
+make the header unusable give a plain build, and a job's build log says
+so.  Each build runs in a process of its own, as a job's candidate process
+does (torch names a module again when one process builds it twice)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import types
+
+from workerlib import ROOT, Worker, check
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+
+SOURCE = r"""
+torch::Tensor affine(torch::Tensor x, double a, double b) {
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(xc);
+    const float *in = xc.data_ptr<float>();
+    float *out = y.data_ptr<float>();
+    for (int64_t i = 0; i < xc.numel(); i++)
+        out[i] = (float)(in[i] * a + b);
+    return y;
+}
+"""
+
+OTHER = r"""
+torch::Tensor row_max(torch::Tensor x) {
+    return std::get<0>(x.contiguous().max(1));
+}
+"""
+
+
+def build_here(cache, name, source, func, flags):
+    """In this process: one hooked load_inline into cache; print its
+    record, its answer on fixed inputs and its build directory."""
+    import torch
+    from torch.utils import cpp_extension as cpp
+    from hrworker.candidate import hook_load_inline, cache_dir
+    cfg = types.SimpleNamespace(cache=cache, arch="cpu-test")
+    exts = []
+    hook_load_inline(cfg, torch, exts)
+    kw = {} if flags is None else {"extra_cflags": flags}
+    mod = cpp.load_inline(name=name, cpp_sources=[source], functions=[func], **kw)
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4) - 5
+    out = getattr(mod, func)(x, 0.5, 2.0) if func == "affine" else getattr(mod, func)(x)
+    print(json.dumps({"rec": exts[0], "out": out.tolist(),
+                      "dir": os.path.join(cache, exts[0]["dir"])}))
+
+
+def build(cache, name, source, func, flags=None, pch="eager"):
+    env = dict(os.environ, HEADROOM_PCH=pch, CUDA_VISIBLE_DEVICES="")
+    r = subprocess.run([sys.executable, __file__, "--build", cache, name, func,
+                        json.dumps(flags)], input=source, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr[-3000:])
+    check(r.returncode == 0, "the build of %s (HEADROOM_PCH=%s) ran" % (name, pch))
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def main():
+    tmp = tempfile.TemporaryDirectory(prefix="hr-pch-test-")
+    with_pch = os.path.join(tmp.name, "cache")
+    plain = os.path.join(tmp.name, "cache-plain")
+
+    a = build(with_pch, "hr_pch_affine", SOURCE, "affine")
+    check(a["rec"].get("pch") == "built" and a["rec"].get("pch_cpu_seconds", 0) > 0,
+          "the first extension of its flags builds the header and uses it: %r" % a["rec"])
+    ninja = read(os.path.join(a["dir"], "build.ninja")).decode()
+    check("-include " + os.path.join(with_pch, "pch") in ninja,
+          "its ninja file forces the header from the cache")
+    p = build(plain, "hr_pch_affine", SOURCE, "affine", pch="0")
+    check(p["rec"].get("pch") == "off" and "-include" not in
+          read(os.path.join(p["dir"], "build.ninja")).decode(),
+          "HEADROOM_PCH=0: a plain build")
+    check(a["out"] == p["out"] and a["out"][0][0] == -0.5,
+          "both modules import and answer the same: %r" % a["out"][0])
+    check(read(os.path.join(a["dir"], "main.o")) == read(os.path.join(p["dir"], "main.o")),
+          "the object file built with the header is the plain one, byte for byte")
+
+    b = build(with_pch, "hr_pch_rowmax", OTHER, "row_max")
+    check(b["rec"].get("pch") == "used" and b["out"] == [-2.0, 2.0, 6.0],
+          "a second extension of the same flags uses the header: %r" % b["rec"])
+    check(b["rec"]["cpu_seconds"] < 0.8 * p["rec"]["cpu_seconds"],
+          "and compiles for less CPU than a plain build (%.1f s, plain %.1f s)"
+          % (b["rec"]["cpu_seconds"], p["rec"]["cpu_seconds"]))
+
+    mtime = os.stat(os.path.join(b["dir"], "main.o")).st_mtime_ns
+    h = build(with_pch, "hr_pch_rowmax", OTHER, "row_max")
+    check(h["rec"].get("cache") == "hit" and h["rec"].get("pch") == "used"
+          and os.stat(os.path.join(b["dir"], "main.o")).st_mtime_ns == mtime,
+          "a cache hit repeats the decision and compiles nothing: %r" % h["rec"])
+
+    # Unusable: the reason is recorded, and the build is the plain one.
+    from hrworker import pch
+    for flags, why in ((["-include", "cstddef"], "-include"), (["-E"], "-E"),
+                       (["-O2", "-fno-pch-preprocess"], "-fno-pch")):
+        try:
+            pch.check_args({"extra_cflags": flags})
+            got = None
+        except pch.Plain as e:
+            got = e
+        check(got is not None and got.unusable and why in got.why,
+              "extra_cflags %s: no precompiled header (%s)" % (flags, got))
+    check(pch.check_args({"extra_cflags": ["-O3", "-DN=4", "-march=native"]}) is None,
+          "ordinary flags are no reason for a plain build")
+
+    # A header GCC would not take is found before any extension uses it.
+    key = os.listdir(os.path.join(with_pch, "pch"))
+    d = [os.path.join(with_pch, "pch", k) for k in key if os.path.isdir(
+        os.path.join(with_pch, "pch", k))][0]
+    with open(os.path.join(d, "ok")) as f:
+        made = json.load(f)
+    check(pch.probe(d, made["cxx"], made["cflags"]) is None,
+          "the probe takes the header with its own flags")
+    why = pch.probe(d, made["cxx"], made["cflags"] + ["-O2"])
+    check(why is not None and "refused" in why and "not used because" in why,
+          "and refuses it with other flags: %s" % (why or "").splitlines()[0][-120:])
+
+    # The first decision for a build directory is the one every later
+    # call follows, a miss too (two jobs building one extension at once).
+    import torch
+    from torch.utils import cpp_extension as cpp
+    cfg = types.SimpleNamespace(cache=with_pch, arch="cpu-test")
+    first = os.path.join(tmp.name, "ext-first")
+    os.makedirs(first)
+    check(pch.claim_note(first, {"plain": "decided first", "unusable": False})
+          == {"plain": "decided first", "unusable": False}, "a first note is claimed")
+    check(pch.claim_note(first, {"key": os.path.basename(d)})["plain"] == "decided first",
+          "a second claim gets the first note")
+    args = {"extra_cflags": ["-O3"]}
+    rec = pch.prepare(cfg, torch, cpp, args, first, False)
+    check(rec == {"pch": "plain: decided first"} and args["extra_cflags"] == ["-O3"],
+          "a later miss follows a plain decision: %r" % rec)
+    second = os.path.join(tmp.name, "ext-second")
+    os.makedirs(second)
+    pch.claim_note(second, {"key": os.path.basename(d)})
+    args = {}
+    rec = pch.prepare(cfg, torch, cpp, args, second, False)
+    check(rec == {"pch": "used"} and args["extra_cflags"] == [
+        "-include", os.path.join(d, pch.HEADER)],
+          "and a header decision, whatever this call's flags: %r" % args)
+
+    # Through a job: the build log says why the header was not used.
+    w = Worker("--cache", os.path.join(tmp.name, "worker-cache"))
+    cand = ('import torch\nimport torch.nn as nn\n'
+            'from torch.utils.cpp_extension import load_inline\n'
+            'ext = load_inline(name="hr_pch_job", cpp_sources=[%r], functions=["row_max"],\n'
+            '                  extra_cflags=["-include", "cstddef"])\n'
+            'class ModelNew(nn.Module):\n'
+            '    def forward(self, x):\n'
+            '        return ext.row_max(x)\n' % OTHER)
+    prob = ('import torch\nimport torch.nn as nn\n'
+            'class Model(nn.Module):\n'
+            '    def forward(self, x):\n'
+            '        return x.max(1)[0]\n'
+            'def get_inputs():\n    return [torch.randn(8, 16)]\n'
+            'def get_init_inputs():\n    return []\n')
+    msgs, res = w.run(prob, cand)
+    ext = (res or {}).get("build", {}).get("extensions") or [{}]
+    check(res is not None and res.get("verdict") == "correct"
+          and ext[0].get("pch", "").startswith("plain: extra_cflags has -include")
+          and ext[0].get("pch_unusable") is True,
+          "a job whose flags refuse the header builds plain and is judged as ever: %r"
+          % (({k: (res or {}).get(k) for k in ("verdict", "error_text")}, ext),), w)
+    check("extension hr_pch_job: plain build, no precompiled header: extra_cflags "
+          "has -include" in (res.get("build_log") or ""),
+          "and its build log says so: %r" % res.get("build_log"), w)
+    w.close()
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--build":
+        build_here(sys.argv[2], sys.argv[3], sys.stdin.read(), sys.argv[4],
+                   json.loads(sys.argv[5]))
+    else:
+        main()
