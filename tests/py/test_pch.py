@@ -133,6 +133,7 @@ def main():
     # call follows, a miss too (two jobs building one extension at once).
     import torch
     from torch.utils import cpp_extension as cpp
+    os.environ["HEADROOM_PCH"] = "1"    # on (off by default)
     cfg = types.SimpleNamespace(cache=with_pch, arch="cpu-test")
     first = os.path.join(tmp.name, "ext-first")
     os.makedirs(first)
