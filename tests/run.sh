@@ -121,6 +121,8 @@ if "$PYTHON" -c 'import torch, numpy' >/dev/null 2>&1; then
 		[ "$s" = 0 ] || what="$what, $s skipped"
 		if [ "$f" != 0 ]; then
 			report fail "$name" "$f failed (exit $rc)"
+			# every failing check, wherever it is, then the end
+			grep '^FAIL:' "$out" >&2
 			tail -40 "$out" >&2
 		elif [ "$rc" = $SKIP ]; then
 			report skip "$name" "$(grep '^skip:' "$out" | tail -1 |
