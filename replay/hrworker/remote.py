@@ -56,8 +56,13 @@ CAL_CALLS = 16
 CAL_PERCENTILE = 90
 CAL_MARGIN_MS = 0.15
 # The share of a call's own reading by the judge that its gap may also
-# take (clock_disagreement).
-GAP_SHARE = 0.05
+# take (clock_disagreement): an honest call's own tail -- copy-on-write
+# faults after a fork, the previous output's memory given back -- is
+# beyond its clock too.  The figure is the judge's reading, so a gap
+# forges no speedup whatever its size; this is the check's tolerance,
+# and honest kernels come first (at 5 % an honest elementwise kernel on
+# 8 MB tensors read timer-disagrees once in the planted suite).
+GAP_SHARE = 0.25
 FIGURE_MIN_MS = 0.001
 
 # The most an output (or a drawn input) the judge takes may hold.
