@@ -284,14 +284,9 @@ class Checks:
             add_finding(self.ctx, "nondeterministic", **rec)
 
     def close(self, a, b):
-        """Does b pass the job's original check against a (allclose with
-        the job's tolerance, through the verify library when present)?"""
-        if self.cfg.verify is not None:
-            try:
-                return bool(self.cfg.verify.raw(a, b, self.harness, self.tol).allclose_pass)
-            except (ValueError, RuntimeError):
-                pass
-        return bool(self.torch.allclose(a, b, atol=self.tol, rtol=self.tol))
+        """Does b pass the job's original check against a (compare: the
+        verify library when present, else torch.allclose)?"""
+        return self.compare(a, b, False, Laps({}))[0]
 
     def bitwise(self, a, b):
         """(identical, elements that differ, first index): the verify

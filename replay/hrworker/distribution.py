@@ -15,6 +15,7 @@ does not vary (all one value), is skipped and says so: nothing can be
 asked of the candidate there.
 Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
+from hrworker.escapes import rel_err
 from hrworker.util import exc_text, finite
 
 # name -> what it does to one floating input (docs/verification.md).
@@ -41,14 +42,21 @@ def domain(torch, x):
     return "any"
 
 
-def transform(torch, name, x, gen):
-    """x under transform name (a new tensor of x's shape, dtype and
-    device), or None when x's domain does not allow it."""
+def describe(torch, x):
+    """(domain, amax) of one input, read once for every transform."""
     dom = domain(torch, x)
+    if dom == "fixed":
+        return dom, None
+    return dom, x.float().abs().max().item() or 1.0
+
+
+def transform(torch, name, x, gen, dom, amax):
+    """x under transform name (a new tensor of x's shape, dtype and
+    device), or None when x's domain does not allow it; dom and amax as
+    describe gives them."""
     if dom == "fixed":
         return x
     wide = x.float()
-    amax = wide.abs().max().item() or 1.0
     sign = -1.0 if dom == "nonpos" else 1.0
     if name == "scale-down":
         y = wide * SCALE_DOWN
@@ -114,12 +122,10 @@ class Distribution:
                           else x for x in inputs])
             if not isinstance(r64, t.Tensor) or r64.shape != out.shape:
                 return None
-            r64 = r64.double()
-            den = r64.norm().item()
+            den = r64.double().norm().item()
             if not den or den != den:
                 return None
-            return ((out_new.double() - r64).norm().item() / den,
-                    (out.double() - r64).norm().item() / den)
+            return rel_err(out_new, r64), rel_err(out, r64)
         except Exception:           # noqa: the precision-aware rule is skipped
             return None
 
@@ -130,10 +136,8 @@ class Distribution:
         if c.cfg.verify is not None:
             r = c.cfg.verify.raw(out, out_new, c.harness, c.tol)
             return bool(r.scale_invariant_pass), finite(r.normwise_rel_err)
-        a, b = out.double(), out_new.double()
-        den = a.norm().item()
-        err = (a - b).norm().item() / den if den else float("inf")
-        if not bool(t.isfinite(b).all()):
+        err = rel_err(out_new, out)
+        if not bool(t.isfinite(out_new).all()):
             return False, finite(err)
         tau = 1e-5 if out.dtype == t.float32 and c.tol <= 1e-4 else 1e-2
         return err <= tau, finite(err)
@@ -196,9 +200,10 @@ class Distribution:
             base_ok, base_err = self.compare(*both)
             del both
         rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
+        described = [describe(t, x) for x in base]
         for name in TRANSFORMS:
             got = rec["transforms"][name] = {}
-            inputs = [transform(t, name, x, gen) for x in base]
+            inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
             if any(x is None for x in inputs):
                 got["skipped"] = "no input of this problem allows it (domain kept)"
                 continue
