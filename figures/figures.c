@@ -312,8 +312,10 @@ static int write_correctness(const char *dir, sqlite3 *db,
 }
 
 /* ref_magnitude's y range on its log axis: whole decades, from one below
- * the smallest bar (and the 1e-4 line) to the one above the largest bar
- * (and the 1e-2 line), so every bar and both lines fit with room above.
+ * the smallest bar (and the 1e-4 line) to a whole decade above the largest
+ * bar (and the 1e-2 line) -- the power of ten above it, and one more: a
+ * bar of 999990 under a top of 1e6 touched the frame -- so every bar and
+ * both lines fit with room above.
  * An all-zero reference (max |ref| 0, no place on a log axis) is drawn at
  * the bottom of the range and labelled 0. */
 static int write_ref_magnitude(const char *dir, const struct auditset *as,
@@ -332,7 +334,7 @@ static int write_ref_magnitude(const char *dir, const struct auditset *as,
 		hi = v > hi ? v : hi;
 	}
 	ymin = pow(10.0, floor(log10(lo)) - 1.0);
-	ymax = pow(10.0, floor(log10(hi)) + 1.0);
+	ymax = pow(10.0, ceil(log10(hi)) + 1.0);
 	if (open_data(&d, dir, "ref_magnitude", "dat", prov, e))
 		return e->code;
 	fputs("# index max_abs_ref label drawn_at (max_abs_ref, or the "
