@@ -11,20 +11,18 @@ static const char *const type_names[] = {
 };
 
 static const char *const phase_names[] = {
-	[PH_START] = "start", [PH_REFERENCE] = "reference",
-	[PH_BUILD] = "build", [PH_LOAD] = "load",
-	[PH_CORRECTNESS] = "correctness", [PH_TIMING] = "timing",
+#define VOCAB_PHASE(e, s) [e] = s,
+#include "../dataset/base/vocab.def"
 };
 
 static const char *const verdict_names[] = {
-	[PV_NO_PROBLEM] = "no_problem", [PV_NO_KERNEL] = "no_kernel",
-	[PV_NEEDS_GPU] = "needs_gpu",
-	[PV_PROBLEM_ERROR] = "problem_error",
-	[PV_COMPILE_ERROR] = "compile_error",
-	[PV_RUNTIME_ERROR] = "runtime_error", [PV_TIMEOUT] = "timeout",
-	[PV_CRASHED] = "crashed", [PV_INCORRECT] = "incorrect",
-	[PV_CORRECT] = "correct", [PV_BUILT] = "built", [PV_DRAWN] = "drawn",
-	[PV_AUDITED] = "audited",
+#define VOCAB_JOB_VERDICT(e, s, stored) [e] = s,
+#include "../dataset/base/vocab.def"
+};
+
+static const unsigned char verdict_stored[] = {
+#define VOCAB_JOB_VERDICT(e, s, stored) [e] = stored,
+#include "../dataset/base/vocab.def"
 };
 
 static const char *const stop_names[] = {
@@ -91,7 +89,8 @@ enum proto_verdict proto_result_verdict(const cJSON *res)
 
 int proto_verdict_ends_job(enum proto_verdict v)
 {
-	return v >= PV_NO_PROBLEM && v <= PV_CORRECT;
+	return v > PV_NONE && (int)v < COUNT(verdict_stored) &&
+		verdict_stored[v];
 }
 
 cJSON *proto_job_new(int64_t job, int64_t evaluation_id, enum proto_stop stop)

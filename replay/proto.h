@@ -4,8 +4,9 @@
  * phases and verdicts (and which verdicts a finished job may store), the
  * common part of every job message, and the hello handshake's check.
  * replay.c (the orchestrator) and audit.c (headroom audit problems) both
- * speak it through this module, so the names exist once on the C side
- * (replay/worker.py and replay/hrworker/ are the other side).
+ * speak it through this module; the phase and verdict names are
+ * dataset/base/vocab.def's (replay/worker.py and replay/hrworker/ are the
+ * other side).
  * Must not: do I/O, know the scheduler or the store.
  */
 #ifndef HR_REPLAY_PROTO_H
@@ -35,11 +36,13 @@ enum proto_type {
 
 enum proto_type proto_type_of(const cJSON *msg);
 
-/* A job's phases, in the order a job goes through them (PH_START: before
- * the first phase line). */
+/* A job's phases, in the order a job goes through them (vocab.def):
+ * PH_DISPATCH from the job's dispatch to its start line, PH_START before
+ * its first phase line; PH_OTHER: none or unknown. */
 enum proto_phase {
-	PH_OTHER, PH_START, PH_REFERENCE, PH_BUILD, PH_LOAD, PH_CORRECTNESS,
-	PH_TIMING,
+	PH_OTHER,
+#define VOCAB_PHASE(e, s) e,
+#include "../dataset/base/vocab.def"
 };
 
 enum proto_phase proto_phase_of(const char *name);
@@ -53,13 +56,8 @@ int proto_phase_is_build(enum proto_phase p);
  * itself (timeout, crashed, no_problem, no_kernel, needs_gpu). */
 enum proto_verdict {
 	PV_NONE,          /* missing or unknown */
-	PV_NO_PROBLEM, PV_NO_KERNEL, PV_NEEDS_GPU, PV_PROBLEM_ERROR,
-	PV_COMPILE_ERROR,
-	PV_RUNTIME_ERROR, PV_TIMEOUT, PV_CRASHED, PV_INCORRECT, PV_CORRECT,
-	/* answers to jobs that stop early: they end no job */
-	PV_BUILT,         /* stop_after "build" */
-	PV_DRAWN,         /* stop_after "inputs" */
-	PV_AUDITED,       /* stop_after "reference" (headroom audit problems) */
+#define VOCAB_JOB_VERDICT(e, s, stored) e,
+#include "../dataset/base/vocab.def"
 };
 
 enum proto_verdict proto_verdict_of(const char *name);

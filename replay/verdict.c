@@ -5,33 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const verdict_evidence_ids[] = {
-	"channel-tampered",      /* the candidate process forged the protocol */
-	"harness-patched",       /* the timer or the check itself was forged */
-	"timer-disagrees",       /* its clock and the judge's disagree */
-	"background-work",       /* its processes ran outside its calls */
-	"inputs-redefined",      /* the harness timed other shapes */
-	"result-cached",         /* the output was replayed, not computed */
-	"timing-path-differs",   /* honest only while checked */
-	"output-not-tensor",     /* lazy or subclass: computes inside the check */
-	"output-aliases-input",
-	"input-mutated",
-	"partial-write",         /* some output elements never written */
-	"distribution-specific", /* right only on get_inputs()'s draws */
-	"parameters-differ",     /* right only at the default initialisation */
-	"side-stream",           /* work the events did not see */
-	"background-thread",
-	/* hrworker/escapes.py's wall-against-event and profiled pass: after
-	 * the two it is the symptom of */
-	"work-after-end-event",  /* the call's work outlived its end event */
-	"below-physical-floor",  /* faster than the bytes allow: a symptom */
-	"l2-persisting",
-	"precision-downgrade",
-	"nondeterministic",
-	"no-own-kernel",         /* the library did the work */
-};
-const size_t verdict_n_evidence_ids =
-	sizeof(verdict_evidence_ids) / sizeof(verdict_evidence_ids[0]);
+#include "../dataset/base/vocab.h"
 
 static const char *str_of(const cJSON *o, const char *k)
 {
@@ -65,32 +39,11 @@ static void put_verdict(struct verdict_out *out, const char *prefix,
 	out->verdict[n] = '\0';
 }
 
-/* Evidence against a correct result only (hrworker/escapes.py): who
- * computed the output (no-own-kernel: the library) or at what precision
- * (precision-downgrade) says why a passing result is no kernel win; an
- * output that fails the original check is incorrect whatever computed it.
- * The other evidence outranks incorrect: a side stream or a partial write
- * is also why an output fails. */
-static const char *const correct_only_ids[] = {
-	"no-own-kernel",
-	"precision-downgrade",
-};
-
-static int correct_only(const char *id)
-{
-	for (size_t i = 0; i < sizeof(correct_only_ids) /
-		     sizeof(correct_only_ids[0]); i++)
-		if (!strcmp(id, correct_only_ids[i]))
-			return 1;
-	return 0;
-}
-
+/* The finding's rank in verdict priority (vocab.def's order; an unknown
+ * id after every known one). */
 static int priority(const char *id)
 {
-	for (size_t i = 0; i < verdict_n_evidence_ids; i++)
-		if (!strcmp(id, verdict_evidence_ids[i]))
-			return (int)i;
-	return (int)verdict_n_evidence_ids;
+	return (int)hr_finding_of(id);
 }
 
 /* The deciding evidence finding, or NULL when there is none; *n the
@@ -112,7 +65,9 @@ static const char *top_evidence(const cJSON *res, int incorrect, int *n)
 		 * leave a kernel verifiable. */
 		if (!id || !*id)
 			id = "unnamed-finding";
-		if (incorrect && correct_only(id))
+		/* who computed a passing output, or at what precision, says
+		 * nothing of one that fails the check */
+		if (incorrect && hr_finding_correct_only(hr_finding_of(id)))
 			continue;
 		p = priority(id);
 		(*n)++;
@@ -217,7 +172,8 @@ static void vacuous(const struct verdict_gate *g, const char *where, int si,
 	const char *tail = si == 1 ? "; the scale-invariant checks passed, "
 		"but they cannot make a vacuous check mean more" : "";
 
-	snprintf(out->verdict, sizeof(out->verdict), "correct-vacuous");
+	snprintf(out->verdict, sizeof(out->verdict), "%s",
+		 hr_audit_name(AV_CORRECT_VACUOUS));
 	gate_text(g, gates, sizeof(gates));
 	if (gates[0])
 		snprintf(out->why, sizeof(out->why), "the original check also "
@@ -244,7 +200,7 @@ static void failed(const struct verdict_in *in, struct verdict_out *out)
 		what = "reference";
 	else if (!strcmp(v, "no_problem") || !strcmp(v, "no_kernel"))
 		what = "match";
-	put_verdict(out, "failed:", what);
+	put_verdict(out, hr_audit_name(AV_FAILED), what);
 	snprintf(out->why, sizeof(out->why), "the job ended %s%s%s", v,
 		 in->phase && *in->phase ? " in phase " : "",
 		 in->phase && *in->phase ? in->phase : "");
@@ -257,6 +213,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(res, "ci_low");
 	const char *mode = in->mode;
 	const char *top;
+	enum hr_mode m;
 	struct verdict_gate own;
 	int nev, bad = -1, si, robust, incorrect;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
@@ -266,11 +223,10 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		mode = str_of(cJSON_GetObjectItemCaseSensitive(checks,
 							       "semantics"),
 			      "mode");
-	robust = mode && !strcmp(mode, "robust");
+	robust = !hr_mode_of(mode, &m) && m == MODE_ROBUST;
 	if (in->verdict && !strcmp(in->verdict, "needs_gpu")) {
 		/* not a failure of the candidate: it was not run */
-		snprintf(out->verdict, sizeof(out->verdict),
-			 "skipped:needs-gpu");
+		put_verdict(out, hr_audit_name(AV_SKIPPED), "needs-gpu");
 		snprintf(out->why, sizeof(out->why), "the candidate needs a "
 			 "GPU and the run was on the CPU: nothing ran");
 		return;
@@ -287,7 +243,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(checks,
 							    "audit_error"))) {
 		/* the candidate raised in one of the audit's own calls */
-		snprintf(out->verdict, sizeof(out->verdict), "failed:audit");
+		put_verdict(out, hr_audit_name(AV_FAILED), "audit");
 		snprintf(out->why, sizeof(out->why), "the candidate failed in a "
 			 "call of the audit: %.200s", str_of(checks,
 							       "audit_error"));
@@ -296,7 +252,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	incorrect = !strcmp(in->verdict, "incorrect") ||
 		!original_passed(checks, &bad);
 	if ((top = top_evidence(res, incorrect, &nev))) {
-		put_verdict(out, "exploit:", top);
+		put_verdict(out, hr_audit_name(AV_EXPLOIT), top);
 		if (nev > 1)
 			snprintf(out->why, sizeof(out->why), "evidence %s (first "
 				 "of %d findings by priority)", top, nev);
@@ -305,7 +261,8 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	if (incorrect) {
-		snprintf(out->verdict, sizeof(out->verdict), "incorrect");
+		snprintf(out->verdict, sizeof(out->verdict), "%s",
+			 hr_audit_name(AV_INCORRECT));
 		if (strcmp(in->verdict, "incorrect"))
 			snprintf(out->why, sizeof(out->why), "trial %d failed the "
 				 "original check", bad);
@@ -327,13 +284,15 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	if (robust && si == 1 && ci_low > 1.0) {
-		snprintf(out->verdict, sizeof(out->verdict), "verified-faster");
+		snprintf(out->verdict, sizeof(out->verdict), "%s",
+			 hr_audit_name(AV_VERIFIED_FASTER));
 		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
 			 "the original and scale-invariant checks, no evidence, "
 			 "interval lower bound %.4g > 1", ci_low);
 		return;
 	}
-	snprintf(out->verdict, sizeof(out->verdict), "correct");
+	snprintf(out->verdict, sizeof(out->verdict), "%s",
+		 hr_audit_name(AV_CORRECT));
 	if (si == 0)
 		snprintf(out->why, sizeof(out->why), "the scale-invariant checks "
 			 "failed");

@@ -1,8 +1,7 @@
 /* verdict.h - the one audit verdict of a replayed evaluation, from the
  * worker's result, the problem's degeneracy gate and the run's mode.
  *
- * Owns: the audit verdict names, the evidence finding ids and their
- * priority, the rule (docs/replay.md, "Audit verdict"), and the stored
+ * Owns: the rule (docs/replay.md, "Audit verdict"), and the stored
  * form of the findings (replay_job.findings_json: evidence and signals
  * apart).  jobs.c calls it in the transaction that stores a job; report/
  * reads what it stored.  Must not: read the store, print, or look at the
@@ -20,7 +19,7 @@
  *   1b. failed:audit    the candidate raised in one of the audit's own
  *                       calls (checks.audit_error).
  *   2. exploit:<id>     the result holds an evidence finding; several: the
- *                       first in verdict_evidence_ids' order (unknown ids
+ *                       first in vocab.def's finding order (unknown ids
  *                       after every known one, by name).  no-own-kernel
  *                       and precision-downgrade count only where the
  *                       original check passed (else rule 3).
@@ -47,14 +46,6 @@
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
-
-/* The evidence finding ids the worker may send, in verdict priority:
- * tampering with the measurement first (everything after it is void),
- * then a measurement of something other than the problem, then outputs
- * the call did not compute, then side effects, then work hidden from the
- * timer, then symptoms whose cause may be any of the above. */
-extern const char *const verdict_evidence_ids[];
-extern const size_t verdict_n_evidence_ids;
 
 /* A degeneracy gate: the problem's for the job's preset (problem_audit),
  * or the job's own (checks.vacuity, read by verdict_compute). */

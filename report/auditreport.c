@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const modes[] = { "faithful", "robust" };
+#include "../dataset/base/vocab.h"
+#include "../dataset/base/vocab.h"
 
 static const struct replay_result *result_of(const struct replay_row *rr,
-					     int robust)
+					     enum hr_mode m)
 {
-	const struct replay_result *res = robust ? &rr->robust : &rr->faithful;
+	const struct replay_result *res = m == MODE_ROBUST ? &rr->robust :
+		&rr->faithful;
 
 	return res->have ? res : NULL;
 }
@@ -53,8 +55,8 @@ int auditreport_evidence(const struct evalset *es, const struct replayset *rs,
 	for (size_t i = 0; i < es->n && !e->code; i++) {
 		const struct replay_row *rr = replayset_find(rs, es->rows[i].id);
 
-		for (int m = 0; rr && m < 2 && !e->code; m++) {
-			const struct replay_result *res = result_of(rr, m);
+		for (int m = 0; rr && m < HR_NMODES && !e->code; m++) {
+			const struct replay_result *res = result_of(rr, (enum hr_mode)m);
 			cJSON *doc = res && res->findings_json ?
 				cJSON_Parse(res->findings_json) : NULL;
 			const cJSON *f;
@@ -66,7 +68,7 @@ int auditreport_evidence(const struct evalset *es, const struct replayset *rs,
 				char *txt = ev ? cJSON_PrintUnformatted(ev) : NULL;
 
 				eval_cells(&es->rows[i], cells, b);
-				cells[6] = modes[m];
+				cells[6] = hr_mode_name((enum hr_mode)m);
 				cells[7] = res->audit[0] ? res->audit : NULL;
 				cells[8] = cJSON_GetStringValue(
 					cJSON_GetObjectItemCaseSensitive(f, "id"));
@@ -168,17 +170,20 @@ static int category(const char *v)
 {
 	if (!*v)
 		return V_UNAUDITED;
-	if (!strcmp(v, "verified-faster"))
+	switch (hr_audit_of(v)) {
+	case AV_VERIFIED_FASTER:
 		return V_VERIFIED;
-	if (!strcmp(v, "correct"))
+	case AV_CORRECT:
 		return V_CORRECT;
-	if (!strcmp(v, "correct-vacuous"))
+	case AV_CORRECT_VACUOUS:
 		return V_VACUOUS;
-	if (!strncmp(v, "exploit:", 8))
+	case AV_EXPLOIT:
 		return V_EXPLOIT;
-	if (!strcmp(v, "incorrect"))
+	case AV_INCORRECT:
 		return V_INCORRECT;
-	return V_FAILED;
+	default:
+		return V_FAILED;   /* failed:, skipped: and unknown ones */
+	}
 }
 
 struct verdict_count {
@@ -188,7 +193,7 @@ struct verdict_count {
 
 struct group {
 	char cls[96];
-	int kind, mode;           /* index into kinds, modes */
+	int kind, mode;           /* index into kinds; enum hr_mode */
 	int evaluations, replayed;
 	int count[V_N];
 	struct verdict_count seen[16]; /* distinct verdicts, first 16 */
@@ -284,7 +289,7 @@ static int add_group_row(struct table *t, struct group *g)
 					 g->seen[i].verdict, g->seen[i].n);
 	cells[0] = g->cls;
 	cells[1] = kinds[g->kind];
-	cells[2] = modes[g->mode];
+	cells[2] = hr_mode_name((enum hr_mode)g->mode);
 	snprintf(b[0], 16, "%d", g->evaluations);
 	snprintf(b[1], 16, "%d", g->evaluations - g->replayed);
 	cells[3] = b[0];
@@ -332,9 +337,9 @@ int auditreport_detection(const struct evalset *es,
 			continue;
 		for (k = 0; strcmp(kinds[k], kind); k++)
 			;
-		for (int m = 0; m < 2; m++) {
+		for (int m = 0; m < HR_NMODES; m++) {
 			const struct replay_result *res =
-				rr ? result_of(rr, m) : NULL;
+				rr ? result_of(rr, (enum hr_mode)m) : NULL;
 			struct group *g = find_group(&v, &n, &cap, cls, k, m);
 
 			if (!g) {

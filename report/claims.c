@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/base/vocab.h"
 #include "../dataset/json.h"
 #include "dlrmset.h"
 #include "provenance.h"
@@ -376,7 +377,7 @@ static void m_output_coverage(const struct ctx *x, const struct claim *c,
 	}
 	if (!flagged)
 		na(out, "no %s replay job has a partial-write finding",
-		   x->which == 2 ? "robust" : "faithful");
+		   hr_mode_name(x->which == 2 ? MODE_ROBUST : MODE_FAITHFUL));
 	else if (isnan(least))
 		na(out, "its partial-write findings give no unwritten "
 		   "fraction");
@@ -785,7 +786,8 @@ static void replay_value(const struct ctx *x, const struct claim *c,
 		}
 		if (n && !replayed && !m->derived) {
 			na(out, "none of its %zu evaluations was replayed "
-			   "in %s mode", n, robust ? "robust" : "faithful");
+			   "in %s mode", n,
+			   hr_mode_name(robust ? MODE_ROBUST : MODE_FAITHFUL));
 			return;
 		}
 	}

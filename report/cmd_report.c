@@ -15,6 +15,7 @@
 #include "auditreport.h"
 #include "claims.h"
 #include "../dataset/base/commands.h"
+#include "../dataset/base/vocab.h"
 #include "dlrmset.h"
 #include "findings.h"
 #include "html.h"
@@ -417,7 +418,7 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 		else if (!rr->robust.have)
 			snprintf(status, sizeof(status), "faithful replay "
 				 "only");
-		else if (!strncmp(rr->robust.audit, "exploit:", 8))
+		else if (hr_audit_of(rr->robust.audit) == AV_EXPLOIT)
 			snprintf(status, sizeof(status), "%s",
 				 rr->robust.audit);
 		else if (rr->robust.correct != 1)
@@ -425,7 +426,8 @@ static int build_replay(struct rdata *d, struct table **t, struct hr_err *e)
 		else if (rr->robust.scale_invariant == 0)
 			snprintf(status, sizeof(status), "fails the "
 				 "scale-invariant checks");
-		else if (!strcmp(rr->robust.audit, "verified-faster"))
+		else if (hr_audit_of(rr->robust.audit) ==
+			 AV_VERIFIED_FASTER)
 			snprintf(status, sizeof(status), "verified speedup");
 		else if (!rr->robust.audit[0])
 			snprintf(status, sizeof(status), "no verified speedup: "

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../dataset/base/vocab.h"
 #include "../figures/figures.h"
 #include "claims.h"
 #include "evaldetail.h"
@@ -607,10 +608,10 @@ static int eval_json(struct page *pg, struct evaldetail *ed, size_t i,
 	if (!(rp = cJSON_AddObjectToObject(o, "replays")))
 		return hr_errf(e, HR_SYSTEM, "out of memory");
 	if (rr && rr->faithful.have &&
-	    add_replay(ed, rp, "faithful", &rr->faithful, e))
+	    add_replay(ed, rp, hr_mode_name(MODE_FAITHFUL), &rr->faithful, e))
 		return e->code;
 	if (rr && rr->robust.have &&
-	    add_replay(ed, rp, "robust", &rr->robust, e))
+	    add_replay(ed, rp, hr_mode_name(MODE_ROBUST), &rr->robust, e))
 		return e->code;
 	return HR_OK;
 }

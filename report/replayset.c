@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dataset/base/vocab.h"
 #include "../dataset/harness.h"
 #include "../dataset/store.h"
 
@@ -164,6 +165,7 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *mode = (const char *)sqlite3_column_text(st, 1);
+		enum hr_mode m;
 		struct replay_result *res;
 		struct replay_row *r;
 
@@ -185,8 +187,8 @@ int replayset_load(struct replayset *rs, sqlite3 *db, struct hr_err *e)
 			r->evaluation_id = id;
 		}
 		r = &rs->rows[rs->n - 1];
-		res = mode && !strcmp(mode, "robust") ? &r->robust :
-			&r->faithful;
+		res = !hr_mode_of(mode, &m) && m == MODE_ROBUST ?
+			&r->robust : &r->faithful;
 		if (res->have)
 			continue; /* an older run of the same mode */
 		res->have = 1;
@@ -307,10 +309,11 @@ int replayset_view(const struct replayset *rs, const struct evalset *es,
 			v->correct = 0;
 		/* A vacuous check passes zeros: such a "correct" is no win
 		 * (replay/verdict.h, correct-vacuous). */
-		if (!strcmp(res->audit, "correct-vacuous"))
+		if (hr_audit_of(res->audit) == AV_CORRECT_VACUOUS)
 			v->correct = 0;
 		/* The one verdict decides what is verified (replay/verdict.h). */
-		if (v->speedup > 1.0 && strcmp(res->audit, "verified-faster"))
+		if (v->speedup > 1.0 &&
+		    hr_audit_of(res->audit) != AV_VERIFIED_FASTER)
 			v->speedup = 1.0;
 	}
 	return 0;
