@@ -51,10 +51,10 @@ struct profileset {
 };
 
 /* Load every profile.  classes and problems are the rule files; NULL
- * finds the shipped ones beside the binary (dataset/maps/kernel-
- * classes.rules, paper/problem-classes.rules).  es and rs give the
- * verified speedups of the projection (rs may be empty).  Release with
- * profileset_release, also after a failed load. */
+ * finds the shipped ones beside the binary
+ * (dataset/maps/kernel-classes.rules, paper/problem-classes.rules).  es
+ * and rs give the verified speedups of the projection (rs may be empty).
+ * Release with profileset_release, also after a failed load. */
 int profileset_load(struct profileset *ps, sqlite3 *db, const char *classes,
 		    const char *problems, const struct evalset *es,
 		    const struct replayset *rs, struct hr_err *e);

@@ -3,7 +3,7 @@
 # docs/*.md, and any tracked or untracked *.md below ROOT but build/,
 # out/ and the GPU machine's ignored bundles .kb/, .debs/, .sysroot/) must name a file or folder that exists inside ROOT: no URL, no
 # path that leaves ROOT.  Links to a heading of the same page (#...) are
-# fine; "file.md#heading" is checked as file.md.  Prints one line per bad
+# fine; "FILE.md#heading" is checked as FILE.md.  Prints one line per bad
 # link, "FILE:LINE: TARGET: why", and exits 1 when there was one.
 set -eu
 root=$(cd "$1" && pwd -P)

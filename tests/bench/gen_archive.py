@@ -1,6 +1,6 @@
 """gen_archive.py OUT [--scale F] [--device cuda|cpu] [--seed N] - write a
 representative archive of KernelBench evaluations for the replay
-benchmark (tests/bench/archive.sh): about 900 x F evaluations, written by
+benchmark (tests/bench/archive_bench.py): about 900 x F evaluations, written by
 the headroom project (no model wrote them), standard library only.
 
 OUT/problems/levelL/ID_Name.py: the project's own problems in KernelBench

@@ -29,7 +29,7 @@ left=$(sqlite3 "$work/t.db" "SELECT count(*) FROM replay_job WHERE state != 'don
 [ "$left" = 0 ] || { echo "replay.sh: $left jobs without a verdict" >&2; exit 1; }
 sqlite3 -separator ' ' "$work/t.db" "SELECT e.model, j.verdict FROM replay_job j
 	JOIN evaluation e ON e.id = j.evaluation_id ORDER BY e.model" |
-	sed 's|^[^ ]*/||' >"$work/got"    # the model is the spec: ../cuda/candidates/NAME
+	sed 's|^[^ ]*/||' >"$work/got"    # the model is the spec: cuda/candidates/NAME
 if ! diff -u "$F/cuda/expected.verdicts" "$work/got"; then
 	echo "replay.sh: verdicts differ from $F/cuda/expected.verdicts" >&2
 	exit 1
