@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../dataset/base/vocab.h"
 #include "pool.h"
 #include "proto.h"
 
@@ -196,7 +197,7 @@ static cJSON *job_message(const struct problem *p, int id, int on_device)
 	cJSON_AddStringToObject(m, "problem_code", p->code);
 	cJSON_AddStringToObject(m, "problem_file", p->file);
 	cJSON_AddStringToObject(m, "candidate_code", "");
-	cJSON_AddStringToObject(m, "mode", "faithful");
+	cJSON_AddStringToObject(m, "mode", hr_mode_name(MODE_FAITHFUL));
 	/* v0.1 semantics: inputs moved to the device, not cast (the current
 	 * harness casts integer targets to float too, which breaks e.g.
 	 * CrossEntropyLoss references); the presets set each tolerance. */

@@ -19,6 +19,7 @@
 #include "../dataset/base/commands.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/base/table.h"
+#include "../dataset/base/vocab.h"
 #include "jobs.h"
 #include "pool.h"
 #include "pyenv.h"
@@ -141,7 +142,8 @@ enum {
 
 struct args {
 	struct evalsel sel;    /* --level --model --source --problem --eval */
-	const char *device, *gpus, *mode, *python, *set, *harness;
+	const char *device, *gpus, *python, *set, *harness;
+	enum hr_mode mode;
 	const char *scratch, *cache, *worker, *verify, *rand, *rules;
 	int jobs, resume, shard_i, shard_n, limit, mem_mb;
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
@@ -204,7 +206,7 @@ static char *settings_json(const struct args *a)
 	cJSON *s = cJSON_CreateObject();
 	char *txt;
 
-	cJSON_AddStringToObject(s, "mode", a->mode);
+	cJSON_AddStringToObject(s, "mode", hr_mode_name(a->mode));
 	cJSON_AddStringToObject(s, "device", a->device);
 	cJSON_AddNumberToObject(s, "seed", 42);
 	cJSON_AddNumberToObject(s, "correct_trials", a->ctrials);
@@ -251,7 +253,7 @@ static void adopt_settings(struct args *a, const cJSON *s)
 	const cJSON *v;
 
 	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "mode")))
-		a->mode = v->valuestring;
+		(void)hr_mode_of(v->valuestring, &a->mode);
 	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "device")))
 		a->device = v->valuestring;
 	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(s,
@@ -442,8 +444,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 			break;
 		case OPT_JOBS: bad = parse_int(optarg, 1, &a->jobs); break;
 		case OPT_MODE:
-			a->mode = optarg;
-			bad = strcmp(optarg, "faithful") && strcmp(optarg, "robust");
+			bad = hr_mode_of(optarg, &a->mode) != 0;
 			break;
 		case OPT_RESUME: a->resume = 1; break;
 		case OPT_SHARD:
@@ -598,7 +599,7 @@ static void defaults(struct args *a)
 	memset(a, 0, sizeof(*a));
 	a->device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
 	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
-	a->mode = "faithful";
+	a->mode = MODE_FAITHFUL;
 	a->jobs = replay_default_build_workers(replay_online_cpus());
 	a->ctrials = 5;
 	a->ptrials = 100;
@@ -688,9 +689,7 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				       "are not JSON", (long long)*run_id);
 		/* Keep the strings alive: a holds pointers into the copy. */
 		adopt_settings(a, adopted);
-		a->mode = strdup(a->mode);
 		a->device = strdup(a->device);
-		paths[3] = (char *)a->mode;
 		paths[4] = (char *)a->device;
 		cJSON_Delete(adopted);
 	} else {

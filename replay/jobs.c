@@ -152,7 +152,7 @@ static int needs_gpu(const struct rules *rs, const char *code, char *why,
 	return nh ? 1 : 0;
 }
 
-int jobs_create_run(struct store *s, const char *mode, const char *device,
+int jobs_create_run(struct store *s, enum hr_mode mode, const char *device,
 		    const char *shard, const char *settings_json,
 		    const struct jobs_filter *f, int64_t *run_id,
 		    struct hr_err *e)
@@ -212,7 +212,7 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e) ||
 	    prepare(s, own_sql, &own, e))
 		goto fail;
-	sqlite3_bind_text(run, 1, mode, -1, SQLITE_STATIC);
+	sqlite3_bind_text(run, 1, hr_mode_name(mode), -1, SQLITE_STATIC);
 	sqlite3_bind_text(run, 2, device, -1, SQLITE_STATIC);
 	if (shard)
 		sqlite3_bind_text(run, 3, shard, -1, SQLITE_STATIC);
@@ -299,8 +299,9 @@ int jobs_create_run(struct store *s, const char *mode, const char *device,
 		sqlite3_bind_text(job, 5, verdict ? "done" : "pending", -1,
 				  SQLITE_STATIC);
 		if (verdict) {
-			struct verdict_in vin = { .verdict = verdict,
-						  .mode = mode };
+			struct verdict_in vin = {
+				.verdict = proto_verdict_of(verdict),
+				.mode = mode };
 			struct verdict_out v;
 			cJSON *doc;
 			char *txt = NULL;
@@ -655,8 +656,8 @@ static int audit_job(struct store *s, int64_t job_id,
 	const cJSON *sem = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(o->res, "checks"), "semantics");
 	struct verdict_in in = {
-		.res = o->res, .verdict = verdict, .phase = phase,
-		.error_kind = ekind,
+		.res = o->res, .verdict = proto_verdict_of(verdict),
+		.phase = phase, .error_kind = ekind,
 	};
 	struct rule_hit *hits = NULL;
 	cJSON *signals = NULL, *doc;
@@ -685,7 +686,8 @@ static int audit_job(struct store *s, int64_t job_id,
 	p = str_of(sem, "precision") ? str_of(sem, "precision") :
 		str_of(o->res, "precision") ? str_of(o->res, "precision") :
 		precision;
-	in.mode = mode;
+	if (hr_mode_of(mode, &in.mode))
+		in.mode = HR_NMODES;  /* the result's own semantics say */
 	in.gate.preset = job_preset(h, p);
 	if (!load_gate(s, sha, device ? device : "", p ? p : "", &in.gate, e)) {
 		verdict_compute(&in, v);

@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../dataset/base/vocab.h"
 #include "../dataset/select.h"
 #include "../dataset/store.h"
 #include "rules.h"
@@ -40,7 +41,7 @@ int jobs_shard_of(int64_t evaluation_id, int shard_n);
  * their verdict (no_problem, no_kernel) at once, and so does, on device
  * "cpu", a candidate that compiles CUDA code or defines a Triton kernel
  * (needs_gpu, the reason in error_text).  *run_id is the new run. */
-int jobs_create_run(struct store *s, const char *mode, const char *device,
+int jobs_create_run(struct store *s, enum hr_mode mode, const char *device,
 		    const char *shard, const char *settings_json,
 		    const struct jobs_filter *f, int64_t *run_id,
 		    struct hr_err *e);

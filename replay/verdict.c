@@ -188,17 +188,18 @@ static void vacuous(const struct verdict_gate *g, const char *where, int si,
 
 static void failed(const struct verdict_in *in, struct verdict_out *out)
 {
-	const char *v = in->verdict;
+	const char *v = in->verdict == PV_NONE ? "no verdict" :
+		proto_verdict_name(in->verdict);
 	const char *what = in->phase && *in->phase ? in->phase :
 		in->error_kind && *in->error_kind ? in->error_kind : "run";
 
 	if (in->error_kind && !strcmp(in->error_kind, "tool"))
 		what = "tool";  /* the tool's own failure (Job.out_of_memory) */
-	else if (!strcmp(v, "compile_error"))
+	else if (in->verdict == PV_COMPILE_ERROR)
 		what = "build";
-	else if (!strcmp(v, "problem_error"))
+	else if (in->verdict == PV_PROBLEM_ERROR)
 		what = "reference";
-	else if (!strcmp(v, "no_problem") || !strcmp(v, "no_kernel"))
+	else if (in->verdict == PV_NO_PROBLEM || in->verdict == PV_NO_KERNEL)
 		what = "match";
 	put_verdict(out, hr_audit_name(AV_FAILED), what);
 	snprintf(out->why, sizeof(out->why), "the job ended %s%s%s", v,
@@ -211,33 +212,28 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const cJSON *res = in->res;
 	const cJSON *checks = cJSON_GetObjectItemCaseSensitive(res, "checks");
 	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(res, "ci_low");
-	const char *mode = in->mode;
+	enum hr_mode mode = in->mode;
 	const char *top;
-	enum hr_mode m;
 	struct verdict_gate own;
 	int nev, bad = -1, si, robust, incorrect;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
-	if (!mode)
-		mode = str_of(cJSON_GetObjectItemCaseSensitive(checks,
-							       "semantics"),
-			      "mode");
-	robust = !hr_mode_of(mode, &m) && m == MODE_ROBUST;
-	if (in->verdict && !strcmp(in->verdict, "needs_gpu")) {
+	if (mode == HR_NMODES &&
+	    hr_mode_of(str_of(cJSON_GetObjectItemCaseSensitive(checks,
+							      "semantics"),
+			      "mode"), &mode))
+		mode = HR_NMODES;   /* neither says: not robust */
+	robust = mode == MODE_ROBUST;
+	if (in->verdict == PV_NEEDS_GPU) {
 		/* not a failure of the candidate: it was not run */
 		put_verdict(out, hr_audit_name(AV_SKIPPED), "needs-gpu");
 		snprintf(out->why, sizeof(out->why), "the candidate needs a "
 			 "GPU and the run was on the CPU: nothing ran");
 		return;
 	}
-	if (!in->verdict ||
-	    (strcmp(in->verdict, "correct") && strcmp(in->verdict, "incorrect"))) {
-		struct verdict_in f = *in;
-
-		if (!f.verdict)
-			f.verdict = "no verdict";
-		failed(&f, out);
+	if (in->verdict != PV_CORRECT && in->verdict != PV_INCORRECT) {
+		failed(in, out);
 		return;
 	}
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(checks,
@@ -249,7 +245,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 							       "audit_error"));
 		return;
 	}
-	incorrect = !strcmp(in->verdict, "incorrect") ||
+	incorrect = in->verdict == PV_INCORRECT ||
 		!original_passed(checks, &bad);
 	if ((top = top_evidence(res, incorrect, &nev))) {
 		put_verdict(out, hr_audit_name(AV_EXPLOIT), top);
@@ -263,7 +259,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	if (incorrect) {
 		snprintf(out->verdict, sizeof(out->verdict), "%s",
 			 hr_audit_name(AV_INCORRECT));
-		if (strcmp(in->verdict, "incorrect"))
+		if (in->verdict != PV_INCORRECT)
 			snprintf(out->why, sizeof(out->why), "trial %d failed the "
 				 "original check", bad);
 		else
@@ -302,7 +298,8 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 			 "is impossible");
 	else if (!robust)
 		snprintf(out->why, sizeof(out->why), "%s replay has no "
-			 "interval: at most correct", mode ? mode : "this");
+			 "interval: at most correct", mode != HR_NMODES ?
+			 hr_mode_name(mode) : "this");
 	else if (isnan(ci_low))
 		snprintf(out->why, sizeof(out->why), "no speedup interval "
 			 "(timing did not finish)");

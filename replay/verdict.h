@@ -47,6 +47,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "../dataset/base/vocab.h"
+#include "proto.h"
+
 /* A degeneracy gate: the problem's for the job's preset (problem_audit),
  * or the job's own (checks.vacuity, read by verdict_compute). */
 struct verdict_gate {
@@ -58,10 +61,12 @@ struct verdict_gate {
 
 struct verdict_in {
 	const cJSON *res;         /* the worker's result object, or NULL */
-	const char *verdict;      /* the job's stored verdict (overrides res) */
+	enum proto_verdict verdict; /* the job's stored verdict (PV_NONE:
+				       none) */
 	const char *phase;        /* the job's phase, or NULL */
 	const char *error_kind;   /* or NULL */
-	const char *mode;         /* faithful | robust (the run's) */
+	enum hr_mode mode;        /* the run's; HR_NMODES: the result's
+				     checks.semantics.mode */
 	struct verdict_gate gate;
 };
 

@@ -138,12 +138,12 @@ FINDINGS = (
 CORRECT_ONLY = frozenset({F_PRECISION_DOWNGRADE, F_NO_OWN_KERNEL})
 
 # replay_run.state
-RS_RUNNING = 'running'
-RS_FINISHED = 'finished'
-RS_INTERRUPTED = 'interrupted'
-RUN_STATES = (RS_RUNNING, RS_FINISHED, RS_INTERRUPTED)
+RUN_RUNNING = 'running'
+RUN_FINISHED = 'finished'
+RUN_INTERRUPTED = 'interrupted'
+RUN_STATES = (RUN_RUNNING, RUN_FINISHED, RUN_INTERRUPTED)
 
 # replay_job.state
-JS_PENDING = 'pending'
-JS_DONE = 'done'
-JOB_STATES = (JS_PENDING, JS_DONE)
+JOB_PENDING = 'pending'
+JOB_DONE = 'done'
+JOB_STATES = (JOB_PENDING, JOB_DONE)

@@ -29,8 +29,12 @@ static const char *audit(const char *verdict, const char *json,
 {
 	cJSON *res = json ? cJSON_Parse(json) : NULL;
 	struct verdict_in in = {
-		.res = res, .verdict = verdict, .mode = mode, .gate = gate,
+		.res = res, .verdict = proto_verdict_of(verdict),
+		.mode = HR_NMODES, .gate = gate,
 	};
+
+	if (mode)
+		assert_int_equal(hr_mode_of(mode, &in.mode), 0);
 
 	if (json)
 		assert_non_null(res);
@@ -417,17 +421,17 @@ static void failed_allclose_trial_contradicting_correct_is_incorrect(void **s)
 
 static void failures_name_their_phase(void **s)
 {
-	struct verdict_in in = { .verdict = "timeout", .phase = "correctness",
-				 .mode = "robust" };
+	struct verdict_in in = { .verdict = PV_TIMEOUT, .phase = "correctness",
+				 .mode = MODE_ROBUST };
 	struct verdict_out o;
 
 	verdict_compute(&in, &o);
 	assert_string_equal(o.verdict, "failed:correctness");
-	in = (struct verdict_in){ .verdict = "runtime_error",
+	in = (struct verdict_in){ .verdict = PV_RUNTIME_ERROR,
 				  .error_kind = "oom" };
 	verdict_compute(&in, &o);
 	assert_string_equal(o.verdict, "failed:oom");
-	in = (struct verdict_in){ .verdict = "crashed" };
+	in = (struct verdict_in){ .verdict = PV_CRASHED };
 	verdict_compute(&in, &o);
 	assert_string_equal(o.verdict, "failed:run");
 }
@@ -450,9 +454,9 @@ static void tool_failure_is_never_the_candidates(void **s)
 {
 	/* Out of device memory while the keeper held sets, in the trials:
 	 * Job.out_of_memory makes it runtime_error of kind tool. */
-	struct verdict_in in = { .verdict = "runtime_error",
+	struct verdict_in in = { .verdict = PV_RUNTIME_ERROR,
 				 .phase = "correctness", .error_kind = "tool",
-				 .mode = "robust" };
+				 .mode = MODE_ROBUST };
 	struct verdict_out o;
 
 	verdict_compute(&in, &o);
@@ -463,9 +467,9 @@ static void reference_failing_in_the_trials_is_failed_reference(void **s)
 {
 	/* checks.py: the reference raising in a trial is problem_error,
 	 * whatever phase the job was in. */
-	struct verdict_in in = { .verdict = "problem_error",
+	struct verdict_in in = { .verdict = PV_PROBLEM_ERROR,
 				 .phase = "correctness",
-				 .error_kind = "reference", .mode = "robust" };
+				 .error_kind = "reference", .mode = MODE_ROBUST };
 	struct verdict_out o;
 
 	verdict_compute(&in, &o);
