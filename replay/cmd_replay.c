@@ -852,7 +852,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 		fprintf(stderr, "replay: %d run jobs' time by phase:", st.timed_jobs);
 		for (int i = 0; i < REPLAY_NPHASES; i++)
 			fprintf(stderr, "%s %s %.1f s", i ? "," : "",
-				replay_phases[i], st.phase_s[i]);
+				replay_phase_name(i), st.phase_s[i]);
 		fprintf(stderr, "; input sets %d, lent from device memory %d\n",
 			st.sets, st.sets_lent);
 	}

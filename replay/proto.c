@@ -67,7 +67,7 @@ const char *proto_phase_name(enum proto_phase p)
 
 int proto_phase_is_build(enum proto_phase p)
 {
-	return p == PH_BUILD || p == PH_REFERENCE;
+	return p == PH_DISPATCH || p == PH_BUILD || p == PH_REFERENCE;
 }
 
 enum proto_verdict proto_verdict_of(const char *name)

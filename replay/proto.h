@@ -48,8 +48,9 @@ enum proto_phase {
 enum proto_phase proto_phase_of(const char *name);
 const char *proto_phase_name(enum proto_phase p);
 
-/* The phases whose limit is the build timeout (the reference phase draws
- * the inputs; the build phase compiles): 1 for those, else 0. */
+/* The phases whose limit is the build timeout (dispatch waits for the
+ * job's process; the reference phase draws the inputs; the build phase
+ * compiles): 1 for those, else 0. */
 int proto_phase_is_build(enum proto_phase p);
 
 /* Verdicts: what a worker answers, and what the orchestrator decides

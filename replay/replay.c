@@ -76,7 +76,7 @@ struct slot {
 	char gpu[16];
 	char scratch[PATH_MAX];
 	int job;              /* index of the running job, -1 none */
-	char phase[32];
+	enum proto_phase phase; /* PH_OTHER: no job */
 	double deadline;      /* monotonic seconds */
 	double job_started;
 	double phase_started; /* the phase's start (dispatch, a phase line) */
@@ -171,7 +171,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 	worker_to(sl, WS_STARTING);
 	sl->job = -1;
 	sl->deadline = wproc_now() + sc->o->timeout_start;
-	snprintf(sl->phase, sizeof(sl->phase), "start");
+	sl->phase = PH_START;
 	return HR_OK;
 }
 
@@ -284,7 +284,8 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 		.res = res, .rules = sc->o->rules, .verdict = verdict,
 		.libs_note = sc->o->libs_note, .error_kind = ekind,
 		.error_text = etext,
-		.phase = sl && sl->phase[0] ? sl->phase : NULL,
+		.phase = sl && sl->phase != PH_OTHER ?
+			proto_phase_name(sl->phase) : NULL,
 		.stderr_tail = sl ? wproc_err_tail(&sl->p, tail, sizeof(tail), 0)
 			: NULL,
 		.wall_ms = sl ? (wproc_now() - sl->job_started) * 1e3 : 0,
@@ -568,7 +569,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	sl->job = j;
 	sl->job_started = sl->phase_started = wproc_now();
 	sl->deadline = sl->job_started + sc->o->timeout_build;
-	snprintf(sl->phase, sizeof(sl->phase), "dispatch");
+	sl->phase = PH_DISPATCH;
 	sl->drawing = how == HOW_PLAIN ? -1 : sc->pj[j];
 	sl->inputs_only = how == HOW_INPUTS;
 	sl->predraw_counted = 0;
@@ -594,7 +595,7 @@ static cJSON *crash_result(const struct sched *sc, const struct slot *sl,
 			   int j)
 {
 	cJSON *res = cJSON_CreateObject();
-	enum proto_phase ph = proto_phase_of(sl->phase);
+	enum proto_phase ph = sl->phase;
 	int compiled = sc->built[j] || sl->role == ROLE_RUN ||
 		ph == PH_LOAD || ph == PH_CORRECTNESS || ph == PH_TIMING;
 
@@ -629,7 +630,7 @@ static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
 	sl->inputs_only = 0;
 	cJSON_Delete(sl->result);
 	sl->result = NULL;
-	sl->phase[0] = '\0';
+	sl->phase = PH_OTHER;
 	if (rc)
 		return rc;
 	return slot_start(sc, sl);
@@ -645,10 +646,6 @@ static void describe_exit(int status, char *buf, size_t n)
 			 "without an answer", status);
 }
 
-const char *const replay_phases[REPLAY_NPHASES] = {
-	"reference", "build", "load", "correctness", "timing"
-};
-
 /* Add a run job's phase seconds and input sets to the run's stats. */
 static void count_phases(struct replay_stats *st, const cJSON *res)
 {
@@ -663,7 +660,7 @@ static void count_phases(struct replay_stats *st, const cJSON *res)
 	st->timed_jobs++;
 	for (int i = 0; i < REPLAY_NPHASES; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ps,
-								   replay_phases[i]);
+								   replay_phase_name(i));
 
 		if (cJSON_IsNumber(v) && v->valuedouble >= 0)
 			st->phase_s[i] += v->valuedouble;
@@ -766,7 +763,7 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 	sl->result = NULL;
 	sl->job = -1;
 	worker_to(sl, WS_IDLE);
-	sl->phase[0] = '\0';
+	sl->phase = PH_OTHER;
 	wproc_err_tail(&sl->p, why, 2, 1);   /* each job gets its own tail */
 	return rc;
 }
@@ -813,7 +810,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		enum proto_phase phase = proto_phase_of(p);
 		int building = proto_phase_is_build(phase);
 
-		snprintf(sl->phase, sizeof(sl->phase), "%s", p);
+		sl->phase = phase;
 		sl->phase_started = wproc_now();
 		sl->deadline = sl->phase_started + (building ?
 			sc->o->timeout_build : sc->o->timeout_run);
@@ -864,7 +861,8 @@ static int service(struct sched *sc, struct slot *sl, short out_ev,
 	if (eof) {
 		wproc_drain_err(&sl->p);
 		snprintf(why, sizeof(why), "the worker process ended (during "
-			 "phase %s)", sl->phase[0] ? sl->phase : "idle");
+			 "phase %s)", sl->phase != PH_OTHER ?
+			 proto_phase_name(sl->phase) : "idle");
 		return lose_worker(sc, sl, "crashed", why);
 	}
 	return HR_OK;
@@ -891,9 +889,8 @@ static int check_deadlines(struct sched *sc, double now)
 			continue;
 		}
 		snprintf(why, sizeof(why), "phase %s exceeded its limit of %g s",
-			 sl->phase,
-			 proto_phase_is_build(proto_phase_of(sl->phase)) ||
-			 !strcmp(sl->phase, "dispatch") ?
+			 proto_phase_name(sl->phase),
+			 proto_phase_is_build(sl->phase) ?
 			 sc->o->timeout_build : sc->o->timeout_run);
 		if (lose_worker(sc, sl, "timeout", why))
 			return sc->e->code;
@@ -957,7 +954,7 @@ static int grow_pool(struct sched *sc, double now)
 		const struct slot *sl = &sc->slots[i];
 
 		compiling = sl->role == ROLE_BUILD && sl->state == WS_BUSY &&
-			proto_phase_of(sl->phase) == PH_BUILD &&
+			sl->phase == PH_BUILD &&
 			now - sl->phase_started >= GROW_AFTER_S;
 	}
 	for (int i = 0; i < sc->nslots && compiling; i++)

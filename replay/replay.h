@@ -17,6 +17,7 @@
 
 #include "../dataset/store.h"
 #include "policy.h"
+#include "proto.h"
 #include "rules.h"
 
 struct replay_opts {
@@ -46,9 +47,13 @@ struct replay_opts {
 	volatile sig_atomic_t *stop; /* set asynchronously to stop early */
 };
 
-/* The job phases whose seconds replay_stats sums, in order. */
-#define REPLAY_NPHASES 5
-extern const char *const replay_phases[REPLAY_NPHASES];
+/* The job phases whose seconds replay_stats sums, in order: the worker's
+ * phases from reference to timing (phase_s[i] is PH_REFERENCE + i). */
+#define REPLAY_NPHASES (PH_TIMING - PH_REFERENCE + 1)
+static inline const char *replay_phase_name(int i)
+{
+	return proto_phase_name((enum proto_phase)(PH_REFERENCE + i));
+}
 
 struct replay_stats {
 	int total, done;             /* jobs of the run */
@@ -62,7 +67,7 @@ struct replay_stats {
 	int restarts;                /* workers killed or lost and restarted */
 	int interrupted;             /* stopped through *stop */
 	/* Where the run jobs' time went: seconds per phase summed over the
-	 * results (checks.phase_seconds; replay_phases names them), and the
+	 * results (checks.phase_seconds; replay_phase_name names them), and the
 	 * input sets the jobs used, of which lent by a keeper. */
 	double phase_s[REPLAY_NPHASES];
 	int timed_jobs, sets, sets_lent;

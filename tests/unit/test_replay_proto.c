@@ -84,6 +84,7 @@ static void phases_round_trip(void **state)
 	assert_int_equal(proto_phase_of("compile"), PH_OTHER);
 	assert_int_equal(proto_phase_of(NULL), PH_OTHER);
 	assert_true(proto_phase_is_build(PH_BUILD));
+	assert_true(proto_phase_is_build(PH_DISPATCH));
 	assert_true(proto_phase_is_build(PH_REFERENCE));
 	assert_false(proto_phase_is_build(PH_TIMING));
 }
