@@ -1,7 +1,8 @@
 # headroom - build, test, run.  See README.md; `make help` lists targets.
 #
-# Everything under dataset/ verify/ replay/ report/ figures/ is one program,
-# ./headroom.  A folder may add its own rules in <folder>/<folder>.mk.
+# Everything under dataset/ profile/ verify/ replay/ report/ figures/ is
+# one program, ./headroom.  A folder may add its own rules in
+# <folder>/<folder>.mk.
 
 CC      ?= cc
 # PYTHON: an interpreter with torch 2.11 + numpy; empty = .ci/pyenv.sh finds
@@ -26,7 +27,7 @@ LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lyajl -lz -lm
 ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
-STAGES   = dataset verify replay report figures
+STAGES   = dataset profile verify replay report figures
 # dataset/base/: the shared base below every stage (err, text, the CLI
 # helpers, tables, output folders, runtime files); see docs/architecture.md.
 SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES)) dataset/base/*.c))
@@ -64,7 +65,7 @@ LIBEXEC_LINKS = worker.py:../../../replay/worker.py \
                 libhrverify.so:../../libhrverify.so \
                 libhrverify_cuda.so:../../libhrverify_cuda.so \
                 libhrrand.so:../../libhrrand.so \
-                profile_worker.py:../../../dataset/profile_worker.py \
+                profile_worker.py:../../../profile/profile_worker.py \
                 slurm-replay.sh:../../../replay/slurm-replay.sh
 SHARE_LINKS   = claims.json:../../../paper/claims.json \
                 roles.json:../../../paper/roles.json \
@@ -215,7 +216,7 @@ install: build/install/headroom verify-libs replay-libs
 	  $(SHAREDIR)/figures $(MAN1DIR)
 	$(INSTALL) -m 755 build/install/headroom $(BINDIR)/headroom
 	$(INSTALL) -m 644 replay/worker.py $(LIBEXECDIR)/worker.py
-	$(INSTALL) -m 644 dataset/profile_worker.py $(LIBEXECDIR)/profile_worker.py
+	$(INSTALL) -m 644 profile/profile_worker.py $(LIBEXECDIR)/profile_worker.py
 	$(INSTALL) -m 755 replay/slurm-replay.sh $(LIBEXECDIR)/slurm-replay.sh
 	$(INSTALL) -m 644 replay/hrworker/*.py $(LIBEXECDIR)/hrworker/
 	$(INSTALL) -m 755 build/libhrverify.so build/libhrrand.so $(LIBEXECDIR)/

@@ -7,8 +7,8 @@
 #      (about 5 GB: the PyPI wheel of torch brings its CUDA libraries).
 # Everything but the final path goes to stderr.  headroom itself, when no
 # --python is given, looks for 2. and 3. (python3, then this venv; not
-# $PYTHON, which is this script's and the tests' variable: replay/pyenv.h;
-# keep the venv's name and the pins in step).
+# $PYTHON, which is this script's and the tests' variable:
+# dataset/base/pyenv.h; keep the venv's name and the pins in step).
 set -eu
 want='import torch, numpy, sys; sys.exit(not torch.__version__.startswith("2.11."))'
 for py in ${PYTHON:-} python3; do

@@ -22,7 +22,7 @@
 #include "base/commands.h"
 #include "base/runfiles.h"
 #include "cmd_ingest.h"
-#include "trace.h"
+#include "../profile/trace.h"
 
 static const char usage[] =
 	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"

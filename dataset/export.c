@@ -23,7 +23,7 @@
 #include "digest.h"
 #include "reader.h"
 #include "json.h"
-#include "trace.h"
+#include "../profile/trace.h"
 #include "base/clock.h"
 #include "base/text.h"
 #include "base/version.h"

@@ -201,7 +201,7 @@ static const char *const migrations[] = {
 	/* 4 -> 5 (profiles): one row per ingested profiler trace and one per
 	 * (activity kind, kernel name) in it, summed over its calls; the kernel
 	 * class is not stored, so that editing the rule file re-classifies
-	 * without re-ingesting (dataset/trace.h writes these). */
+	 * without re-ingesting (profile/trace.h writes these). */
 	"CREATE TABLE profile("
 	"  id INTEGER PRIMARY KEY,"
 	"  source_id INTEGER NOT NULL UNIQUE REFERENCES source(id),"

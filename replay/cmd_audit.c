@@ -21,7 +21,7 @@
 #include "../dataset/base/table.h"
 #include "audit.h"
 #include "pool.h"
-#include "pyenv.h"
+#include "../dataset/base/pyenv.h"
 #include "scratch.h"
 
 static const char usage[] =

@@ -22,7 +22,7 @@
 #include "../dataset/base/vocab.h"
 #include "jobs.h"
 #include "pool.h"
-#include "pyenv.h"
+#include "../dataset/base/pyenv.h"
 #include "replay.h"
 #include "slurm.h"
 

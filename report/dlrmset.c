@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../dataset/json.h"
-#include "../dataset/kclass.h"
+#include "../profile/kclass.h"
 #include "../dataset/base/runfiles.h"
 
 #define MAP_NAME "dlrm-kernel-classes.json"
@@ -69,7 +69,7 @@ static int map_check(const struct dlrm_map *m, const char *path,
 			if (kclass_lookup(m->v[i].classes[k]) < 0)
 				return hr_errf(e, HR_INPUT, "%s: problem '%s': "
 					       "no kernel class '%s' "
-					       "(dataset/kclass.h names them)",
+					       "(profile/kclass.h names them)",
 					       path, s, m->v[i].classes[k]);
 	}
 	return HR_OK;

@@ -6,7 +6,7 @@
  *
  * Owns: reading the problem -> kernel class mapping file (the set's
  * kernel-classes.json; shipped as dlrm-kernel-classes.json in the share
- * folder) with its class names checked against dataset/kclass.h, matching
+ * folder) with its class names checked against profile/kclass.h, matching
  * evaluations to its problems (the suite's level; the problem id is the
  * stem's leading number; sample 0 only, as every problem-level number),
  * and which outcome counts as a win: sample 0 correct with a speedup above
@@ -30,7 +30,7 @@
 #define DLRM_STACK "eager"
 
 /* Read and check a mapping file (dlrm.h's format; every class a name of
- * dataset/kclass.h; every problem stem "ID_Name").  path NULL: the shipped
+ * profile/kclass.h; every problem stem "ID_Name").  path NULL: the shipped
  * one.  Release m with dlrm_map_release, also after a failure. */
 int dlrmset_map_load(const char *path, struct dlrm_map *m, struct hr_err *e);
 

@@ -1,8 +1,8 @@
 /* profileset.h - the ingested profiles, classified, for reports, figures
  * and the claims ledger; and the workload weights other stages ask for.
  *
- * Owns: reading the profile tables (dataset/trace.h writes them),
- * classifying each kernel name with the rule file (dataset/kclass.h) at
+ * Owns: reading the profile tables (profile/trace.h writes them),
+ * classifying each kernel name with the rule file (profile/kclass.h) at
  * load time, so that an edited rule file changes every output without a
  * re-ingest; the addressable fraction; the Amdahl projection
  * R = sum over addressable classes i of w_i (1 - 1/s_i'), with s_i' the
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "../dataset/base/err.h"
-#include "../dataset/kclass.h"
+#include "../profile/kclass.h"
 #include "evalset.h"
 #include "replayset.h"
 

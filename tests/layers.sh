@@ -1,9 +1,10 @@
 #!/bin/sh
 # layers.sh ROOT - no include points up the data flow.  The stages, from the
-# bottom: dataset/base/ (0), dataset/ (1), verify/ (2), replay/ (3),
-# report/ and figures/ (4, one level).  Every C source or header below ROOT
-# in one of them (.c .h .cu, build/ left out) may include, through
-# #include "PATH", only files of its own level or a lower one.  Excepted:
+# bottom: dataset/base/ (0), dataset/ and profile/ (1, one level), verify/
+# (2), replay/ (3), report/ and figures/ (4, one level).  Every C source or
+# header below ROOT in one of them (.c .h .cu, build/ left out) may
+# include, through #include "PATH", only files of its own level or a lower
+# one.  Excepted:
 # the commands (cmd_*.c), which may use any stage, and report/main.c, the
 # command table that sees them all.  An include that names no file of a
 # stage (a system header, a generated file) is not checked (the includes
@@ -20,7 +21,7 @@ trap 'rm -f "$list"' EXIT
 level() {
 	case $1 in
 	dataset/base/*) echo 0 ;;
-	dataset/*) echo 1 ;;
+	dataset/*|profile/*) echo 1 ;;
 	verify/*) echo 2 ;;
 	replay/*) echo 3 ;;
 	report/*|figures/*) echo 4 ;;

@@ -12,11 +12,12 @@ FUZZ_TARGETS  = archive kernelbench problems export leaderboard npy \
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer
 FUZZ_CFLAGS   = $(CSTD) $(WARN) -O1 -g $(SYS_CPPFLAGS) $(FUZZ_SAN)
-# The readers and what they need: the whole shared base (the store takes
-# its times from clock.c, the selection its numbers from cli.c, which
-# finds runtime files through runfiles.c and the generated prefix.c), and
-# the merge of shard stores; no command layer.
+# The readers (dataset/'s and profile/'s) and what they need: the whole
+# shared base (the store takes its times from clock.c, the selection its
+# numbers from cli.c, which finds runtime files through runfiles.c and the
+# generated prefix.c), and the merge of shard stores; no command layer.
 FUZZ_LIBSRCS  = $(filter-out dataset/cmd_%.c,$(wildcard dataset/*.c)) \
+                $(filter-out profile/cmd_%.c,$(wildcard profile/*.c)) \
                 $(wildcard dataset/base/*.c) replay/merge.c \
                 verify/npy.c verify/verify.c tests/fuzz/fuzz_common.c
 FUZZ_LIBOBJS  = $(FUZZ_LIBSRCS:%.c=build/fuzz/obj/%.o) \

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../dataset/trace.h"
+#include "../../profile/trace.h"
 #include "fuzz.h"
 
 /* The one input file of this process (test-harness state). */

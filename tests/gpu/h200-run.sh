@@ -378,7 +378,7 @@ DEV=cuda
 [ -n "${DRY:-}" ] && DEV=cpu
 PY=${PYTHON:-python3}
 
-# The seven workloads of dataset/profile_worker.py (sizes there and in
+# The seven workloads of profile/profile_worker.py (sizes there and in
 # docs/profiles.md), PROFILE_STACKS (default "eager compile"; QUICK=1:
 # eager) of PROFILE_WORKLOADS (default all), PROFILE_JOBS at a time
 # (default 7) sharing the GPU through the worker's lock

@@ -1,6 +1,6 @@
 #!/bin/sh
 # profile-workloads.sh OUTDIR [STACKS [WORKLOADS]] - on a CUDA machine, run
-# workloads of dataset/profile_worker.py under torch.profiler and leave
+# workloads of profile/profile_worker.py under torch.profiler and leave
 # their traces in OUTDIR (<workload>.<stack>.pt.trace.json.gz), one JSON
 # line per run in OUTDIR/runs.jsonl ({"run", "exit", "wall_s", "result":
 # the worker's line or null}), each run's stderr in OUTDIR/logs/; then
@@ -20,7 +20,7 @@ if [ "${1:-}" = "--one" ]; then   # --one OUTDIR STACK WORKLOAD: one run
 	out=$2 stack=$3 w=$4
 	t0=$(date +%s%N)
 	res=$(timeout "${PROFILE_TIMEOUT:-240}" "${PYTHON:-python3}" \
-		"$(dirname "$0")/../../dataset/profile_worker.py" \
+		"$(dirname "$0")/../../profile/profile_worker.py" \
 		--workload "$w" --stack "$stack" --out "$out" \
 		--gpu-lock "$out/gpu.lock" ${PROFILE_ARGS:-} \
 		2>"$out/logs/$w.$stack.log" | tail -1)

@@ -1,4 +1,4 @@
-"""headroom profile on the CPU: dataset/profile_worker.py runs the
+"""headroom profile on the CPU: profile/profile_worker.py runs the
 project's DLRM at its tiny size under torch.profiler, eager and under
 torch.compile, and writes gzip Chrome traces that carry
 headroom_workload/_domain/_stack; headroom's
@@ -28,7 +28,7 @@ def check(ok, what):
 def worker_trace(out, stack, timeout):
     """The tiny DLRM profiled on the CPU under stack: the trace's path and
     its document (None when there is none), each failure a check."""
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "dataset", "profile_worker.py"),
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "profile", "profile_worker.py"),
                         "--workload", "dlrm", "--tiny", "--device", "cpu", "--out", out,
                         "--warmup", "1", "--steps", "1", "--stack", stack],
                        capture_output=True, text=True, timeout=timeout)
@@ -70,7 +70,7 @@ with tempfile.TemporaryDirectory() as tmp:
               "no compiled region in the compile trace")
     r = subprocess.run([HEADROOM, "--db", os.path.join(tmp, "p.db"), "profile", "dlrm",
                         "--tiny", "--device", "cpu", "--python", sys.executable,
-                        "--worker", os.path.join(ROOT, "dataset", "profile_worker.py"),
+                        "--worker", os.path.join(ROOT, "profile", "profile_worker.py"),
                         "--out", os.path.join(tmp, "p")],
                        capture_output=True, text=True, timeout=300)
     check(r.returncode == 3 and "no GPU activity" in r.stderr,

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../../dataset/kclass.h"
+#include "../../profile/kclass.h"
 
 static int load_shipped(void **state)
 {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "../../dataset/trace.h"
+#include "../../profile/trace.h"
 
 static char path[64];
 

@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "digest.h"
-#include "base/err.h"
-#include "store.h"
+#include "../dataset/digest.h"
+#include "../dataset/base/err.h"
+#include "../dataset/store.h"
 
 /* Timestamps beyond +-4e18 ns (the year 2096 since the epoch) are refused,
  * so that start + duration never overflows. */

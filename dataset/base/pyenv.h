@@ -1,4 +1,5 @@
-/* pyenv.h - the Python interpreter the replay workers run.
+/* pyenv.h - the Python interpreter the replay workers and the profiler's
+ * worker run.
  *
  * Owns: the rule, the run-time side of .ci/pyenv.sh.  The interpreter is
  * --python when given, else $HEADROOM_PYTHON when set and not empty, else
@@ -10,10 +11,10 @@
  * candidate, lacks them, the error says what was tried and how to make
  * one.  Must not: print.
  */
-#ifndef HR_REPLAY_PYENV_H
-#define HR_REPLAY_PYENV_H
+#ifndef HR_PYENV_H
+#define HR_PYENV_H
 
-#include "../dataset/base/err.h"
+#include "err.h"
 
 /* The virtual environment .ci/pyenv.sh makes (keep the two in step). */
 #define PYENV_VENV_NAME "venv-torch-2.11.0"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "../dataset/archive.h"
 
 static const char *const names[KC_COUNT] = {
 	[KC_GEMM] = "gemm", [KC_ATTENTION] = "attention",

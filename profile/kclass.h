@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "base/err.h"
+#include "../dataset/base/err.h"
 
 enum kclass {
 	KC_GEMM, KC_ATTENTION, KC_CONVOLUTION, KC_NORMALIZATION, KC_SOFTMAX,

@@ -21,7 +21,7 @@
 
 #include <sqlite3.h>
 
-#include "archive.h"
+#include "../dataset/archive.h"
 #include "trace.h"
 
 /* Virtual-machine steps allowed per byte of the file, and at least. */

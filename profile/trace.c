@@ -8,9 +8,9 @@
 #include <strings.h>
 #include <time.h>
 
-#include "archive.h"
-#include "base/text.h"
-#include "base/version.h"
+#include "../dataset/archive.h"
+#include "../dataset/base/text.h"
+#include "../dataset/base/version.h"
 
 void trace_init(struct trace *t)
 {

@@ -1,5 +1,5 @@
 /* cmd_profile.c - `headroom profile WORKLOAD...`: run workloads under the
- * PyTorch profiler on this machine (dataset/profile_worker.py), keep their
+ * PyTorch profiler on this machine (profile/profile_worker.py), keep their
  * traces and ingest them like any other trace.
  *
  * Command layer: spawns the worker without a shell, one process per
@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "base/commands.h"
-#include "base/runfiles.h"
-#include "cmd_ingest.h"
-#include "../replay/pyenv.h"
+#include "../dataset/base/commands.h"
+#include "../dataset/base/runfiles.h"
+#include "../dataset/cmd_ingest.h"
+#include "../dataset/base/pyenv.h"
 
 #define MAX_TRACES 64   /* the traces one command writes and ingests */
 
@@ -43,7 +43,7 @@ static const char usage[] =
 	"  --python PY    interpreter with torch (default: $HEADROOM_PYTHON,\n"
 	"                 else the first of python3 and the venv\n"
 	"                 .ci/pyenv.sh makes that has torch, as replay)\n"
-	"  --worker FILE  the worker (default dataset/profile_worker.py beside\n"
+	"  --worker FILE  the worker (default profile/profile_worker.py beside\n"
 	"                 headroom)\n"
 	"  --db FILE      database (default ./headroom.db or $HEADROOM_DB)\n"
 	"  -q             no summary lines\n";
