@@ -1,7 +1,7 @@
 # headroom - build, test, run.  See README.md; `make help` lists targets.
 #
-# Everything under dataset/ profile/ verify/ replay/ report/ figures/ is
-# one program, ./headroom.  A folder may add its own rules in
+# Everything under dataset/ profile/ verify/ replay/ readmodel/ report/
+# figures/ is one program, ./headroom.  A folder may add its own rules in
 # <folder>/<folder>.mk.
 
 CC      ?= cc
@@ -27,7 +27,7 @@ LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lyajl -lz -lm
 ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
-STAGES   = dataset profile verify replay report figures
+STAGES   = dataset profile verify replay readmodel report figures
 # dataset/base/: the shared base below every stage (err, text, the CLI
 # helpers, tables, output folders, runtime files); see docs/architecture.md.
 SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES)) dataset/base/*.c))

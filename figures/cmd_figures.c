@@ -133,7 +133,7 @@ int cmd_figures(int argc, char **argv, struct hr_global *g)
 	    profileset_load(&ps, store_db(s), NULL, NULL, &es, &rs, &e))
 		goto done;
 	/* DLRM-Bench's level comes from the shipped roles file: without the
-	 * suite there, its figure says so (report/dlrmset.h). */
+	 * suite there, its figure says so (readmodel/dlrmset.h). */
 	if (dlrmset_suite_level(NULL, &level, &le) == HR_OK) {
 		if (dlrmset_load(&ds, NULL, level, workload, stack,
 				 &es, &rs, &ps, &e))

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../report/metrics.h"
+#include "../readmodel/metrics.h"
 #include "../report/provenance.h"
 
 const char *const figure_names[] = {

@@ -1,8 +1,8 @@
 /* figures.h - the data behind each figure, and drawing it with gnuplot.
  *
  * Owns: the list of figures, the data file each one plots (written from
- * the store through report/evalset.h, report/auditset.h,
- * report/replayset.h and report/profileset.h), the integer
+ * the store through readmodel/evalset.h, readmodel/auditset.h,
+ * readmodel/replayset.h and readmodel/profileset.h), the integer
  * facts a script branches on (<name>.cfg: rows, blocks, ...), running
  * gnuplot on figures/<name>.gp without a shell, and making its PDFs
  * reproducible.  Must not: write to the store, print (gnuplot's own output
@@ -14,11 +14,11 @@
 #include <cjson/cJSON.h>
 
 #include "../dataset/base/err.h"
-#include "../report/auditset.h"
-#include "../report/dlrmset.h"
-#include "../report/evalset.h"
-#include "../report/profileset.h"
-#include "../report/replayset.h"
+#include "../readmodel/auditset.h"
+#include "../readmodel/dlrmset.h"
+#include "../readmodel/evalset.h"
+#include "../readmodel/profileset.h"
+#include "../readmodel/replayset.h"
 
 /* Names of the figures, in drawing order; NULL-terminated. */
 extern const char *const figure_names[];

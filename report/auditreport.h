@@ -15,8 +15,8 @@
 #include <stddef.h>
 
 #include "../dataset/base/err.h"
-#include "evalset.h"
-#include "replayset.h"
+#include "../readmodel/evalset.h"
+#include "../readmodel/replayset.h"
 #include "../dataset/base/table.h"
 
 /* One row per evidence finding (dynamic, from the worker) of the latest

@@ -9,7 +9,7 @@
 
 #include "../dataset/base/vocab.h"
 #include "../dataset/json.h"
-#include "dlrmset.h"
+#include "../readmodel/dlrmset.h"
 #include "provenance.h"
 
 struct ctx {
@@ -549,7 +549,7 @@ static void m_amdahl(const struct ctx *x, const struct claim *c,
 }
 
 /* DLRM-Bench's projection weighted by the DLRM workload's measured class
- * shares (report/dlrmset.h): R = sum w_i (1 - 1/s_i') over the suite's
+ * shares (readmodel/dlrmset.h): R = sum w_i (1 - 1/s_i') over the suite's
  * problems, a win being sample 0 correct with a speedup above 1 -- in the
  * robust column, a verified-faster audit verdict.  Params: role, suite,
  * workload (default dlrm), stack (default eager); report's --workload and

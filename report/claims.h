@@ -15,12 +15,12 @@
 #include <stddef.h>
 
 #include "../dataset/base/err.h"
-#include "auditset.h"
-#include "dlrm.h"
-#include "evalset.h"
-#include "metrics.h"
-#include "profileset.h"
-#include "replayset.h"
+#include "../readmodel/auditset.h"
+#include "../readmodel/dlrm.h"
+#include "../readmodel/evalset.h"
+#include "../readmodel/metrics.h"
+#include "../readmodel/profileset.h"
+#include "../readmodel/replayset.h"
 
 struct claim {
 	const char *id, *text, *unit, *metric; /* borrowed from the doc */

@@ -4,7 +4,7 @@
  * driver, CUDA, torch, tool, clocks).
  *
  * Owns: the two SELECTs behind it, prepared once and run per evaluation
- * and per job (the job a report shows is chosen by report/replayset.h).
+ * and per job (the job a report shows is chosen by readmodel/replayset.h).
  * Column names are those of the store, as `headroom show --format json`
  * prints them; a *_json column becomes the JSON value it holds.  Must not:
  * write to the store, print.

@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #include "../dataset/base/err.h"
-#include "auditset.h"
-#include "evalset.h"
+#include "../readmodel/auditset.h"
+#include "../readmodel/evalset.h"
 
 #define FINDING_IMPLAUSIBLE_SPEEDUP 100.0
 

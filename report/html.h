@@ -21,12 +21,12 @@
 
 #include "../dataset/base/err.h"
 #include "../dataset/base/table.h"
-#include "auditset.h"
-#include "dlrmset.h"
-#include "evalset.h"
+#include "../readmodel/auditset.h"
+#include "../readmodel/dlrmset.h"
+#include "../readmodel/evalset.h"
 #include "findings.h"
-#include "profileset.h"
-#include "replayset.h"
+#include "../readmodel/profileset.h"
+#include "../readmodel/replayset.h"
 
 /* One report table as `headroom report NAME` builds it. */
 struct html_table {

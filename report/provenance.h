@@ -21,7 +21,7 @@
 
 #include "../dataset/base/err.h"
 #include "../dataset/base/cli.h"
-#include "replayset.h"
+#include "../readmodel/replayset.h"
 
 /* Build the provenance object; *out is owned by the caller
  * (cJSON_Delete). */

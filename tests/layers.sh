@@ -1,16 +1,15 @@
 #!/bin/sh
 # layers.sh ROOT - no include points up the data flow.  The stages, from the
 # bottom: dataset/base/ (0), dataset/ and profile/ (1, one level), verify/
-# (2), replay/ (3), report/ and figures/ (4, one level).  Every C source or
-# header below ROOT in one of them (.c .h .cu, build/ left out) may
-# include, through #include "PATH", only files of its own level or a lower
-# one.  Excepted:
-# the commands (cmd_*.c), which may use any stage, and report/main.c, the
-# command table that sees them all.  An include that names no file of a
-# stage (a system header, a generated file) is not checked (the includes
-# as tests/includes.sh lists them).  Prints one
-# line per include that points up, "FILE:LINE: includes TARGET (STAGE
-# below STAGE)", and exits 1 when there was one.
+# (2), replay/ (3), readmodel/ (4), report/ and figures/ (5, one level).
+# Every C source or header below ROOT in one of them (.c .h .cu, build/
+# left out) may include, through #include "PATH", only files of its own
+# level or a lower one.  Excepted: the commands (cmd_*.c), which may use
+# any stage, and report/main.c, the command table that sees them all.  An
+# include that names no file of a stage (a system header, a generated
+# file) is not checked (the includes as tests/includes.sh lists them).
+# Prints one line per include that points up, "FILE:LINE: includes TARGET
+# (STAGE below STAGE)", and exits 1 when there was one.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bad=0
@@ -24,7 +23,8 @@ level() {
 	dataset/*|profile/*) echo 1 ;;
 	verify/*) echo 2 ;;
 	replay/*) echo 3 ;;
-	report/*|figures/*) echo 4 ;;
+	readmodel/*) echo 4 ;;
+	report/*|figures/*) echo 5 ;;
 	esac
 }
 stage() {

@@ -1,4 +1,4 @@
-/* test_report_dlrm.c - report/dlrm.h: DLRM-Bench's problem -> kernel class
+/* test_report_dlrm.c - readmodel/dlrm.h: DLRM-Bench's problem -> kernel class
  * mapping, the weights it gives each problem, and the projection. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../../report/dlrm.h"
+#include "../../readmodel/dlrm.h"
 
 /* Four problems: two embedding lookups, an MLP (GEMM and its elementwise
  * epilogue) and an id hash. */

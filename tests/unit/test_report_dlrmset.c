@@ -1,4 +1,4 @@
-/* test_report_dlrmset.c - report/dlrmset.h: a mapping file's checks, and
+/* test_report_dlrmset.c - readmodel/dlrmset.h: a mapping file's checks, and
  * which evaluation is a DLRM-Bench problem's outcome (sample 0 of the
  * configuration at the suite's level, a win when correct and faster). */
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../report/dlrmset.h"
+#include "../../readmodel/dlrmset.h"
 
 /* Write text to a fresh file; returns its path (static buffer). */
 static const char *file_with(const char *text)

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "../../figures/figures.h"
-#include "../../report/auditset.h"
+#include "../../readmodel/auditset.h"
 #include "../../report/findings.h"
 
 static const char reference[] =

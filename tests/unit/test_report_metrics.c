@@ -1,4 +1,4 @@
-/* test_report_metrics.c - report/metrics.h: median, geometric mean,
+/* test_report_metrics.c - readmodel/metrics.h: median, geometric mean,
  * KernelBench's fast_p, the Amdahl projection, claim status. */
 #include <math.h>
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../../report/metrics.h"
+#include "../../readmodel/metrics.h"
 
 static void median_of_odd_count_is_middle_value(void **state)
 {

@@ -2,7 +2,7 @@
  * configuration, each problem's outcome (as the archive reports it, and as
  * the robust replay's audit verifies it), its weight from the DLRM
  * workload's ingested profile, and the projected end-to-end time reduction
- * R = sum_i w_i (1 - 1/s_i') (report/dlrm.h computes it).
+ * R = sum_i w_i (1 - 1/s_i') (readmodel/dlrm.h computes it).
  *
  * Owns: reading the problem -> kernel class mapping file (the set's
  * kernel-classes.json; shipped as dlrm-kernel-classes.json in the share
@@ -10,7 +10,7 @@
  * evaluations to its problems (the suite's level; the problem id is the
  * stem's leading number; sample 0 only, as every problem-level number),
  * and which outcome counts as a win: sample 0 correct with a speedup above
- * 1 -- in the robust view (report/replayset.h) that is a job whose audit
+ * 1 -- in the robust view (readmodel/replayset.h) that is a job whose audit
  * verdict is verified-faster, nothing else.  Must not: write to the
  * store, print.
  */
