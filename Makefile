@@ -27,11 +27,11 @@ LDLIBS   = $(SYS_LDFLAGS) -larchive -lcjson -lsqlite3 -lcrypto -lyajl -lz -lm
 ASANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
-STAGES   = dataset profile verify replay readmodel report figures
+STAGES   = dataset profile verify replay readmodel report figures cli
 # dataset/base/: the shared base below every stage (err, text, the CLI
 # helpers, tables, output folders, runtime files); see docs/architecture.md.
 SRCS     = $(sort $(wildcard $(addsuffix /*.c,$(STAGES)) dataset/base/*.c))
-LIBSRCS  = $(filter-out report/main.c,$(SRCS))
+LIBSRCS  = $(filter-out cli/main.c,$(SRCS))
 OBJS     = $(SRCS:%.c=build/%.o) build/version.o build/prefix.o
 LIBOBJS  = $(LIBSRCS:%.c=build/%.o) build/version.o build/prefix.o
 AOBJS    = $(SRCS:%.c=build/asan/%.o) build/asan/version.o build/asan/prefix.o

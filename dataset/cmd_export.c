@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/commands.h"
+#include "commands.h"
 #include "export.h"
 #include "store.h"
 

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/commands.h"
+#include "../profile/trace.h"
 #include "base/runfiles.h"
 #include "cmd_ingest.h"
-#include "../profile/trace.h"
+#include "commands.h"
 
 static const char usage[] =
 	"usage: headroom ingest PATH... [--map MAP] [--source NAME]\n"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/commands.h"
 #include "base/table.h"
+#include "commands.h"
 #include "select.h"
 #include "store.h"
 

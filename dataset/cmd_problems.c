@@ -3,9 +3,9 @@
  */
 #include <string.h>
 
-#include "base/commands.h"
 #include "base/table.h"
 #include "cmd_ingest.h"
+#include "commands.h"
 
 static const char usage[] =
 	"usage: headroom problems add DIR|ARCHIVE [--name NAME]\n"

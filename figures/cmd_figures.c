@@ -5,11 +5,11 @@
 #include <limits.h>
 #include <string.h>
 
-#include "../dataset/store.h"
-#include "../dataset/base/commands.h"
 #include "../dataset/base/outdir.h"
-#include "../report/provenance.h"
 #include "../dataset/base/runfiles.h"
+#include "../dataset/store.h"
+#include "../report/provenance.h"
+#include "commands.h"
 #include "figures.h"
 
 /* The usage is printed in two parts around the list of figures, which

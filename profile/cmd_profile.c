@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../dataset/base/commands.h"
+#include "../dataset/base/pyenv.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/cmd_ingest.h"
-#include "../dataset/base/pyenv.h"
+#include "commands.h"
 
 #define MAX_TRACES 64   /* the traces one command writes and ingests */
 

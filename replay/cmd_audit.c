@@ -16,12 +16,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/base/commands.h"
+#include "../dataset/base/pyenv.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/base/table.h"
 #include "audit.h"
+#include "commands.h"
 #include "pool.h"
-#include "../dataset/base/pyenv.h"
 #include "scratch.h"
 
 static const char usage[] =

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../dataset/base/commands.h"
 #include "../dataset/base/table.h"
 #include "../dataset/store.h"
+#include "commands.h"
 #include "merge.h"
 
 static const char usage[] =

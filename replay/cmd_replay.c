@@ -16,13 +16,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "../dataset/base/commands.h"
+#include "../dataset/base/pyenv.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/base/table.h"
 #include "../dataset/base/vocab.h"
+#include "commands.h"
 #include "jobs.h"
 #include "pool.h"
-#include "../dataset/base/pyenv.h"
 #include "replay.h"
 #include "slurm.h"
 

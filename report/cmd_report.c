@@ -11,19 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dataset/store.h"
-#include "auditreport.h"
-#include "claims.h"
-#include "../dataset/base/commands.h"
-#include "../dataset/base/vocab.h"
-#include "../readmodel/dlrmset.h"
-#include "findings.h"
-#include "html.h"
 #include "../dataset/base/outdir.h"
-#include "../readmodel/profileset.h"
-#include "provenance.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/base/table.h"
+#include "../dataset/base/vocab.h"
+#include "../dataset/store.h"
+#include "../readmodel/dlrmset.h"
+#include "../readmodel/profileset.h"
+#include "auditreport.h"
+#include "claims.h"
+#include "commands.h"
+#include "findings.h"
+#include "html.h"
+#include "provenance.h"
 
 static const char usage[] =
 	"usage: headroom report REPORT [--out DIR] [--format md|csv|json|tex]\n"

@@ -19,7 +19,7 @@ loops=$(mktemp)
 trap 'rm -f "$srcs" "$incs" "$edges" "$loops"' EXIT
 
 (cd "$root" && find dataset profile verify replay readmodel report \
-	figures \( -name '*.c' -o -name '*.cu' \) -type f 2>/dev/null) >"$srcs"
+	figures cli \( -name '*.c' -o -name '*.cu' \) -type f 2>/dev/null) >"$srcs"
 sh "$here/includes.sh" "$root" >"$incs"
 awk 'function mod(p) { sub(/\.[^.\/]*$/, "", p); return p }
      # deps(FROM, FILE): the edges FROM -> each module FILE stands for.

@@ -2,7 +2,7 @@
 # includes.sh ROOT - every include between the stages' files, for
 # layers.sh and cycles.sh.  For each C source or header below ROOT in
 # dataset/ (dataset/base/ within it), profile/, verify/, replay/,
-# readmodel/, report/ or figures/ (.c .h .cu), in path order, and each
+# readmodel/, report/, figures/ or cli/ (.c .h .cu), in path order, and each
 # #include "PATH" in it that names a file below ROOT: one line "FILE LINE
 # TARGET", both paths relative to ROOT.  A system header or a generated
 # file is not listed.
@@ -12,7 +12,7 @@ incs=$(mktemp)
 trap 'rm -f "$incs"' EXIT
 
 for f in $(cd "$root" && find dataset profile verify replay readmodel \
-		report figures \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) \
+		report figures cli \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) \
 		-type f 2>/dev/null | sort); do
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$root/$f" |
 		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/' >"$incs" || true

@@ -1,11 +1,12 @@
 #!/bin/sh
 # layers.sh ROOT - no include points up the data flow.  The stages, from the
 # bottom: dataset/base/ (0), dataset/ and profile/ (1, one level), verify/
-# (2), replay/ (3), readmodel/ (4), report/ and figures/ (5, one level).
+# (2), replay/ (3), readmodel/ (4), report/ and figures/ (5, one level),
+# cli/ (6: the command table, the one file that sees every command).
 # Every C source or header below ROOT in one of them (.c .h .cu, build/
 # left out) may include, through #include "PATH", only files of its own
-# level or a lower one.  Excepted: the commands (cmd_*.c), which may use
-# any stage, and report/main.c, the command table that sees them all.  An
+# level or a lower one, with no exception: a command (cmd_<name>.c)
+# lives in the lowest stage that has everything it uses.  An
 # include that names no file of a stage (a system header, a generated
 # file) is not checked (the includes as tests/includes.sh lists them).
 # Prints one line per include that points up, "FILE:LINE: includes TARGET
@@ -25,6 +26,7 @@ level() {
 	replay/*) echo 3 ;;
 	readmodel/*) echo 4 ;;
 	report/*|figures/*) echo 5 ;;
+	cli/*) echo 6 ;;
 	esac
 }
 stage() {
@@ -36,9 +38,6 @@ stage() {
 
 sh "$here/includes.sh" "$1" >"$list"
 while read -r f line t; do
-	case $f in
-	*/cmd_*.c|report/main.c) continue ;;
-	esac
 	lt=$(level "$t")
 	[ -n "$lt" ] || continue
 	if [ "$lt" -gt "$(level "$f")" ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # style.sh ROOT - the checkable rules of docs/style.md over the C, header
 # and CUDA sources of the stages below ROOT (dataset/ profile/ verify/
-# replay/ readmodel/ report/ figures/, build/ left out): the first line
+# replay/ readmodel/ report/ figures/ cli/, build/ left out): the first line
 # opens a comment that names the file ("/* NAME - "), no // comments, no
 # typedef'd struct, union or enum, none of the banned functions, no
 # trailing blanks, no carriage returns.  Prints one line per breach,
@@ -10,7 +10,7 @@ set -eu
 root=$(cd "$1" && pwd -P)
 cd "$root"
 bad=0
-files=$(find dataset profile verify replay readmodel report figures \
+files=$(find dataset profile verify replay readmodel report figures cli \
 	\( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -type f \
 	2>/dev/null | sort)
 [ -n "$files" ] || exit 0

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dataset/base/commands.h"
+#include "commands.h"
 #include "npy.h"
 #include "verify.h"
 

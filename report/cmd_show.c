@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/evaldetail.h"
-#include "base/commands.h"
-#include "base/table.h"
-#include "harness.h"
-#include "store.h"
+#include "../dataset/base/table.h"
+#include "../dataset/harness.h"
+#include "../dataset/store.h"
+#include "commands.h"
+#include "evaldetail.h"
 
 static const char usage[] =
 	"usage: headroom show ID [--no-code] [--format md|json]\n"

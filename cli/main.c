@@ -1,16 +1,23 @@
 /* main.c - the headroom executable: global options and the command table.
  *
- * Owns: dispatch only.  Each command lives in cmd_<name>.c in the folder of
- * its stage and parses its own options (the common ones via cli.h).
+ * Owns: dispatch only.  Each command lives in cmd_<name>.c in the lowest
+ * stage that has everything it uses, declared in that stage's commands.h,
+ * and parses its own options (the common ones via cli.h).  cli/ is the top
+ * level: the one folder that sees every stage.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../dataset/base/cli.h"
-#include "../dataset/base/commands.h"
 #include "../dataset/base/runfiles.h"
 #include "../dataset/base/version.h"
+#include "../dataset/commands.h"
+#include "../figures/commands.h"
+#include "../profile/commands.h"
+#include "../replay/commands.h"
+#include "../report/commands.h"
+#include "../verify/commands.h"
 
 
 struct command {
