@@ -40,7 +40,7 @@ from hrworker.sandbox import Landlock, Sandbox
 from hrworker.jail import FSIZE_MAX, JobCgroups, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
-from hrworker.remote import CandidateProcess
+from hrworker.launch import start_candidate
 from hrworker.keeper import keeper_budget_mb, start_keeper
 from hrworker.state import WorkerState
 
@@ -190,7 +190,7 @@ def child(msg, cfg, proto, torch, done_fd):
                                    else cfg.mem_limit_mb << 20)
         cand = None
         if msg.get("stop_after") not in ("reference", "inputs"):
-            cand = CandidateProcess.start(cfg, torch, msg, jobdir)
+            cand = start_candidate(cfg, torch, msg, jobdir)
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         jail_error = None

@@ -12,6 +12,7 @@ import time
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
+from hrworker.escapes import judge_pass, precision_flags
 from hrworker.inputs import InputSets
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
@@ -306,7 +307,6 @@ class Job:
         holds the evidence, own_share the share of the call's kernel (CPU:
         host) time in the candidate's own code; a failure here is recorded
         and changes no verdict."""
-        from hrworker.escapes import judge_pass, precision_flags
         c, t = self.ctx, self.torch
         rec = self.checks["escapes"] = {}
         secs = {}           # the judge's view of the parts' seconds (checks.escapes.judge_seconds)
