@@ -28,9 +28,11 @@ from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, p
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.context import JobContext, problem_namespace
-from hrworker.escapes import candidate_pass, l2_note, precision_flags
+from hrworker.escapes import candidate_pass
 from hrworker.jail import confine_candidate
+from hrworker.l2 import l2_note
 from hrworker.outputs import elements, is_tuple
+from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.sandbox import isolate_network, read_roots
 from hrworker.timing import Timing
@@ -440,7 +442,7 @@ def parameter_spec(torch, model):
 
 def global_state(torch):
     """The process-wide settings a candidate's import may change: the
-    precision flags (escapes.precision_flags), cuDNN's autotuner and
+    precision flags (precision.precision_flags), cuDNN's autotuner and
     determinism, torch's deterministic algorithms."""
     out = precision_flags(torch)
     for key, get in (("cudnn.benchmark", lambda: torch.backends.cudnn.benchmark),

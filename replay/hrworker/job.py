@@ -12,8 +12,9 @@ import time
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
-from hrworker.escapes import judge_pass, precision_flags
+from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
+from hrworker.precision import precision_flags
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing

@@ -9,7 +9,7 @@ import time
 from hrworker import distribution, nvml
 from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
-from hrworker.escapes import l2_reset
+from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
 from hrworker.protocol import COVER_CYCLES
 from hrworker.remote import RemoteModel
@@ -160,7 +160,7 @@ class Timing:
     def l2_before_call(self):
         """Robust, on CUDA, in the candidate process: before each timed
         call the persisting-L2 carve-out and the stream's access-policy
-        window are read and reset (escapes.l2_reset; a flush does not evict
+        window are read and reset (l2.l2_reset; a flush does not evict
         persisting lines); the first l2-persisting found is kept for the
         escapes reply.  Faithful jobs leave them as the harness did."""
         res = l2_reset(self.torch, reset=True)
