@@ -78,10 +78,10 @@ class CudaDriver:
         return None if e else v.value
 
 
-_DRIVER = []
+_DRIVER: list[CudaDriver] = []
 
 
-def driver():
+def driver() -> CudaDriver:
     """The process's CudaDriver, made once: l2_reset runs before every
     timed call of a robust job."""
     if not _DRIVER:

@@ -49,6 +49,8 @@ EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
 
 
 class Job:
+    phase_t0: float         # when the current phase began (phase)
+
     def __init__(self, msg, cfg, proto, torch, cand=None):
         self.ctx = JobContext(msg, cfg, torch)
         self.cand = cand        # remote.CandidateProcess (None: no candidate code runs)
@@ -60,7 +62,7 @@ class Job:
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
-    def phase(self, name):
+    def phase(self, name: str) -> None:
         """Enter a phase: tell the orchestrator, and time the phases (the
         seconds of each, from the job's start, in checks.phase_seconds)."""
         now = time.monotonic()

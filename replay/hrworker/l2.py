@@ -9,7 +9,7 @@ from hrworker.cudadrv import (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
                               CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, driver)
 
 
-_L2_POINTS = {}     # point -> the limit first read there (l2_note), in order
+_L2_POINTS: dict[str, int | None] = {}     # point -> the limit first read there (l2_note), in order
 
 
 def l2_note(torch, point):

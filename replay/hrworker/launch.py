@@ -5,13 +5,17 @@ other.  worker.py's job child calls start_candidate before it makes a
 CUDA context or reads the problem.
 Must not: run candidate code in the judge (the child never returns)."""
 import os
+from types import ModuleType
 
 from hrworker.candidate import candidate_main
 from hrworker.channel import JudgeEnd, pair
+from hrworker.protocol import JobMessage
 from hrworker.remote import CandidateProcess
+from hrworker.state import WorkerState
 
 
-def start_candidate(cfg, torch, msg, jobdir):
+def start_candidate(cfg: WorkerState, torch: ModuleType, msg: JobMessage,
+                    jobdir: str) -> CandidateProcess:
     """Fork the candidate process (before any CUDA context: this is the
     job's process, forked from the worker which never makes one); the
     judge's CandidateProcess once it said hello."""
