@@ -18,7 +18,8 @@ for group in "$@"; do
 	# slurm-wlm (slurmctld, slurmd, the sbatch of slurm-client) and munge:
 	# the one-node cluster of tests/cli/replay-slurm-shards-merge-as-one-run.
 	# chromium: the headless browser of tests/cli/report-html-in-headless-chromium.
-	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv zstd xz-utils zip gnuplot-nox slurm-wlm munge chromium" ;;
+	# mypy: the worker's types (tests/cli/layers-worker-types).
+	check) pkgs="$pkgs libcmocka-dev g++ python3 python3-venv mypy zstd xz-utils zip gnuplot-nox slurm-wlm munge chromium" ;;
 	figures) pkgs="$pkgs gnuplot-nox" ;;
 	paper) pkgs="$pkgs texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended" ;;
 	*) echo "deps: unknown group $group" >&2; exit 2 ;;

@@ -34,13 +34,15 @@ import signal
 import subprocess
 import sys
 import time
+from types import ModuleType
 
+from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
 from hrworker.jail import FSIZE_MAX, JobCgroups, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
-from hrworker.remote import CandidateProcess
+from hrworker.launch import start_candidate
 from hrworker.keeper import keeper_budget_mb, start_keeper
 from hrworker.state import WorkerState
 
@@ -52,10 +54,10 @@ PROTOCOL = 1
 class Proto:
     """The private protocol stream (a dup of the original fd 1)."""
 
-    def __init__(self, fd):
+    def __init__(self, fd: int) -> None:
         self.fd = fd
 
-    def send(self, obj):
+    def send(self, obj: Line) -> None:
         data = (json.dumps(obj, allow_nan=False, default=str) + "\n").encode()
         view = memoryview(data)
         while view:
@@ -109,20 +111,22 @@ def smi_answer(proc):
     return dict(zip(fields, vals)) if proc.returncode == 0 and len(vals) == len(fields) else {}
 
 
-def hello(cfg, torch):
-    info = {"type": "hello", "protocol": PROTOCOL, "pid": os.getpid(),
-            "python": platform.python_version(), "torch": torch.__version__,
-            "cuda": torch.version.cuda, "device": cfg.device, "arch": cfg.arch,
-            "verify": cfg.verify.path if cfg.verify else None,
-            "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
-            "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error,
-            "fs_jail": cfg.jail.describe(), "job_jail": cfg.job_jail,
-            "start_seconds": cfg.start_s}
+def hello(cfg: WorkerState, torch: ModuleType) -> Hello:
+    assert cfg.jail is not None         # main made it before the keeper
+    info: Hello = {"type": "hello", "protocol": PROTOCOL, "pid": os.getpid(),
+                   "python": platform.python_version(), "torch": torch.__version__,
+                   "cuda": torch.version.cuda, "device": cfg.device, "arch": cfg.arch,
+                   "verify": cfg.verify.path if cfg.verify else None,
+                   "verify_error": cfg.verify_error, "keeper_pid": cfg.keeper_pid,
+                   "rand": cfg.rand.path if cfg.rand else None, "rand_error": cfg.rand_error,
+                   "fs_jail": cfg.jail.describe(), "job_jail": cfg.job_jail,
+                   "start_seconds": cfg.start_s}
     if cfg.device.startswith("cuda"):
         smi = cfg.smi
-        info.update(gpu_name=smi.get("name"), driver=smi.get("driver_version"),
-                    gpu_uuid=smi.get("uuid"),
-                    clocks={k: smi.get(k) for k in ("clocks.sm", "clocks.mem", "clocks.max.sm")})
+        info["gpu_name"] = smi.get("name")
+        info["driver"] = smi.get("driver_version")
+        info["gpu_uuid"] = smi.get("uuid")
+        info["clocks"] = {k: smi.get(k) for k in ("clocks.sm", "clocks.mem", "clocks.max.sm")}
     else:
         model = None
         try:
@@ -133,7 +137,8 @@ def hello(cfg, torch):
                         break
         except OSError:
             pass
-        info.update(gpu_name=None, driver=None, cpu=model, llc_bytes=cfg.llc_bytes)
+        info["gpu_name"], info["driver"] = None, None
+        info["cpu"], info["llc_bytes"] = model, cfg.llc_bytes
     return info
 
 
@@ -190,7 +195,7 @@ def child(msg, cfg, proto, torch, done_fd):
                                    else cfg.mem_limit_mb << 20)
         cand = None
         if msg.get("stop_after") not in ("reference", "inputs"):
-            cand = CandidateProcess.start(cfg, torch, msg, jobdir)
+            cand = start_candidate(cfg, torch, msg, jobdir)
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         jail_error = None

@@ -14,6 +14,11 @@ import os
 import time
 
 
+def finding(fid, **evidence):
+    """A finding as a result's "findings" list holds it."""
+    return {"id": fid, "evidence": evidence}
+
+
 def add_finding(ctx, fid, **evidence):
     """One finding of ctx's job (once per id: the first evidence is kept,
     later ones are counted)."""
@@ -22,7 +27,7 @@ def add_finding(ctx, fid, **evidence):
         if f["id"] == fid:
             f["evidence"]["times_seen"] = f["evidence"].get("times_seen", 1) + 1
             return
-    found.append({"id": fid, "evidence": evidence})
+    found.append(finding(fid, **evidence))
 
 
 class spent:

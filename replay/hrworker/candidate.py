@@ -28,11 +28,15 @@ from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, p
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.context import JobContext, problem_namespace
-from hrworker.escapes import l2_note
+from hrworker.escapes import candidate_pass
+from hrworker.jail import confine_candidate
+from hrworker.l2 import l2_note
 from hrworker.outputs import elements, is_tuple
-from hrworker.remote import COVER_CYCLES_MAX
+from hrworker.precision import precision_flags
+from hrworker.protocol import COVER_CYCLES_MAX
+from hrworker.sandbox import isolate_network, read_roots
 from hrworker.timing import Timing
-from hrworker.util import children_cpu, exc_text
+from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
 
 
 def cache_dir(cfg, torch, what):
@@ -346,7 +350,6 @@ class Candidate:
         index split (its half), the profiled call's (content no call
         saw); and the persisting-L2 state its timed calls found
         (Timing.l2_before_call)."""
-        from hrworker.escapes import candidate_pass
         split = req.get("split")
         if type(split) is not int or split < 0 or 2 * split != len(args):
             raise ValueError("escapes: split %r does not halve %d arguments"
@@ -439,9 +442,8 @@ def parameter_spec(torch, model):
 
 def global_state(torch):
     """The process-wide settings a candidate's import may change: the
-    precision flags (escapes.precision_flags), cuDNN's autotuner and
+    precision flags (precision.precision_flags), cuDNN's autotuner and
     determinism, torch's deterministic algorithms."""
-    from hrworker.escapes import precision_flags
     out = precision_flags(torch)
     for key, get in (("cudnn.benchmark", lambda: torch.backends.cudnn.benchmark),
                      ("cudnn.deterministic", lambda: torch.backends.cudnn.deterministic),
@@ -467,8 +469,6 @@ def confine(cfg, jobdir, chan_fd):
     any case), else a network namespace (unprivileged user namespaces),
     Landlock (reads, writes, TCP, signals and abstract sockets outside the
     process), the audit hook.  Returns what took (the judge records it)."""
-    from hrworker.jail import confine_candidate
-    from hrworker.sandbox import isolate_network, read_roots
     close_fds(chan_fd)
     cand_dir = os.path.join(jobdir, "candidate")
     os.makedirs(cand_dir, exist_ok=True)
@@ -503,7 +503,6 @@ def candidate_main(cfg, torch, sock, msg, jobdir):
     """The candidate process, from its fork to its exit; never returns."""
     code = 0
     try:
-        from hrworker.util import PR_SET_CHILD_SUBREAPER, prctl, set_pdeathsig
         set_pdeathsig()
         # An orphan among its descendants stays beneath it, where the
         # judge's account of its processes looks (account.Family).

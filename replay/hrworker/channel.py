@@ -10,6 +10,9 @@ import os
 import pickle
 import socket
 import struct
+from collections.abc import Iterable
+
+from hrworker.protocol import CandidateHello, Reply, Request
 
 HEAD = struct.Struct("<Q")
 MAX_REPLY = 64 << 20        # a reply larger than this is the candidate's doing
@@ -20,12 +23,12 @@ class ChannelError(Exception):
     """The other end closed, or sent what the protocol does not allow."""
 
 
-def pair():
+def pair() -> tuple[socket.socket, socket.socket]:
     """(judge's end, candidate's end), both blocking, close-on-exec."""
     return socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
 
 
-def _send(sock, body, fds=()):
+def _send(sock: socket.socket, body: bytes, fds: Iterable[int] = ()) -> None:
     head = HEAD.pack(len(body))
     if fds:
         socket.send_fds(sock, [head], list(fds))
@@ -34,7 +37,7 @@ def _send(sock, body, fds=()):
     sock.sendall(body)
 
 
-def _recv_exact(sock, n, limit):
+def _recv_exact(sock: socket.socket, n: int, limit: int) -> bytes:
     if n > limit:
         raise ChannelError("a frame of %d bytes (at most %d)" % (n, limit))
     data = bytearray()
@@ -46,9 +49,10 @@ def _recv_exact(sock, n, limit):
     return bytes(data)
 
 
-def _recv_head(sock, want_fds):
+def _recv_head(sock: socket.socket, want_fds: bool) -> tuple[int, list[int]]:
     """The 8-byte length, and the descriptors sent with its first byte."""
-    fds, head = [], b""
+    fds: list[int] = []
+    head = b""
     while len(head) < HEAD.size:
         if want_fds:
             b, got, _, _ = socket.recv_fds(sock, HEAD.size - len(head), MAX_FDS)
@@ -66,13 +70,13 @@ def _recv_head(sock, want_fds):
 class JudgeEnd:
     """The judge's end: requests out (pickle, fds), replies in (JSON)."""
 
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def send(self, obj, fds=()):
+    def send(self, obj: Request, fds: Iterable[int] = ()) -> None:
         _send(self.sock, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), fds)
 
-    def recv(self):
+    def recv(self) -> Reply:
         """One reply: a JSON object (dict), else ChannelError.  It waits as
         long as it takes: the orchestrator's job deadline kills the job."""
         try:
@@ -88,7 +92,7 @@ class JudgeEnd:
             raise ChannelError("a reply without its type")
         return obj
 
-    def close(self):
+    def close(self) -> None:
         self.sock.close()
 
 
@@ -96,12 +100,12 @@ class CandidateEnd:
     """The candidate process's end: requests in (pickle: from the judge,
     who forked it), replies out (JSON)."""
 
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
 
-    def recv(self):
+    def recv(self) -> tuple[Request, list[int]]:
         n, fds = _recv_head(self.sock, True)
         return pickle.loads(_recv_exact(self.sock, n, 1 << 40)), fds
 
-    def send(self, obj):
+    def send(self, obj: Reply | CandidateHello) -> None:
         _send(self.sock, (json.dumps(obj, allow_nan=False, default=str)).encode())

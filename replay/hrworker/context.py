@@ -4,22 +4,27 @@ version, precision, tolerance, seed, device), the result being built, and
 the operations every stage does alike (seeding, syncing, placing tensors
 and models as the harness does); and how a problem's code is executed
 (problem_namespace), for the job and the keeper alike."""
+from types import ModuleType
+from typing import Any
+
+from hrworker.protocol import JobMessage, Record, Result
+from hrworker.state import WorkerState
 
 
 # KernelBench tolerance by harness version and precision (eval.py
 # get_tolerance_for_precision at 423217d; v0/v0.1 src/eval.py: fp32 1e-2).
-TOLERANCE = {
+TOLERANCE: dict[str, dict[str, float]] = {
     "v0": {"fp32": 1e-2, "fp16": 1e-2, "bf16": 1e-2},
     "v0.1": {"fp32": 1e-2, "fp16": 1e-2, "bf16": 1e-2},
     "current": {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2},
 }
 
 
-def problem_namespace(code, filename):
+def problem_namespace(code: str, filename: str | None) -> dict[str, Any]:
     """The namespace a problem's code runs in, as KernelBench's
     exec(src, context): Model, get_inputs, get_init_inputs (and, in a
     faithful job, the candidate after them)."""
-    ctx = {}
+    ctx: dict[str, Any] = {}
     exec(compile(code, filename or "problem.py", "exec"), ctx)
     return ctx
 
@@ -27,7 +32,7 @@ def problem_namespace(code, filename):
 class Verdict(Exception):
     """Ends a job early with a verdict."""
 
-    def __init__(self, verdict, kind, text, **extra):
+    def __init__(self, verdict: str, kind: str | None, text: str, **extra: Any) -> None:
         super().__init__(text)
         self.verdict, self.kind, self.text, self.extra = verdict, kind, text, extra
 
@@ -36,7 +41,22 @@ class JobContext:
     """One job's message (m), the worker's state (cfg: WorkerState), torch,
     the semantics and the result (result, and its checks)."""
 
-    def __init__(self, msg, cfg, torch):
+    m: JobMessage
+    cfg: WorkerState
+    torch: ModuleType
+    id: int
+    mode: str
+    harness: str
+    precision: str
+    seed: int
+    device: Any             # a torch.device
+    cuda: bool
+    dtype: Any              # a torch.dtype
+    tol: float
+    result: Result
+    checks: Record          # result["checks"]
+
+    def __init__(self, msg: JobMessage, cfg: WorkerState, torch: ModuleType) -> None:
         self.m, self.cfg, self.torch = msg, cfg, torch
         self.id = msg["job"]
         self.mode = msg.get("mode", "faithful")
@@ -54,25 +74,25 @@ class JobContext:
                        "correct": None, "checks": {}}
         self.checks = self.result["checks"]
 
-    def sync(self):
+    def sync(self) -> None:
         if self.cuda:
             self.torch.cuda.synchronize(device=self.device)
 
-    def set_seed(self, s):
+    def set_seed(self, s: int) -> None:
         self.torch.manual_seed(s)
         if self.cuda:
             self.torch.cuda.manual_seed(s)
 
     # KernelBench moves inputs with _process_input_tensor (current: cast to
     # the precision, then device) or x.cuda() (v0, v0.1: no cast).
-    def place(self, x):
+    def place(self, x: Any) -> Any:
         if not isinstance(x, self.torch.Tensor):
             return x
         if self.harness == "current":
             x = x.to(dtype=self.dtype)
         return x.to(device=self.device)
 
-    def place_model(self, m):
+    def place_model(self, m: Any) -> Any:
         if self.harness == "current":
             return m.to(device=self.device, dtype=self.dtype)
         return m.to(device=self.device)

@@ -15,7 +15,7 @@ does not vary (all one value), is skipped and says so: nothing can be
 asked of the candidate there.
 Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
-from hrworker.escapes import rel_err
+from hrworker.precision import rel_err
 from hrworker.util import exc_text, finite
 
 # name -> what it does to one floating input (docs/verification.md).

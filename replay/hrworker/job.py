@@ -12,7 +12,9 @@ import time
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
+from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
+from hrworker.precision import precision_flags
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
@@ -47,6 +49,8 @@ EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
 
 
 class Job:
+    phase_t0: float         # when the current phase began (phase)
+
     def __init__(self, msg, cfg, proto, torch, cand=None):
         self.ctx = JobContext(msg, cfg, torch)
         self.cand = cand        # remote.CandidateProcess (None: no candidate code runs)
@@ -58,7 +62,7 @@ class Job:
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
-    def phase(self, name):
+    def phase(self, name: str) -> None:
         """Enter a phase: tell the orchestrator, and time the phases (the
         seconds of each, from the job's start, in checks.phase_seconds)."""
         now = time.monotonic()
@@ -306,7 +310,6 @@ class Job:
         holds the evidence, own_share the share of the call's kernel (CPU:
         host) time in the candidate's own code; a failure here is recorded
         and changes no verdict."""
-        from hrworker.escapes import judge_pass, precision_flags
         c, t = self.ctx, self.torch
         rec = self.checks["escapes"] = {}
         secs = {}           # the judge's view of the parts' seconds (checks.escapes.judge_seconds)

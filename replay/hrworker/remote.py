@@ -1,5 +1,5 @@
-"""hrworker/remote.py - the judge's side of the candidate process: forking
-it (CandidateProcess.start), sharing tensors with it (host memory through
+"""hrworker/remote.py - the judge's side of the candidate process (forked by
+launch.start_candidate): sharing tensors with it (host memory through
 memfd, device memory through CUDA IPC: the judge allocates all of it),
 its requests, and each reply checked field by field (nothing it sends is
 unpickled).  Every timed call is timed twice: by the judge's clock around
@@ -24,16 +24,13 @@ import time
 import weakref
 
 from hrworker.account import Family
-from hrworker.channel import ChannelError, JudgeEnd, pair
+from hrworker.channel import ChannelError
+from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
-
-# The launch cover of a call the candidate process times on CUDA
-# (Timing.time_one): about 0.5 ms at the H200's 1980 MHz; what the
-# candidate process accepts at most.
-COVER_CYCLES = 1000000
-COVER_CYCLES_MAX = 100000000
+from hrworker.protocol import COVER_CYCLES
 
 PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
+
 
 def torch_dtype(torch, name):
     """The torch dtype a candidate process names (str(dtype)[6:]: every
@@ -299,21 +296,6 @@ class CandidateProcess:
         self.cal = {}               # way -> its calibration (calibrate)
         self.family = Family(pid)   # the CPU time of its processes
 
-    @classmethod
-    def start(cls, cfg, torch, msg, jobdir):
-        """Fork the candidate process (before any CUDA context: this is the
-        job's process, forked from the worker which never makes one)."""
-        from hrworker.candidate import candidate_main
-        mine, theirs = pair()
-        pid = os.fork()
-        if pid == 0:
-            mine.close()
-            candidate_main(cfg, torch, theirs, msg, jobdir)
-        theirs.close()
-        cp = cls(pid, JudgeEnd(mine), torch, cfg.device)
-        cp.hello = cp.reply("hello")
-        return cp
-
     # ------------------------------------------------------------ replies
     def status(self, wait=2.0):
         """How the candidate process ended, once it has (waiting up to wait
@@ -462,7 +444,6 @@ class CandidateProcess:
         warm-ups on args, the profiled call on fresh (a set no call saw);
         its reply, which is data -- the findings it may report are checked
         against escapes.CANDIDATE_FINDINGS."""
-        from hrworker.escapes import CANDIDATE_FINDINGS
         self.sync_inputs()
         self.request("escapes", list(args) + list(fresh), robust=robust, flush=flush,
                      split=len(args))

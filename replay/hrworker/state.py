@@ -4,7 +4,15 @@ keeper, jobs still tearing down).  One declared record, made by worker.py's
 main from the command line; jobs and the keeper read it (and a forked
 child's copy may change its own fields: a job closes its keeper connection).
 Must not: run anything."""
+import argparse
+import socket
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:       # the types of found things only: nothing is run
+    from hrworker.jail import JobCgroups
+    from hrworker.native import FastRand, Verify
+    from hrworker.sandbox import Landlock, Sandbox
 
 
 @dataclass(slots=True)
@@ -15,36 +23,36 @@ class WorkerState:
     scratch: str = ""               # the only directory written (real path)
     cache: str = ""                 # extension build cache (real path)
     inputs_dir: str = ""            # input sets shared by the run's workers
-    verify_lib: str = None
-    rand_lib: str = None
+    verify_lib: str | None = None
+    rand_lib: str | None = None
     mem_limit_mb: int = 0           # RLIMIT_AS per CPU job, 0 none
     keeper_wanted: bool = False     # a run worker: fork the keeper
     take_inputs: bool = False       # the keeper removes the files it holds
     # found at start
-    verify: object = None           # native.Verify, or None (verify_error says why)
-    verify_error: str = None
-    rand: object = None             # native.FastRand, or None (rand_error says why)
-    rand_error: str = None
+    verify: "Verify | None" = None  # native.Verify, or None (verify_error says why)
+    verify_error: str | None = None
+    rand: "FastRand | None" = None  # native.FastRand, or None (rand_error says why)
+    rand_error: str | None = None
     llc_bytes: int = 32 << 20       # the largest CPU cache
-    smi: dict = field(default_factory=dict)   # nvidia-smi's fields by name
+    smi: dict[str, str] = field(default_factory=dict)   # nvidia-smi's fields by name
     arch: str = ""                  # sm_XY or cpu-MACHINE (part of build keys)
-    start_s: dict = field(default_factory=dict)   # hello's start_seconds
-    sandbox: object = None          # sandbox.Sandbox (the audit hook)
-    jail: object = None             # sandbox.Landlock
-    cgroups: object = None          # jail.JobCgroups (each job's cgroup, or why none)
-    job_jail: dict = field(default_factory=dict)  # hello's job_jail
+    start_s: dict[str, float] = field(default_factory=dict)   # hello's start_seconds
+    sandbox: "Sandbox | None" = None      # the audit hook
+    jail: "Landlock | None" = None
+    cgroups: "JobCgroups | None" = None   # each job's cgroup, or why none
+    job_jail: dict[str, Any] = field(default_factory=dict)  # hello's job_jail
     recipes: bool = False           # draws ahead leave a recipe for the keeper
     # kept between jobs
-    keeper: object = None           # the worker's end of the keeper socket
-    keeper_pid: int = None
+    keeper: socket.socket | None = None   # the worker's end of the keeper socket
+    keeper_pid: int | None = None
     keeper_stopped: bool = False    # stopped for a job run alone; started again after
-    keeper_conn: object = None      # a job's connection to the keeper (loan.py)
-    job_t0: float = None            # when the running job's process started
-    dying: list = field(default_factory=list)   # answered jobs still tearing down
-    cgroups_left: list = field(default_factory=list)  # jobs whose cgroup is not removed yet
+    keeper_conn: socket.socket | None = None   # a job's connection to the keeper (loan.py)
+    job_t0: float | None = None     # when the running job's process started
+    dying: list[int] = field(default_factory=list)   # answered jobs still tearing down
+    cgroups_left: list[int] = field(default_factory=list)  # jobs whose cgroup is not removed yet
 
     @classmethod
-    def from_args(cls, args):
+    def from_args(cls, args: argparse.Namespace) -> "WorkerState":
         """From worker.py's parsed options (argparse names)."""
         return cls(device=args.device, gpu_index=args.gpu_index, scratch=args.scratch,
                    cache=args.cache, inputs_dir=args.inputs, verify_lib=args.verify_lib,

@@ -6,11 +6,13 @@ runtime, baseline and speedup into the job's result.
 Must not: judge correctness (hrworker/checks.py)."""
 import time
 
+from hrworker import distribution, nvml
 from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
-from hrworker.escapes import l2_reset
+from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
-from hrworker.remote import COVER_CYCLES, RemoteModel
+from hrworker.protocol import COVER_CYCLES
+from hrworker.remote import RemoteModel
 from hrworker.util import Laps, exc_text, finite
 
 
@@ -59,7 +61,6 @@ class Timing:
         """The judge's NVML sampler for the job's GPU (nvml.py): the SM
         clock and throttle reasons before and after each timed call; where
         NVML cannot be had, a sampler that only says why.  None on a CPU."""
-        from hrworker import nvml
         if not self.cuda:
             return None
         try:
@@ -159,7 +160,7 @@ class Timing:
     def l2_before_call(self):
         """Robust, on CUDA, in the candidate process: before each timed
         call the persisting-L2 carve-out and the stream's access-policy
-        window are read and reset (escapes.l2_reset; a flush does not evict
+        window are read and reset (l2.l2_reset; a flush does not evict
         persisting lines); the first l2-persisting found is kept for the
         escapes reply.  Faithful jobs leave them as the harness did."""
         res = l2_reset(self.torch, reset=True)
@@ -445,12 +446,11 @@ class Timing:
         reference's output on them is not finite the check is skipped and
         says so (checked_call).  After the harness's loops: they have used
         these inputs for the last time."""
-        from hrworker.distribution import describe
         t = self.torch
         for x in inputs:
             if (isinstance(x, t.Tensor) and x.is_floating_point() and x.numel()
                     and x.is_contiguous()):
-                dom, amax = describe(t, x)
+                dom, amax = distribution.describe(t, x)
                 if dom == "fixed":
                     continue
                 flat = x.view(-1)

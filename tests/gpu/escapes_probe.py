@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """escapes_probe.py [--json OUT] [--only NAME...] - the planted GPU suite
-(tests/fixtures/planted-gpu) against replay/hrworker/escapes.py and
-nvml.py, called directly: each case's problem and candidate are loaded in
+(tests/fixtures/planted-gpu) against the parts of replay/hrworker/escapes.py
+(kernels.py, profiled.py, threads.py, precision.py, l2.py, cudagraph.py)
+and nvml.py, called directly: each case's problem and candidate are loaded in
 this process (one namespace each, as a robust job does), then, on the same
 inputs:
 
@@ -41,6 +42,7 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "tests", "fixtures", "planted-gpu")
 sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker import cudagraph, kernels, l2, nvml, precision, profiled, threads  # noqa: E402
 
 COLUMNS = ("side-stream", "work-after-end-event", "background-thread", "no-own-kernel",
            "precision-downgrade", "l2-persisting", "graph-refused", "fresh-buffers-wrong")
@@ -85,23 +87,22 @@ def join_strays(timeout=10.0):
             t.join(max(0.0, end - time.monotonic()))
 
 
-def run_case(torch, escapes, nvml_dev, case, flags0):
-    from hrworker import nvml
+def run_case(torch, nvml_dev, case, flags0):
     det, ev = set(), {}
     pns, _ = load(problem_file(case["problem"]))
     torch.manual_seed(42)
     inputs = to_cuda(pns["get_inputs"]())
     ref = pns["Model"](*pns["get_init_inputs"]()).cuda()
     with torch.no_grad():
-        ref_pass = escapes.profiled_pass(torch, lambda: ref(*inputs), escapes.own_names(""), True)
+        ref_pass = profiled.profiled_pass(torch, lambda: ref(*inputs), kernels.own_names(""), True)
         ref32 = ref(*inputs)
-        ref64 = escapes.reference_fp64(torch, ref, inputs)
+        ref64 = precision.reference_fp64(torch, ref, inputs)
     cns, code = load(os.path.join(SUITE, "candidates", case["candidate"]))
     # load_inline's modules are not in sys.modules: the candidate holds them
     mods = [m for m in cns.values() if isinstance(m, types.ModuleType)
             and str(getattr(m, "__file__", "")).endswith(".so")]
     new = cns["ModelNew"](*pns["get_init_inputs"]()).cuda()
-    own = escapes.own_names(code, mods)
+    own = kernels.own_names(code, mods)
 
     def call():
         with torch.no_grad():
@@ -109,19 +110,19 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
 
     call()
     torch.cuda.synchronize()
-    flags_at_call = escapes.precision_flags(torch)
-    _, th = escapes.thread_check(call, warmup=1)
+    flags_at_call = precision.precision_flags(torch)
+    _, th = threads.thread_check(call, warmup=1)
     torch.cuda.synchronize()
     join_strays()
-    l2 = escapes.l2_reset(torch)
-    prof = escapes.profiled_pass(torch, call, own, True)
+    l2 = l2.l2_reset(torch)
+    prof = profiled.profiled_pass(torch, call, own, True)
     join_strays()
-    wall = escapes.wall_vs_event(torch, call)
+    wall = profiled.wall_vs_event(torch, call)
     join_strays()
     cand = call()
     torch.cuda.synchronize()
     join_strays()
-    prec = escapes.precision_check(torch, cand, ref32, ref64, flags0, flags_at_call,
+    prec = precision.precision_check(torch, cand, ref32, ref64, flags0, flags_at_call,
                                    profile=prof, baseline_reduced=ref_pass.get("reduced"))
     sampler = nvml.Sampler(*nvml_dev)
 
@@ -131,7 +132,7 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
                 x.copy_(torch.randn_like(x) if x.min() < 0 else torch.rand_like(x))
 
     with torch.no_grad():
-        graph = sampler.around(lambda: escapes.graph_timing(torch, new, inputs, refill=refill))
+        graph = sampler.around(lambda: cudagraph.graph_timing(torch, new, inputs, refill=refill))
     join_strays()
     torch.manual_seed(7)
     fresh = to_cuda(pns["get_inputs"]())
@@ -140,7 +141,7 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
         torch.cuda.synchronize()
         join_strays()
         torch.cuda.synchronize()
-        rel = escapes.rel_err(out_f, ref_f.double())
+        rel = precision.rel_err(out_f, ref_f.double())
     fresh_ok = rel < 1e-2
     for part in (th, l2, prof, wall, prec):
         det.update(f["id"] for f in part.get("findings", ()))
@@ -158,7 +159,7 @@ def run_case(torch, escapes, nvml_dev, case, flags0):
     torch.backends.cuda.matmul.allow_tf32 = flags0.get("matmul.allow_tf32", False)
     torch.backends.cudnn.allow_tf32 = flags0.get("cudnn.allow_tf32", True)
     torch.set_float32_matmul_precision(flags0.get("float32_matmul_precision", "highest"))
-    escapes.l2_reset(torch)
+    l2.l2_reset(torch)
     new = ref = cns = cand = out_f = None     # the closures hold the cells
     gc.collect()
     torch.cuda.empty_cache()
@@ -177,7 +178,6 @@ def main():
     cap = torch.cuda.get_device_capability()
     os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % cap)
     os.environ.setdefault("TORCH_EXTENSIONS_DIR", "/tmp/hr-escapes-probe-ext")
-    from hrworker import escapes, nvml
     with open(os.path.join(SUITE, "suite.json")) as f:
         cases = json.load(f)["cases"]
     if a.only:
@@ -190,14 +190,14 @@ def main():
     if differ:
         print("note: these candidates' kernel source differs from the suite's, each builds "
               "apart: %s" % differ)
-    flags0 = escapes.precision_flags(torch)
-    escapes.l2_reset(torch)
+    flags0 = precision.precision_flags(torch)
+    l2.l2_reset(torch)
     t_all = time.monotonic()
     rows, evidence, bad = [], {}, []
     for case in cases:
         t0 = time.monotonic()
         try:
-            det, ev = run_case(torch, escapes, nvml_dev, case, flags0)
+            det, ev = run_case(torch, nvml_dev, case, flags0)
         except Exception as e:               # noqa: BLE001 - report, go on
             import traceback
             traceback.print_exc()

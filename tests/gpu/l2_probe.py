@@ -11,13 +11,13 @@ import time
 REPLAY = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "replay")
 
-# The reading the worker's candidate process makes (escapes.CudaDriver),
+# The reading the worker's candidate process makes (cudadrv.CudaDriver),
 # in a fresh process with its context made; argv: who, the replay folder,
 # then the seconds to hold the context, if any.
 READ = r"""
 import json, os, sys, torch
 sys.path.insert(0, sys.argv[2])
-from hrworker.escapes import CudaDriver
+from hrworker.cudadrv import CudaDriver
 torch.empty(1, device="cuda")
 limit, err = CudaDriver().limit()
 print(json.dumps({"who": sys.argv[1], "pid": os.getpid(), "limit": limit, "error": err}),

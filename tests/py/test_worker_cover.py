@@ -20,7 +20,7 @@ from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 import torch  # noqa: E402
-from hrworker.remote import COVER_CYCLES  # noqa: E402
+from hrworker.protocol import COVER_CYCLES  # noqa: E402
 from hrworker.timing import Timing  # noqa: E402
 
 

@@ -1,6 +1,7 @@
-"""The escape measurements of replay/hrworker/escapes.py and the clock
-sampler of replay/hrworker/nvml.py, called directly (the job's use of
-them: test_worker_escapes_job.py).
+"""The escape measurements (replay/hrworker/: kernels.py, profiled.py,
+threads.py, precision.py, l2.py and cudadrv.py, cudagraph.py; escapes.py
+runs them) and the clock sampler of replay/hrworker/nvml.py, called
+directly (the job's use of them: test_worker_escapes_job.py).
 
 On CPU: the profiled pass gives a C++ extension built with load_inline a
 share of the call's time above 0 and a pure-torch call a share of 0 (with
@@ -30,7 +31,8 @@ from workerlib import DEVICE, ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 import torch  # noqa: E402
-from hrworker import escapes, nvml  # noqa: E402
+from hrworker import (cudadrv, cudagraph, kernels, l2, nvml, precision,  # noqa: E402
+                      profiled, threads)
 
 CUDA = DEVICE == "cuda"
 
@@ -72,12 +74,12 @@ def tuned_kernel(x_ptr):
 
 
 def own_names_tests():
-    got = escapes.own_names(CUDA_SOURCE + TRITON_SOURCE)
+    got = kernels.own_names(CUDA_SOURCE + TRITON_SOURCE)
     check(got["kernels"] == ["add_kernel", "k_extern_c", "plain", "scale_rows", "tuned_kernel"],
           "own_names finds __global__ (templated, launch-bounded, extern C) and "
           "@triton.jit kernels: %s" % got["kernels"])
-    check(escapes.kernel_id("void scale_rows<float>(float const*, float*, int)") == "scale_rows"
-          and escapes.kernel_id("ns::plain(float*)") == "plain",
+    check(kernels.kernel_id("void scale_rows<float>(float const*, float*, int)") == "scale_rows"
+          and kernels.kernel_id("ns::plain(float*)") == "plain",
           "kernel_id strips return type, namespace, template arguments and parameters")
     own = set(got["kernels"])
     cases = {
@@ -90,14 +92,14 @@ def own_names_tests():
         "triton_poi_fused_add_0": "triton",
         "some_kernel": "other",
     }
-    bad = {n: escapes.kernel_origin(n, own) for n, want in cases.items()
-           if escapes.kernel_origin(n, own) != want}
+    bad = {n: kernels.kernel_origin(n, own) for n, want in cases.items()
+           if kernels.kernel_origin(n, own) != want}
     check(not bad, "kernel_origin: own first, then cuBLAS, cuDNN, Triton, ATen, other (%s)" % bad)
-    check(escapes.reduced_kind("sm90_xmma_gemm_f32f32_tf32f32_f32_tn") == "tf32"
-          and escapes.reduced_kind("ampere_fp16_s16816gemm_fp16_128x128") == "half"
-          and escapes.reduced_kind("void at::native::vectorized_elementwise_kernel<4, "
+    check(kernels.reduced_kind("sm90_xmma_gemm_f32f32_tf32f32_f32_tn") == "tf32"
+          and kernels.reduced_kind("ampere_fp16_s16816gemm_fp16_128x128") == "half"
+          and kernels.reduced_kind("void at::native::vectorized_elementwise_kernel<4, "
                                    "at::native::AddFunctor<c10::Half> >()") == "half"
-          and escapes.reduced_kind("void at::native::reduce_kernel<512, 1>(float*)") is None,
+          and kernels.reduced_kind("void at::native::reduce_kernel<512, 1>(float*)") is None,
           "reduced_kind reads tf32 and half/bf16 from kernel names, not plain fp32 ones")
 
 
@@ -130,7 +132,7 @@ def trace(side_end):
 
 def trace_tests():
     own = {"kernels": ["row_sums_kernel"], "functions": [], "modules": []}
-    r = escapes.trace_evidence(trace(side_end=900), own, True)
+    r = profiled.trace_evidence(trace(side_end=900), own, True)
     ids = sorted(f["id"] for f in r["findings"])
     check(r["markers_found"] and r["current_stream"] == 7 and r["kernels"] == 2,
           "the markers are found by correlation, their stream is the current one, and "
@@ -142,11 +144,11 @@ def trace_tests():
     share = r["share"]
     check(abs(share["own_share"] - 150 / 1015) < 1e-9 and share["by_origin_us"]["cublas"] == 865,
           "the own share is own kernel time over all kernel time: %s" % share)
-    r = escapes.trace_evidence(trace(side_end=150), own, True)
+    r = profiled.trace_evidence(trace(side_end=150), own, True)
     check(r["findings"] == [] and r["n_other_stream"] == 1,
           "the same kernel ending before the end marker (a joined stream) is listed, "
           "not a finding")
-    r = escapes.trace_evidence(trace(side_end=150), {"kernels": []}, True)
+    r = profiled.trace_evidence(trace(side_end=150), {"kernels": []}, True)
     check([f["id"] for f in r["findings"]] == ["no-own-kernel"],
           "without an own kernel in the call: no-own-kernel")
 
@@ -162,7 +164,7 @@ def build_extension():
 
 def profiled_pass_tests(ext):
     x = torch.rand(256, 4096)
-    own = escapes.own_names(ROW_SUMS_CPP, modules=[ext])
+    own = kernels.own_names(ROW_SUMS_CPP, modules=[ext])
     check(own["functions"] == ["row_sums"] and own["modules"] == [ext.__name__],
           "own_names lists the extension module's function")
     # One unprofiled call first, as candidate_pass's warm-up: the first
@@ -170,7 +172,7 @@ def profiled_pass_tests(ext):
     # (aten read 4.0 ms against own 2.8 ms once, a share of 0.41).
     ext.row_sums(x) * 2.0
     with tempfile.TemporaryDirectory() as tmp:
-        p = escapes.profiled_pass(torch, lambda: ext.row_sums(x) * 2.0, own, False, tmp)
+        p = profiled.profiled_pass(torch, lambda: ext.row_sums(x) * 2.0, own, False, tmp)
         leftover = os.listdir(tmp)
     share = p["share"]["own_share"]
     check(share is not None and share > 0.5,
@@ -180,14 +182,14 @@ def profiled_pass_tests(ext):
     check("no-own-kernel" not in [f["id"] for f in p["findings"]],
           "no no-own-kernel finding for it")
     check(leftover == [], "the trace file is removed after the pass")
-    q = escapes.profiled_pass(torch, lambda: x.sum(dim=1) * 2.0, own, False)
+    q = profiled.profiled_pass(torch, lambda: x.sum(dim=1) * 2.0, own, False)
     check(q["share"]["own_share"] == 0.0 and q["share"]["total_us"] > 0,
           "a pure-torch call's own share is 0 (%s)" % q["share"]["by_origin_us"])
     ids = [f["id"] for f in q["findings"]]
     check(ids == ["no-own-kernel"], "and it raises no-own-kernel alone: %s" % ids)
-    h = escapes.profiled_pass(torch, lambda: (x.half() * 2).float(), own, False)
+    h = profiled.profiled_pass(torch, lambda: (x.half() * 2).float(), own, False)
     check(h["reduced"]["ops"], "the pass lists ops that took half tensors: %s" % h["reduced"]["ops"])
-    e = escapes.profiled_pass(torch, lambda: ext.row_sums(x.double()), own, False)
+    e = profiled.profiled_pass(torch, lambda: ext.row_sums(x.double()), own, False)
     check("error" in e and "share" not in e,
           "a call that raises gives its error, not a share: %s" % e.get("error", "")[:80])
 
@@ -206,7 +208,7 @@ def thread_tests():
         t.join()
         return 2
 
-    _, ev = escapes.thread_check(leaves_thread, warmup=0)
+    _, ev = threads.thread_check(leaves_thread, warmup=0)
     ids = [f["id"] for f in ev["findings"]]
     check(ids == ["background-thread"] and ev["started_alive"][0]["name"] == "late-writer",
           "a thread left alive after the call is found, by name: %s" % ev["started_alive"])
@@ -216,7 +218,7 @@ def thread_tests():
           % (ev["python_before"], ev["python_after"], ev["tasks_before"], ev["tasks_after"]))
     done.set()
     time.sleep(0.05)
-    out, ev = escapes.thread_check(joins_thread)
+    out, ev = threads.thread_check(joins_thread)
     check(out == 2 and ev["findings"] == [] and ev["native_started_alive"] == [],
           "a thread the call joins is not a finding (its task may still be leaving at "
           "the return: tasks %s -> %s)" % (ev["tasks_before"], ev["tasks_after"]))
@@ -231,13 +233,13 @@ def thread_tests():
         libc.pthread_detach(tid)
         return 3
 
-    _, ev = escapes.thread_check(native_call, warmup=0)
+    _, ev = threads.thread_check(native_call, warmup=0)
     check([f["id"] for f in ev["findings"]] == ["background-thread"]
           and ev["started_alive"] == [] and len(ev["native_started_alive"]) == 1,
           "a native thread left running is found by its task alone: %s"
           % ev["native_started_alive"])
     time.sleep(0.4)
-    snap = escapes.host_threads()
+    snap = threads.host_threads()
     check(snap["tasks"] is not None and os.getpid() in snap["tasks"],
           "host_threads reads /proc/self/task (the main thread's id is the pid)")
 
@@ -250,47 +252,47 @@ def precision_tests():
     ref64 = a.double() @ b.double()
     half = (a.half() @ b.half()).float() if not CUDA else (a.cuda().half() @ b.cuda().half()).float().cpu()
     chunked = sum(a[:, i:i + 128] @ b[i:i + 128] for i in range(0, 1024, 128))
-    r = escapes.precision_check(torch, half, ref32, ref64, flags_before={}, flags_at_call={})
+    r = precision.precision_check(torch, half, ref32, ref64, flags_before={}, flags_at_call={})
     check(r["applicable"] and [f["id"] for f in r["findings"]] == ["precision-downgrade"],
           "an fp16-computed matmul is a precision downgrade (error %.3g, fp32 reference %.3g)"
           % (r["candidate_err"], r["reference_err"]))
-    r = escapes.precision_check(torch, chunked, ref32, ref64, flags_before={}, flags_at_call={})
+    r = precision.precision_check(torch, chunked, ref32, ref64, flags_before={}, flags_at_call={})
     check(r["findings"] == [] and r["candidate_err"] < r["limit"],
           "an fp32 matmul summed in another order is not (error %.3g, limit %.3g)"
           % (r["candidate_err"], r["limit"]))
-    r = escapes.precision_check(torch, torch.zeros_like(ref32), ref32, ref64, {}, {})
+    r = precision.precision_check(torch, torch.zeros_like(ref32), ref32, ref64, {}, {})
     check(r["applicable"] and not r["findings"] and r.get("beyond_precision"),
           "zeros are a wrong output, not a precision downgrade: %s" % r.get("beyond_precision"))
-    r = escapes.precision_check(torch, ref32.half(), ref32.half(), ref64)
+    r = precision.precision_check(torch, ref32.half(), ref32.half(), ref64)
     check(not r["applicable"], "a half-precision problem is not checked: %s" % r.get("why"))
-    before = escapes.precision_flags(torch)
+    before = precision.precision_flags(torch)
     check("matmul.allow_tf32" in before and "float32_matmul_precision" in before,
           "precision_flags reads the TF32 settings: %s" % sorted(before))
     old = torch.get_float32_matmul_precision()
     torch.set_float32_matmul_precision("high")
     try:
-        at_call = escapes.precision_flags(torch)
+        at_call = precision.precision_flags(torch)
     finally:
         torch.set_float32_matmul_precision(old)
-    r = escapes.precision_check(torch, chunked, ref32, ref64, before, at_call)
+    r = precision.precision_check(torch, chunked, ref32, ref64, before, at_call)
     low = r.get("flags_lowered", {})
     check([f["id"] for f in r["findings"]] == ["precision-downgrade"]
           and "float32_matmul_precision" in low,
           "a candidate that sets float32_matmul_precision('high') is one, by the flag: %s" % low)
-    check(escapes.flags_lowered(None, {"cudnn.allow_tf32": True}) == {},
+    check(precision.flags_lowered(None, {"cudnn.allow_tf32": True}) == {},
           "cuDNN's TF32 default (on) is not the candidate's doing")
     prof = {"reduced": {"kernels": {"sm90_xmma_gemm_f32f32_tf32f32_f32": "tf32"}, "ops": {}}}
-    r = escapes.precision_check(torch, chunked, ref32, ref64, {}, {}, profile=prof,
+    r = precision.precision_check(torch, chunked, ref32, ref64, {}, {}, profile=prof,
                                 baseline_reduced={"kernels": {}, "ops": {}})
-    r2 = escapes.precision_check(torch, chunked, ref32, ref64, {}, {}, profile=prof,
+    r2 = precision.precision_check(torch, chunked, ref32, ref64, {}, {}, profile=prof,
                                  baseline_reduced=prof["reduced"])
     check(r["findings"] and not r2["findings"],
           "a TF32 kernel name counts unless the reference's pass ran it too")
-    check(escapes.rel_err(torch.zeros(3), torch.zeros(3, dtype=torch.float64)) == 0.0
-          and escapes.rel_err(torch.ones(3), torch.zeros(3, dtype=torch.float64)) == float("inf"),
+    check(precision.rel_err(torch.zeros(3), torch.zeros(3, dtype=torch.float64)) == 0.0
+          and precision.rel_err(torch.ones(3), torch.zeros(3, dtype=torch.float64)) == float("inf"),
           "rel_err's 0/0 is 0 and x/0 is inf")
     model = torch.nn.Linear(8, 4)
-    out64 = escapes.reference_fp64(torch, model, [torch.randn(2, 8)])
+    out64 = precision.reference_fp64(torch, model, [torch.randn(2, 8)])
     check(out64.dtype == torch.float64 and model.weight.dtype == torch.float32,
           "reference_fp64 runs a float64 copy and leaves the model alone")
 
@@ -334,14 +336,14 @@ class StallingCuda:
 def wall_tests():
     """wall_vs_event's rule and its confirmation, over a stand-in torch.cuda
     (the GPU side runs in cuda_tests)."""
-    check(escapes.wall_trips(0.01, 0.2) and not escapes.wall_trips(0.01, 0.1)
-          and not escapes.wall_trips(1.0, 2.9) and escapes.wall_trips(1.0, 3.2),
+    check(profiled.wall_trips(0.01, 0.2) and not profiled.wall_trips(0.01, 0.1)
+          and not profiled.wall_trips(1.0, 2.9) and profiled.wall_trips(1.0, 3.2),
           "the rule: wall over 3x event and 0.1 ms past it")
 
     def run(stalls):
         fake = type("T", (), {})()
         fake.cuda = StallingCuda(0.01, 0.005, stalls)
-        return escapes.wall_vs_event(fake, lambda: None), fake.cuda
+        return profiled.wall_vs_event(fake, lambda: None), fake.cuda
 
     w, c = run(set())
     check(w["applicable"] and not w["findings"] and "confirm" not in w and c.syncs == 2,
@@ -361,12 +363,12 @@ def wall_tests():
 
 
 def cpu_only_tests():
-    r = escapes.l2_reset(torch)
+    r = l2.l2_reset(torch)
     check(not r["applicable"] and "needs CUDA" in r["why"] and r["findings"] == [],
           "the L2 reset on CPU: not applicable (%s)" % r["why"])
-    g = escapes.graph_timing(torch, lambda x: x * 2, [torch.ones(3)])
+    g = cudagraph.graph_timing(torch, lambda x: x * 2, [torch.ones(3)])
     check(not g["captured"] and g["why"] == "needs CUDA", "the graph figure on CPU: needs CUDA")
-    w = escapes.wall_vs_event(torch, lambda: None)
+    w = profiled.wall_vs_event(torch, lambda: None)
     check(not w["applicable"], "wall against event time on CPU: not applicable")
 
 
@@ -375,8 +377,8 @@ def cuda_tests():
     with torch's own kernels (the planted GPU suite, built kernels and all,
     is tests/gpu/escapes_probe.py)."""
     a = torch.randn(2048, 2048, device="cuda")
-    none = escapes.own_names("")
-    p = escapes.profiled_pass(torch, lambda: a @ a, none, True)
+    none = kernels.own_names("")
+    p = profiled.profiled_pass(torch, lambda: a @ a, none, True)
     check(p["markers_found"] and p["n_other_stream"] == 0 and p["share"]["own_share"] == 0.0
           and [f["id"] for f in p["findings"]] == ["no-own-kernel"],
           "a cuBLAS matmul on the current stream: markers found, no other stream, "
@@ -390,12 +392,12 @@ def cuda_tests():
                 b = a @ a
         return b
 
-    p = escapes.profiled_pass(torch, unjoined, none, True)
+    p = profiled.profiled_pass(torch, unjoined, none, True)
     ids = sorted(f["id"] for f in p["findings"])
     check("side-stream" in ids and "work-after-end-event" in ids,
           "20 matmuls on an unjoined stream: side-stream and work-after-end-event (%s)" % ids)
     torch.cuda.synchronize()
-    w = escapes.wall_vs_event(torch, unjoined)
+    w = profiled.wall_vs_event(torch, unjoined)
     check(w["applicable"] and [f["id"] for f in w["findings"]] == ["work-after-end-event"]
           and len(w["confirm"]) == 4,
           "and the wall clock outlasts the events, on all five calls (%s ms against %s)"
@@ -404,28 +406,28 @@ def cuda_tests():
     # The baseline, as the candidate process takes it before any candidate
     # code: a context may start with a carve-out (11,796,480 bytes on the
     # H200 in every new context), which is the machine's, not a finding.
-    base = escapes.l2_note(torch, "start")
-    r = escapes.l2_reset(torch)
+    base = l2.l2_note(torch, "start")
+    r = l2.l2_reset(torch)
     check(r["applicable"] and r["findings"] == [] and r["limit_after_reset"] == 0
           and r["baseline_limit_bytes"] == (base or 0),
           "no persisting L2 set: nothing found (limit %s, baseline %s, window %s), reset to 0"
           % (r["limit_bytes"], base, r["window"]))
-    drv = escapes.CudaDriver()
+    drv = cudadrv.CudaDriver()
     mx = r["max_persisting_bytes"] or 0
     if mx:
-        drv.lib.cuCtxSetLimit(escapes.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, escapes.ctypes.c_size_t(mx))
-        r = escapes.l2_reset(torch)
+        drv.lib.cuCtxSetLimit(cudadrv.CU_LIMIT_PERSISTING_L2_CACHE_SIZE, ctypes.c_size_t(mx))
+        r = l2.l2_reset(torch)
         check([f["id"] for f in r["findings"]] == ["l2-persisting"] and r["limit_after_reset"] == 0,
               "a carve-out of %d bytes is found, then reset to 0" % mx)
     else:
         print("skip: this GPU has no persisting L2")
     x = torch.randn(1 << 20, device="cuda")
-    g = escapes.graph_timing(torch, lambda t: t * 2 + 1, [x],
+    g = cudagraph.graph_timing(torch, lambda t: t * 2 + 1, [x],
                              refill=lambda xs: xs[0].copy_(torch.randn_like(xs[0])))
-    check(g["captured"] and g["ms_median"] > 0 and g["n"] == escapes.GRAPH_REPS,
+    check(g["captured"] and g["ms_median"] > 0 and g["n"] == cudagraph.GRAPH_REPS,
           "an elementwise call's graph figure: %s ms, all %s replays inside the budget"
           % (g.get("ms_median"), g.get("n")))
-    g = escapes.graph_timing(torch, lambda t: t * 2 + 1, [x], budget_ms=0.0, min_reps=5)
+    g = cudagraph.graph_timing(torch, lambda t: t * 2 + 1, [x], budget_ms=0.0, min_reps=5)
     check(g["captured"] and g["n"] == 5 and g["budget_ms"] == 0.0,
           "the budget spent: the graph figure stops at its least replays (%s)" % g.get("n"))
     cache = {}
@@ -435,7 +437,7 @@ def cuda_tests():
             return cache.setdefault("out", torch.zeros_like(t))
         return t * 2 + 1
 
-    g = escapes.graph_timing(torch, skips_under_capture, [x],
+    g = cudagraph.graph_timing(torch, skips_under_capture, [x],
                              refill=lambda xs: xs[0].copy_(torch.randn_like(xs[0])))
     check(not g["captured"] and g.get("refused"), "a call that skips its work under capture "
           "is refused: %s" % g.get("why"))

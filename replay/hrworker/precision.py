@@ -1,0 +1,156 @@
+"""hrworker/precision.py - the precision a candidate's fp32 call computes
+in: torch's TF32 and reduced-precision flags at the call against before
+it, the error of its output against an fp64 reference beside the fp32
+reference's own (rel_err, the project's normwise fp64 rule), and the
+reduced-precision kernels and ops of the profiled pass (precision_check;
+finding precision-downgrade).
+Must not: judge correctness (checks.py): an error beyond WRONG is a wrong
+output, not a precision finding."""
+import copy
+import math
+import warnings
+
+from hrworker.audit import finding
+from hrworker.util import finite
+
+
+def precision_flags(torch):
+    """TF32 and reduced-precision settings as torch reads them now."""
+    b = torch.backends
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, get in (
+                ("matmul.allow_tf32", lambda: b.cuda.matmul.allow_tf32),
+                ("cudnn.allow_tf32", lambda: b.cudnn.allow_tf32),
+                ("float32_matmul_precision", torch.get_float32_matmul_precision),
+                ("matmul.allow_fp16_reduced_precision_reduction",
+                 lambda: b.cuda.matmul.allow_fp16_reduced_precision_reduction),
+                ("matmul.allow_bf16_reduced_precision_reduction",
+                 lambda: b.cuda.matmul.allow_bf16_reduced_precision_reduction),
+                ("fp32_precision", lambda: b.fp32_precision),
+                ("matmul.fp32_precision", lambda: b.cuda.matmul.fp32_precision),
+                ("cudnn.conv.fp32_precision", lambda: b.cudnn.conv.fp32_precision),
+                ("cudnn.rnn.fp32_precision", lambda: b.cudnn.rnn.fp32_precision)):
+            try:
+                v = get()
+            except Exception:               # noqa: BLE001 - absent in this torch
+                continue
+            out[key] = v if isinstance(v, (bool, int, float, str)) else str(v)
+    return out
+
+
+# A flag (key, value at the call) that lowers fp32 precision; compared with
+# its value before the candidate was loaded (or torch's default).
+_LOWERING = {
+    "matmul.allow_tf32": (True,), "cudnn.allow_tf32": (True,),
+    "float32_matmul_precision": ("high", "medium"),
+    "fp32_precision": ("tf32",), "matmul.fp32_precision": ("tf32",),
+    "cudnn.conv.fp32_precision": ("tf32",), "cudnn.rnn.fp32_precision": ("tf32",),
+}
+TORCH_DEFAULTS = {"matmul.allow_tf32": False, "cudnn.allow_tf32": True,
+                  "float32_matmul_precision": "highest", "matmul.fp32_precision": "none",
+                  "cudnn.conv.fp32_precision": "tf32"}
+
+
+def flags_lowered(before, at_call):
+    """The flags at_call lowers against before (None: torch's defaults)."""
+    before = TORCH_DEFAULTS if before is None else before
+    return {k: {"before": before.get(k), "at_call": v} for k, v in at_call.items()
+            if k in _LOWERING and v in _LOWERING[k] and before.get(k) not in _LOWERING[k]}
+
+
+def tensors(x):
+    if isinstance(x, (list, tuple)):
+        return [t for y in x for t in tensors(y)]
+    return [x] if hasattr(x, "dtype") and hasattr(x, "double") else []
+
+
+def rel_err(a, ref64):
+    """Normwise relative error ||a - ref||2 / ||ref||2 in fp64 over every
+    output tensor (0/0 = 0; x/0 = inf; other shapes or counts: inf)."""
+    num = den = 0.0
+    xs, rs = tensors(a), tensors(ref64)
+    if len(xs) != len(rs) or any(x.shape != r.shape for x, r in zip(xs, rs)):
+        return math.inf
+    for x, r in zip(xs, rs):
+        r = r.detach().double()
+        d = x.detach().to(device=r.device, dtype=r.dtype) - r   # on the reference's device
+        num += float((d * d).sum())
+        den += float((r * r).sum())
+    if den == 0.0:
+        return 0.0 if num == 0.0 else math.inf
+    return math.sqrt(num / den)
+
+
+def reference_fp64(torch, model, inputs):
+    """The reference's output in fp64: a copy of model and of the floating
+    inputs cast to float64, under no_grad."""
+    m = copy.deepcopy(model).double()
+    args = [x.double() if hasattr(x, "is_floating_point") and x.is_floating_point() else x
+            for x in inputs]
+    with torch.no_grad():
+        return m(*args)
+
+
+# The rule: an fp32 candidate's error (vs fp64) beyond RATIO x the fp32
+# reference's own error and beyond FLOOR.  Summation order alone moves an
+# fp32 result's error by a small factor (a sequential 4096-term sum against
+# torch's blocked one: about 10-40x on the same data); fp16 or bf16 anywhere
+# on the data path costs at least its unit roundoff, 2^-11 (fp16) or 2^-8
+# (bf16), normwise about 1e-4 and more: thousands of times the fp32
+# reference's ~1e-7.  The floor, 2^-16 (128 fp32 roundoffs), keeps an exact
+# reference (error 0) from making any rounding a downgrade.  Above WRONG (a
+# quarter of the output's norm) the error is not rounding of any precision
+# (bf16's unit roundoff is 2^-8) but a wrong output -- zeros that pass a
+# vacuous check, a candidate honest only when checked -- which the check,
+# the problem audit and the timing audit judge: no precision-downgrade by
+# the error then (flags and reduced-precision kernels still count).
+RATIO, FLOOR, WRONG = 32.0, 2.0 ** -16, 0.25
+
+
+def precision_check(torch, cand, ref32, ref64, flags_before=None, flags_at_call=None,
+                    profile=None, baseline_reduced=None):
+    """precision-downgrade evidence for one output of an fp32 problem: the
+    candidate's error and the fp32 reference's, both against the fp64
+    reference (rel_err), the flags at the call against before it, and the
+    reduced-precision kernels and ops of the profiled pass (profile:
+    profiled_pass's result) not also in baseline_reduced (the reference's
+    pass's "reduced", same form).  Not applicable when the reference's
+    output is not float32."""
+    refs = tensors(ref32)
+    if not refs or any(r.dtype != torch.float32 for r in refs):
+        return {"applicable": False, "why": "the reference's output is not float32",
+                "findings": []}
+    ec, er = rel_err(cand, ref64), rel_err(ref32, ref64)
+    limit = max(RATIO * er, FLOOR)
+    res = {"applicable": True, "candidate_err": finite(ec), "reference_err": finite(er),
+           "ratio": finite(ec / er) if er > 0 else None, "limit": finite(limit),
+           "rule": "max(%g x reference_err, 2^-16) < candidate_err <= %g" % (RATIO, WRONG),
+           "flags_at_call": flags_at_call, "findings": []}
+    why = []
+    if ec > WRONG:
+        res["beyond_precision"] = "an error of %.3g is a wrong output, not rounding" % ec
+    elif ec > limit:
+        why.append("error %.3g against fp64 is %s the fp32 reference's %.3g"
+                   % (ec, "%.0fx" % (ec / er) if er > 0 else "far beyond", er))
+    lowered = flags_lowered(flags_before, flags_at_call or {})
+    if lowered:
+        res["flags_lowered"] = lowered
+        why.append("flags lowered at the call: " + ", ".join(sorted(lowered)))
+    if profile is not None:
+        red = profile.get("reduced", {})
+        base = baseline_reduced or {}
+        ks = {k: v for k, v in red.get("kernels", {}).items() if k not in base.get("kernels", {})}
+        ops = {k: v for k, v in red.get("ops", {}).items() if k not in base.get("ops", {})}
+        res["reduced"] = {"kernels": ks, "ops": ops}
+        if ks or ops:
+            why.append("reduced-precision %s in the call" % " and ".join(
+                w for w, x in (("kernels", ks), ("ops", ops)) if x))
+    if why:
+        res["findings"].append(finding("precision-downgrade", why="; ".join(why),
+                                       candidate_err=res["candidate_err"],
+                                       reference_err=res["reference_err"],
+                                       flags_lowered=lowered or None,
+                                       reduced=res.get("reduced")))
+    return res
