@@ -72,7 +72,7 @@ static int teardown(void **state)
 /* One evaluation of problem 1 (precision prec, harness tag) with the kernel
  * above, the problem audited (gates above) when audited, and a run of mode
  * with its one pending job in t->job. */
-static void one_job(struct t *t, const char *mode, const char *prec,
+static void one_job(struct t *t, enum hr_mode mode, const char *prec,
 		    const char *harness, int audited)
 {
 	struct store_source src = { .name = "s", .path = "in", .kind = "test",
@@ -174,7 +174,7 @@ static void robust_job_stores_verified_faster_and_signals(void **state)
 	struct t *t = *state;
 	char buf[1024];
 
-	one_job(t, "robust", "fp32", NULL, 0);
+	one_job(t, MODE_ROBUST, "fp32", NULL, 0);
 	finish(t, verified_robust, NULL, 1);
 	assert_string_equal(col(t, "audit_verdict", buf, sizeof(buf)),
 			    "verified-faster");
@@ -189,7 +189,7 @@ static void faithful_run_mode_caps_the_verdict(void **state)
 	struct t *t = *state;
 	char buf[64];
 
-	one_job(t, "faithful", "fp32", NULL, 0);
+	one_job(t, MODE_FAITHFUL, "fp32", NULL, 0);
 	finish(t, verified_robust, NULL, 1);
 	assert_string_equal(col(t, "audit_verdict", buf, sizeof(buf)),
 			    "correct");
@@ -200,7 +200,7 @@ static void evidence_is_stored_apart_from_signals(void **state)
 	struct t *t = *state;
 	char buf[1024];
 
-	one_job(t, "robust", "fp32", NULL, 0);
+	one_job(t, MODE_ROBUST, "fp32", NULL, 0);
 	finish(t, "{\"verdict\": \"correct\", \"ci_low\": 790, \"findings\": "
 	       "[{\"id\": \"result-cached\", \"evidence\": {\"calls\": 2}}]}",
 	       NULL, 1);
@@ -217,7 +217,7 @@ static void gate_of_the_jobs_preset_makes_it_vacuous(void **state)
 	char buf[64];
 
 	/* current harness, fp32: kernelbench-fp32, where zeros pass. */
-	one_job(t, "faithful", "fp32", NULL, 1);
+	one_job(t, MODE_FAITHFUL, "fp32", NULL, 1);
 	finish(t, "{\"verdict\": \"correct\", \"checks\": {\"trials\": "
 	       "[{\"allclose_pass\": true, \"scale_invariant_pass\": false}]}}",
 	       NULL, 1);
@@ -231,7 +231,7 @@ static void other_preset_of_the_same_problem_is_not_vacuous(void **state)
 	char buf[64];
 
 	/* The result says it ran KernelBench v0: kernelbench-v0's gate. */
-	one_job(t, "faithful", "fp32", NULL, 1);
+	one_job(t, MODE_FAITHFUL, "fp32", NULL, 1);
 	finish(t, "{\"verdict\": \"correct\", \"checks\": {\"semantics\": "
 	       "{\"harness\": \"v0\", \"precision\": \"fp32\"}, \"trials\": "
 	       "[{\"allclose_pass\": true, \"scale_invariant_pass\": false}]}}",
@@ -249,7 +249,7 @@ static void timeout_override_is_failed_in_its_phase(void **state)
 	char buf[64];
 	int written;
 
-	one_job(t, "robust", "fp32", NULL, 0);
+	one_job(t, MODE_ROBUST, "fp32", NULL, 0);
 	assert_int_equal(jobs_finish(t->s, t->job, &o, &written, &t->e), HR_OK);
 	cJSON_Delete(r);
 	assert_string_equal(col(t, "audit_verdict", buf, sizeof(buf)),
@@ -261,7 +261,7 @@ static void without_rules_signals_are_null(void **state)
 	struct t *t = *state;
 	char buf[1024];
 
-	one_job(t, "robust", "fp32", NULL, 0);
+	one_job(t, MODE_ROBUST, "fp32", NULL, 0);
 	finish(t, verified_robust, NULL, 0);
 	col(t, "findings_json", buf, sizeof(buf));
 	assert_non_null(strstr(buf, "\"signals\":null"));
@@ -290,7 +290,7 @@ static void unmatched_evaluation_gets_failed_match_at_creation(void **state)
 	ev.source_id = src_id;
 	assert_int_equal(store_add_evaluation(t->s, &ev, &t->job, &t->e),
 			 HR_OK);
-	assert_int_equal(jobs_create_run(t->s, "robust", "cpu", NULL, "{}", &f,
+	assert_int_equal(jobs_create_run(t->s, MODE_ROBUST, "cpu", NULL, "{}", &f,
 					 &run_id, &t->e), HR_OK);
 	t->job = 1; /* the run's only job */
 	assert_string_equal(col(t, "verdict", buf, sizeof(buf)), "no_problem");
