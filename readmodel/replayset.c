@@ -275,7 +275,7 @@ double replay_result_unwritten(const struct replay_result *res)
 			cJSON_GetObjectItemCaseSensitive(f, "id"));
 		const cJSON *frac;
 
-		if (!id || strcmp(id, "partial-write"))
+		if (hr_finding_of(id) != F_PARTIAL_WRITE)
 			continue;
 		frac = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(f, "evidence"),

@@ -638,8 +638,8 @@ static void libs_note(struct args *a, const char *vname, int verify_none,
 		runfiles_path(RUNFILES_LIBEXEC, vname, where, sizeof(where));
 		n += (size_t)snprintf(a->libs_note, cap, "run without %s (not at "
 				      "%.200s; make verify-libs): no "
-				      "scale-invariant checks, so no job can be "
-				      "verified-faster", vname, where);
+				      "scale-invariant checks, so no job can "
+				      "be verified-faster", vname, where);
 		snprintf(a->libs_why, sizeof(a->libs_why), "run without %s%s "
 			 "(make verify-libs%s)", vname, no_rand ?
 			 " and libhrrand.so" : "", no_rand ? " replay-libs" : "");

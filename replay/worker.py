@@ -36,6 +36,7 @@ import sys
 import time
 from types import ModuleType
 
+from hrworker import vocab
 from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
@@ -217,7 +218,7 @@ def child(msg, cfg, proto, torch, done_fd):
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
-            proto.send({"type": "result", "job": msg.get("job"), "verdict": "crashed",
+            proto.send({"type": "result", "job": msg.get("job"), "verdict": vocab.PV_CRASHED,
                         "error_kind": "worker", "error": exc_text(e)})
             os.write(done_fd, b"!")
         except OSError:

@@ -3,6 +3,7 @@ original check, reference first, through the verify library when present,
 torch.allclose beside it) and, for `headroom audit problems`, which
 degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
+from hrworker import vocab
 from hrworker.audit import Poison, add_finding, fingerprint, spent
 from hrworker.context import Verdict
 from hrworker.distribution import Distribution
@@ -77,7 +78,7 @@ class Checks:
                 inputs = self.fresh_inputs(s)
                 self.set_seed(s)       # KernelBench seeds again before the models run
                 cand_inputs = inputs
-                if self.mode == "robust":  # candidate cannot mutate the reference's inputs
+                if self.mode == vocab.MODE_ROBUST:  # candidate cannot mutate the reference's inputs
                     cand_inputs = [self.sets.share(x.clone()) if isinstance(x, t.Tensor) else x
                                    for x in inputs]
                 self.sync()
@@ -87,22 +88,22 @@ class Checks:
                     self.sync()
                 except Exception as e:
                     # The reference's failure, not the candidate's.
-                    raise Verdict("problem_error", "reference", exc_text(e), correct=False,
+                    raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e), correct=False,
                                   trials_passed=passed)
                 laps.lap("reference")
-                if is_tuple(t, out) and self.mode != "robust":
+                if is_tuple(t, out) and self.mode != vocab.MODE_ROBUST:
                     # KernelBench's check reads output.shape first, which
                     # a tuple has not: the original harness fails every
                     # candidate of such a problem (robust compares element
                     # by element).
-                    raise Verdict("problem_error", "reference",
+                    raise Verdict(vocab.PV_PROBLEM_ERROR, "reference",
                                   "the reference returns a tuple of %d tensors; the original "
                                   "check reads output.shape, which a tuple has not"
                                   % len(out), correct=False, trials_passed=passed)
                 with spent(self.ctx, "correctness", "vacuity"):
                     vac.observe(out, inputs)
                 laps.lap("vacuity")
-                bits = self.poison_bits(out) if self.mode == "robust" else None
+                bits = self.poison_bits(out) if self.mode == vocab.MODE_ROBUST else None
                 watch = None if trials else self.watch(cand_inputs)
                 try:
                     out_new = self.call_candidate(cand_inputs, out, bits)
@@ -117,7 +118,7 @@ class Checks:
                             want, got = list(out.shape), list(out_new.shape)
                         trials.append({"seed": s, "pass": False, "issue": "shape %s != %s"
                                        % (got, want)})
-                        raise Verdict("incorrect", "shape", "output shape mismatch: expected "
+                        raise Verdict(vocab.PV_INCORRECT, "shape", "output shape mismatch: expected "
                                       "%s, got %s" % (want, got),
                                       correct=False, trials_passed=passed)
                     ok, rec = self.compare(out, out_new, not trials, laps, bits)
@@ -125,7 +126,7 @@ class Checks:
                 except Verdict:
                     raise
                 except Exception as e:
-                    raise Verdict("runtime_error", "forward", exc_text(e), correct=False,
+                    raise Verdict(vocab.PV_RUNTIME_ERROR, "forward", exc_text(e), correct=False,
                                   trials_passed=passed)
                 rec.update(seed=s, seconds=secs, **{"pass": ok})
                 trials.append(rec)
@@ -133,7 +134,7 @@ class Checks:
         self.checks["vacuity"] = vac.summary()
         self.result["trials_passed"] = passed
         self.result["correct"] = passed == n
-        self.result["verdict"] = "correct" if passed == n else "incorrect"
+        self.result["verdict"] = vocab.PV_CORRECT if passed == n else vocab.PV_INCORRECT
         self.checks["checker"] = trials[0]["checker"] if trials else None
         self.checks["scale_invariant"] = self.scale_invariant(trials)
         try:
@@ -182,7 +183,7 @@ class Checks:
         frac = rec.get("poison_fraction") or 0.0
         cov["unwritten_max"] = max(cov["unwritten_max"], frac)
         if rec["n_poison"]:
-            add_finding(self.ctx, "partial-write", seed=seed, call=how,
+            add_finding(self.ctx, vocab.F_PARTIAL_WRITE, seed=seed, call=how,
                         elements_unwritten=rec["n_poison"], fraction_unwritten=frac,
                         fraction_written=1.0 - frac)
 
@@ -197,17 +198,17 @@ class Checks:
         after = [fingerprint(t, x) for x in inputs]
         changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
         if changed:
-            add_finding(self.ctx, "input-mutated", seed=seed, inputs=changed)
+            add_finding(self.ctx, vocab.F_INPUT_MUTATED, seed=seed, inputs=changed)
         # What the candidate's process saw of its output (data: it can only
         # tell against itself): the inputs it shares memory with, its type.
         rep = self.new.last
         hits = rep.get("aliases")
         if isinstance(hits, list) and hits:
-            add_finding(self.ctx, "output-aliases-input", seed=seed,
+            add_finding(self.ctx, vocab.F_OUTPUT_ALIASES_INPUT, seed=seed,
                         inputs=[i for i in hits[:64] if type(i) is int])
         spec = rep.get("out") if isinstance(rep.get("out"), dict) else {}
         if spec.get("exact_type") is not True:
-            add_finding(self.ctx, "output-not-tensor", seed=seed,
+            add_finding(self.ctx, vocab.F_OUTPUT_NOT_TENSOR, seed=seed,
                         type=str(spec.get("type"))[:200])
 
     def audit_calls(self, seed, passed):
@@ -219,7 +220,7 @@ class Checks:
         (input-mutated).  (Then correctness calls distribution.)"""
         t = self.torch
         with t.no_grad():
-            if self.mode != "robust":
+            if self.mode != vocab.MODE_ROBUST:
                 inputs = self.fresh_inputs(seed)
                 try:
                     out = self.ref(*inputs)
@@ -253,7 +254,7 @@ class Checks:
         rec, failing = Distribution(self).run(seed)
         self.checks["distribution"] = rec
         if failing:
-            add_finding(self.ctx, "distribution-specific", seed=seed, transforms=failing)
+            add_finding(self.ctx, vocab.F_DISTRIBUTION_SPECIFIC, seed=seed, transforms=failing)
 
     def nondeterminism(self, a, b, seed):
         """Two calls of the candidate on identical inputs (a, b)."""
@@ -281,7 +282,7 @@ class Checks:
                 self.checks["audit_reference_error"] = exc_text(e)
         self.checks["nondeterminism"] = rec
         if not rec["within_tolerance"] and rec.get("reference_within_tolerance") is not False:
-            add_finding(self.ctx, "nondeterministic", **rec)
+            add_finding(self.ctx, vocab.F_NONDETERMINISTIC, **rec)
 
     def close(self, a, b):
         """Does b pass the job's original check against a (compare: the
@@ -318,7 +319,7 @@ def audit_problem(ctx, sets, ref_model):
     rounded to that dtype (recorded)."""
     t = ctx.torch
     if ctx.cfg.verify is None:
-        raise Verdict("problem_error", "audit",
+        raise Verdict(vocab.PV_PROBLEM_ERROR, "audit",
                       "the audit needs the verify library: %s"
                       % (ctx.cfg.verify_error or "none given (--verify-lib)"))
     # "device": draw the inputs with the device's generator (same
@@ -345,9 +346,9 @@ def audit_problem(ctx, sets, ref_model):
         model = ctx.place_model(ref_model)
         inputs, out = draw_and_run(ctx.seed)
     except Exception as e:
-        raise Verdict("problem_error", "reference", exc_text(e))
+        raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e))
     if not isinstance(out, t.Tensor):
-        raise Verdict("problem_error", "reference",
+        raise Verdict(vocab.PV_PROBLEM_ERROR, "reference",
                       "the reference returned %s, not a tensor" % type(out).__name__)
     dtypes = {"fp32": t.float32, "fp16": t.float16, "bf16": t.bfloat16}
     # A second draw (the next seed's inputs): does the output vary with the
@@ -382,7 +383,7 @@ def audit_problem(ctx, sets, ref_model):
     full = ctx.cfg.verify.pick(ctx.cfg.verify.raw(out, out, "current", 1e-4),
                                 ("ref_amax", "ref_rms", "ref_min", "ref_max",
                                  "ref_mean", "n_nan_ref", "n_inf_ref"))
-    ctx.result.update(verdict="audited", audit={
+    ctx.result.update(verdict=vocab.PV_AUDITED, audit={
         "inputs": "device generator" if on_device else "host generator (KernelBench)",
         "output_shape": list(out.shape), "output_dtype": str(out.dtype)[6:],
         "numel": out.numel(), "stats": full, "gates": gates,

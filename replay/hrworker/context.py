@@ -7,6 +7,7 @@ and models as the harness does); and how a problem's code is executed
 from types import ModuleType
 from typing import Any
 
+from hrworker import vocab
 from hrworker.protocol import JobMessage, Record, Result
 from hrworker.state import WorkerState
 
@@ -59,7 +60,7 @@ class JobContext:
     def __init__(self, msg: JobMessage, cfg: WorkerState, torch: ModuleType) -> None:
         self.m, self.cfg, self.torch = msg, cfg, torch
         self.id = msg["job"]
-        self.mode = msg.get("mode", "faithful")
+        self.mode = msg.get("mode", vocab.MODE_FAITHFUL)
         self.harness = msg.get("harness") or "current"
         if self.harness not in TOLERANCE:
             self.harness = "current"

@@ -17,6 +17,7 @@ candidate's objects past the call it measures."""
 import shutil
 import tempfile
 
+from hrworker import vocab
 from hrworker.cudagraph import graph_timing, refill
 from hrworker.kernels import loaded_modules, own_names
 from hrworker.l2 import l2_reset
@@ -29,8 +30,9 @@ from hrworker.util import Laps
 # ------------------------------------------------------------ the job's passes
 # The findings the candidate process's pass may report (anything else it
 # sends is dropped by the judge).
-CANDIDATE_FINDINGS = ("side-stream", "work-after-end-event", "no-own-kernel",
-                      "background-thread", "l2-persisting")
+CANDIDATE_FINDINGS = (vocab.F_SIDE_STREAM, vocab.F_WORK_AFTER_END_EVENT,
+                      vocab.F_NO_OWN_KERNEL, vocab.F_BACKGROUND_THREAD,
+                      vocab.F_L2_PERSISTING)
 
 
 
@@ -99,7 +101,7 @@ def candidate_pass(torch, model, args, source, ns, robust, tmpdir=None, flush=No
         # and Triton kernels in its source cannot run on a CPU): its
         # share, 0, is reported; no-own-kernel is for one that built code
         # and did not run it.  On a GPU share 0 is no-own-kernel either way.
-        found = [f for f in found if f["id"] != "no-own-kernel"]
+        found = [f for f in found if f["id"] != vocab.F_NO_OWN_KERNEL]
     for part in (ev.get("l2", {}), ev["wall_vs_event"]):
         part.pop("findings", None)
     th.pop("findings", None)

@@ -10,6 +10,7 @@ import json
 import os
 import time
 
+from hrworker import vocab
 from hrworker.audit import describe
 from hrworker.util import exc_text
 from hrworker.loan import borrow, read_recipe
@@ -62,7 +63,7 @@ class InputSets:
         """Every seed s whose set_seed(s); get_inputs() the job uses: the
         trial seeds, the robust pool, the timing seed (no repeats)."""
         seeds = self.trial_seeds()
-        if self.mode == "robust":
+        if self.mode == vocab.MODE_ROBUST:
             import numpy as np
             k = max(1, int(self.m.get("robust_inputs", 8)))
             self.pool_seeds = [int(x) for x in

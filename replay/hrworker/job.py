@@ -9,6 +9,7 @@ import gc
 import os
 import time
 
+from hrworker import vocab
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
@@ -81,7 +82,7 @@ class Job:
             "mode": c.mode, "harness": c.harness, "precision": c.precision,
             "seed": c.seed, "tolerance": c.tol,
             "allclose": "torch.allclose(ref, cand, atol=tol, rtol=tol)",
-            "namespace": "one" if c.mode == "faithful" else "separate",
+            "namespace": "one" if c.mode == vocab.MODE_FAITHFUL else "separate",
             "reference": "the judge's own (the candidate process cannot reach it)",
             "inputs_cast": c.harness == "current"}
         try:
@@ -93,9 +94,9 @@ class Job:
             if g.how is not None:
                 self.die_as(g.how)
             # The candidate process broke the protocol: the judge answers.
-            self.result.update(verdict="crashed", error_kind="candidate_process",
+            self.result.update(verdict=vocab.PV_CRASHED, error_kind="candidate_process",
                                error=g.remote_text, correct=False)
-            add_finding(self.ctx, "channel-tampered", phase=self.result.get("phase"),
+            add_finding(self.ctx, vocab.F_CHANNEL_TAMPERED, phase=self.result.get("phase"),
                         what=g.remote_text)
         if self.result.get("phase") is not None:
             self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
@@ -104,16 +105,17 @@ class Job:
             self.checks["sandbox"] = refused
             # Whatever the candidate's code made of the refusal (a trial it
             # then failed, an import that raised), the verdict says it.
-            if self.result.get("verdict") in ("correct", "incorrect", "compile_error",
-                                              "runtime_error"):
+            if self.result.get("verdict") in (vocab.PV_CORRECT, vocab.PV_INCORRECT,
+                                              vocab.PV_COMPILE_ERROR,
+                                              vocab.PV_RUNTIME_ERROR):
                 self.checks["verdict_without_sandbox"] = self.result["verdict"]
-                self.result.update(verdict="runtime_error", correct=False,
+                self.result.update(verdict=vocab.PV_RUNTIME_ERROR, correct=False,
                                    error_kind="sandbox",
                                    error=Sandbox.describe(refused[0]))
         if self.cand is not None:
             self.checks["candidate_process"] = self.cand.hello.get("confined")
         err = self.checks.get("audit_error")
-        if err and self.result.get("verdict") == "correct" and self.out_of_memory(err, "audit"):
+        if err and self.result.get("verdict") == vocab.PV_CORRECT and self.out_of_memory(err, "audit"):
             self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
         return self.result
 
@@ -134,10 +136,10 @@ class Job:
         mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"))
         if self.m.get("alone"):
             mem["attribution"] = "ran out alone: the %s's" % (
-                "reference" if self.result.get("verdict") == "problem_error" else "candidate")
+                "reference" if self.result.get("verdict") == vocab.PV_PROBLEM_ERROR else "candidate")
             return False
         self.checks["verdict_without_tool"] = self.result.get("verdict")
-        self.result.update(verdict="runtime_error", error_kind="tool", correct=None,
+        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
                            retry_alone=True,
                            error="out of device memory while headroom held memory of its "
                            "own (keeper, earlier jobs): %s" % str(text)[:1000])
@@ -178,7 +180,7 @@ class Job:
         t, m, c = self.torch, self.m, self.ctx
         stop = m.get("stop_after")
         # Reference: one namespace as KernelBench's exec(src, context).
-        self.phase("reference")
+        self.phase(vocab.PH_REFERENCE)
         try:
             ctx = problem_namespace(m["problem_code"], m.get("problem_file"))
             Model, get_inputs = ctx["Model"], ctx["get_inputs"]
@@ -200,12 +202,12 @@ class Job:
             elif stop not in ("build", "reference", "inputs"):
                 self.sets.draw_all()
         except Exception as e:
-            raise Verdict("problem_error", "reference", exc_text(e))
+            raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e))
         if stop == "reference":
             audit_problem(c, self.sets, ref_model)
             return
         if stop == "inputs":
-            self.result.update(verdict="drawn", predraw=self.predrawn)
+            self.result.update(verdict=vocab.PV_DRAWN, predraw=self.predrawn)
             return
         # From here on candidate code runs, in the candidate process: the
         # keeper takes no more requests from this job.
@@ -214,7 +216,7 @@ class Job:
             self.cfg.keeper = None
         cp = self.cand
         if cp is None:
-            raise Verdict("crashed", "worker", "no candidate process for a job that runs one")
+            raise Verdict(vocab.PV_CRASHED, "worker", "no candidate process for a job that runs one")
         if not cp.cuda:         # host inputs live in memory the candidate process maps
             self.sets.share = cp.shared.share_cpu
 
@@ -223,7 +225,7 @@ class Job:
         # load_inline into the cache.  Other builders (load, setup-style)
         # land in a directory keyed by the whole candidate, through
         # TORCH_EXTENSIONS_DIR as KernelBench.
-        self.phase("build")
+        self.phase(vocab.PH_BUILD)
         if stop != "build":
             self.calibrate()
         build = self.result["build"] = self.checks["build"] = {}
@@ -246,29 +248,29 @@ class Job:
         if rep.get("ok") is not True:
             text = str(rep.get("error"))[:4000]
             self.result["build_log"] = (notes + text)[:4000]
-            raise Verdict("compile_error", "build", text, compiled=False, correct=False)
+            raise Verdict(vocab.PV_COMPILE_ERROR, "build", text, compiled=False, correct=False)
         self.result["compiled"] = True
         self.global_state(rep.get("global_state"))
         self.after_import(rep.get("rebound"))
         if stop == "build":
-            self.result.update(verdict="built")
+            self.result.update(verdict=vocab.PV_BUILT)
             return
 
-        self.phase("load")
+        self.phase(vocab.PH_LOAD)
         try:
             loaded = cp.load(init_raw, self.seed)
         except Exception as e:      # RemoteError: ModelNew(...) raised there
-            raise Verdict("runtime_error", "load", exc_text(e), correct=False)
+            raise Verdict(vocab.PV_RUNTIME_ERROR, "load", exc_text(e), correct=False)
         try:
             with t.no_grad():
                 ref = c.place_model(ref_model)
                 c.sync()
         except Exception as e:
-            raise Verdict("problem_error", "reference", exc_text(e), correct=False)
+            raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e), correct=False)
         self.parameters(ref_model, loaded.get("parameters"))
         new = RemoteModel(cp)
 
-        self.phase("correctness")
+        self.phase(vocab.PH_CORRECTNESS)
         checks = Checks(c, ref, new, self.sets)
         try:
             checks.correctness()
@@ -276,11 +278,11 @@ class Job:
             self.tampered("correctness")
         if not self.result["correct"]:
             return
-        self.phase("timing")
+        self.phase(vocab.PH_TIMING)
         timing = Timing(c, ref, new, self.sets, checks)
         timing.clocks = timing.clock_sampler()
         try:
-            if self.mode == "robust":
+            if self.mode == vocab.MODE_ROBUST:
                 timing.time_robust()
             else:
                 timing.time_faithful()
@@ -318,10 +320,10 @@ class Job:
             with spent(c, "escapes", "pass"):
                 inputs = self.sets.fresh_content(self.seed + ESCAPES_SEED_OFFSET)
                 flags_before = precision_flags(t)
-                flush = timing.flush_bytes(True) if self.mode == "robust" and c.cuda else 0
+                flush = timing.flush_bytes(True) if self.mode == vocab.MODE_ROBUST and c.cuda else 0
                 laps.lap("draw")
                 rep = self.cand.escapes(self.sets.fresh_inputs(self.seed), inputs,
-                                        self.mode == "robust", flush)
+                                        self.mode == vocab.MODE_ROBUST, flush)
                 laps.lap("candidate_pass")
                 rec.update(rep["evidence"])
                 rec["judge_seconds"] = secs
@@ -361,7 +363,7 @@ class Job:
         its reach); True then."""
         names = self.cand.patched
         if names:
-            add_finding(self.ctx, "harness-patched", when=when, names=names)
+            add_finding(self.ctx, vocab.F_HARNESS_PATCHED, when=when, names=names)
         return bool(names)
 
     def calibrate(self):
@@ -380,7 +382,7 @@ class Job:
         (CandidateProcess.clock_check); the times are void then."""
         rec = self.cand.clock_check()
         if rec is not None:
-            add_finding(self.ctx, "timer-disagrees", **rec)
+            add_finding(self.ctx, vocab.F_TIMER_DISAGREES, **rec)
             self.checks["timing_void"] = "the candidate's clock disagrees with the judge's"
         if self.cand.walls:
             self.checks.setdefault("timing_channel", {}).update(
@@ -429,7 +431,7 @@ class Job:
             "missing": missing[:64], "reshaped": reshaped[:64],
             "candidate_only": sorted(free)[:64]}
         if missing or reshaped:
-            add_finding(self.ctx, "parameters-differ", missing=missing[:16],
+            add_finding(self.ctx, vocab.F_PARAMETERS_DIFFER, missing=missing[:16],
                         reshaped=reshaped[:16])
 
     def global_state(self, changed):
@@ -452,7 +454,7 @@ class Job:
                                      for k, v in fam.summary().items()}
         rec = fam.finding()
         if rec is not None:
-            add_finding(self.ctx, "background-work", **rec)
+            add_finding(self.ctx, vocab.F_BACKGROUND_WORK, **rec)
             self.checks.setdefault("timing_void",
                                    "the candidate's processes worked outside its calls")
 
@@ -465,7 +467,7 @@ class Job:
         keeper or a draw ahead would have handed it."""
         names = sorted({str(n)[:200] for n in names[:256]}) if isinstance(names, list) else []
         self.checks["namespace_rebound"] = names
-        if names and self.mode == "faithful":
+        if names and self.mode == vocab.MODE_FAITHFUL:
             self.sets.redraw_in_namespace(self.cand)
         self.tampered("import")
 
@@ -486,5 +488,5 @@ class Job:
                 return
         self.checks.setdefault("inputs", {})["problem"] = clean
         if timed is not None and timed != clean:
-            add_finding(self.ctx, "inputs-redefined", timed=timed, problem=clean,
+            add_finding(self.ctx, vocab.F_INPUTS_REDEFINED, timed=timed, problem=clean,
                         rebound=self.checks.get("namespace_rebound", []))

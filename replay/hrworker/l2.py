@@ -4,6 +4,7 @@ context: the carve-out limit read at points of the candidate process
 limit and the current stream's access-policy window read, then reset
 (l2_reset; finding l2-persisting).  The driver calls are cudadrv.py's.
 Must not: set a carve-out or a window (only reset them to none)."""
+from hrworker import vocab
 from hrworker.audit import finding
 from hrworker.cudadrv import (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
                               CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, driver)
@@ -63,7 +64,7 @@ def l2_reset(torch, reset=True):
            "window": win, "findings": []}
     persisting = win.get("num_bytes") and "persisting" in (win.get("hit_prop"), win.get("miss_prop"))
     if (limit or 0) > base or persisting:
-        res["findings"].append(finding("l2-persisting", limit_bytes=limit, window=win,
+        res["findings"].append(finding(vocab.F_L2_PERSISTING, limit_bytes=limit, window=win,
                                        baseline_limit_bytes=base,
                                        limit_points=res["limit_points"],
                                        why="a persisting-L2 carve-out above the process's own "

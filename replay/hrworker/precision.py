@@ -10,6 +10,7 @@ import copy
 import math
 import warnings
 
+from hrworker import vocab
 from hrworker.audit import finding
 from hrworker.util import finite
 
@@ -148,7 +149,7 @@ def precision_check(torch, cand, ref32, ref64, flags_before=None, flags_at_call=
             why.append("reduced-precision %s in the call" % " and ".join(
                 w for w, x in (("kernels", ks), ("ops", ops)) if x))
     if why:
-        res["findings"].append(finding("precision-downgrade", why="; ".join(why),
+        res["findings"].append(finding(vocab.F_PRECISION_DOWNGRADE, why="; ".join(why),
                                        candidate_err=res["candidate_err"],
                                        reference_err=res["reference_err"],
                                        flags_lowered=lowered or None,

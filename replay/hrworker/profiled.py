@@ -13,6 +13,7 @@ import tempfile
 import time
 import warnings
 
+from hrworker import vocab
 from hrworker.audit import finding
 from hrworker.kernels import REDUCED_TYPES, kernel_id, kernel_origin, reduced_kind
 from hrworker.util import exc_text, finite
@@ -210,17 +211,17 @@ def _reduced_ops(ops):
 def _pass_findings(res, own, cuda):
     f = []
     if res.get("n_hidden"):
-        f.append(finding("side-stream", kernels=res["hidden"][:5], n=res["n_hidden"],
+        f.append(finding(vocab.F_SIDE_STREAM, kernels=res["hidden"][:5], n=res["n_hidden"],
                          current_stream=res.get("current_stream"),
                          why="kernels on another stream were still running when the "
                              "current stream reached the end marker"))
     if res.get("n_after_end"):
-        f.append(finding("work-after-end-event", kernels=res["after_end"][:5],
+        f.append(finding(vocab.F_WORK_AFTER_END_EVENT, kernels=res["after_end"][:5],
                          n=res["n_after_end"], source="profiled pass",
                          why="kernels ended after the end marker on the current stream"))
     sh = res.get("share", {})
     if sh.get("total_us") and not sh.get("by_origin_us", {}).get("own"):
-        f.append(finding("no-own-kernel", by_origin_us=sh["by_origin_us"],
+        f.append(finding(vocab.F_NO_OWN_KERNEL, by_origin_us=sh["by_origin_us"],
                          own=own, why="none of the call's %s time was in the "
                          "candidate's own code" % ("kernel" if cuda else "host")))
     return f
@@ -276,7 +277,7 @@ def wall_vs_event(torch, call, factor=3.0, margin_ms=0.1, confirm=4):
         if not wall_trips(e, w, factor, margin_ms):
             break
     else:
-        res["findings"].append(finding("work-after-end-event", source="wall vs event",
+        res["findings"].append(finding(vocab.F_WORK_AFTER_END_EVENT, source="wall vs event",
                                        event_ms=finite(ev), wall_ms=finite(wall),
                                        calls=1 + confirm))
     return res

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 
+from hrworker import vocab
 from hrworker.audit import finding
 
 
@@ -65,6 +66,6 @@ def thread_check(call, warmup=1, grace_s=0.05):
           "tasks_after": len(after["tasks"] or ()) if after["tasks"] is not None else None,
           "started_alive": new_py[:10], "native_started_alive": native[:10], "findings": []}
     if new_py or native:
-        ev["findings"].append(finding("background-thread", python=new_py[:10], native=native[:10],
+        ev["findings"].append(finding(vocab.F_BACKGROUND_THREAD, python=new_py[:10], native=native[:10],
                                       why="a thread the call started was alive after it returned"))
     return out, ev

@@ -6,6 +6,7 @@ runtime, baseline and speedup into the job's result.
 Must not: judge correctness (hrworker/checks.py)."""
 import time
 
+from hrworker import vocab
 from hrworker import distribution, nvml
 from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwidth, describe,
                             fingerprint, floor_ms, spent)
@@ -123,7 +124,7 @@ class Timing:
         """time_one of a call in this process."""
         t = self.torch
         hs = self.handshake
-        if hs is not None and self.cuda and self.ctx.mode == "robust":
+        if hs is not None and self.cuda and self.ctx.mode == vocab.MODE_ROBUST:
             self.l2_before_call()
         if sync_before:
             self.sync()
@@ -208,7 +209,7 @@ class Timing:
         """Every way this job's timing times a call of the candidate
         (flush bytes, sync before, launch cover cycles), for the judge's
         calibration of the handshake (CandidateProcess.calibrate)."""
-        if self.ctx.mode == "robust":
+        if self.ctx.mode == vocab.MODE_ROBUST:
             return [(self.flush_bytes(True), True, COVER_CYCLES if self.cuda else 0)]
         return [self.kb_way(), (self.flush_bytes(True), True, 0)]
 
@@ -381,9 +382,9 @@ class Timing:
         timing-path-differs."""
         seen = prints.get(fp)
         if seen is not None and seen[0] != ref_fp:
-            add_finding(self.ctx, "result-cached", repeats_round=seen[1], **where, **rec)
+            add_finding(self.ctx, vocab.F_RESULT_CACHED, repeats_round=seen[1], **where, **rec)
         else:
-            add_finding(self.ctx, "timing-path-differs", **where, **rec)
+            add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, **where, **rec)
 
     def checked_call(self, inp, when, prints):
         """Reference and candidate on inp, outside any timed call, the check
@@ -428,7 +429,7 @@ class Timing:
         ok, fp, ref_fp, rec = self.checked_call(
             inputs, "after %d calls on the timing inputs" % calls, None)
         if not ok:
-            add_finding(self.ctx, "timing-path-differs", after_calls=calls, **rec)
+            add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, after_calls=calls, **rec)
         prints = {fp: (ref_fp, -1)}
         self.recheck_middle_changed(inputs, prints)
         self.recheck_fresh(self.seed + 1, prints, "fresh content after timing")
@@ -483,11 +484,11 @@ class Timing:
         for i, (inp, out_new) in enumerate(zip(sets, outs)):
             ok, rec = self.passes(self.ref(*inp), out_new)
             if not ok:
-                add_finding(self.ctx, "timing-path-differs", when="fresh content, timed",
+                add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, when="fresh content, timed",
                             call=i, **rec)
         fresh, repeated = min(fresh), min(repeated)
         if repeated * CACHE_RATIO < fresh:
-            add_finding(self.ctx, "result-cached", repeated_inputs_ms=repeated,
+            add_finding(self.ctx, vocab.F_RESULT_CACHED, repeated_inputs_ms=repeated,
                         fresh_content_ms=fresh)
         return {"repeated": repeated, "fresh": fresh}
 
@@ -516,7 +517,7 @@ class Timing:
                                 "margin": FLOOR_MARGIN, "statistic": statistic,
                                 "candidate_ms": cand_ms}
         if ms and cand_ms is not None and cand_ms < ms:
-            add_finding(self.ctx, "below-physical-floor", candidate_ms=cand_ms, floor_ms=ms,
+            add_finding(self.ctx, vocab.F_BELOW_PHYSICAL_FLOOR, candidate_ms=cand_ms, floor_ms=ms,
                         input_bytes=nbytes, copy_bandwidth_gbps=finite(bw / 1e9))
 
     def cache_bytes(self):
