@@ -1,13 +1,10 @@
 /* audit.c - see audit.h. */
 #include "audit.h"
 
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -101,90 +98,24 @@ static int load_problems(struct store *s, const struct audit_opts *o,
 	return HR_OK;
 }
 
-/* Wait for the next protocol line of w until deadline.  Returns 1 with
- * *msg (caller frees), 0 at the deadline, -1 when the worker is gone or
- * broke the protocol. */
-static int next_line(struct wproc *w, double deadline, cJSON **msg)
-{
-	for (;;) {
-		struct pollfd fds[2] = { { w->out_fd, POLLIN, 0 },
-					 { w->err_fd, POLLIN, 0 } };
-		double left = deadline - wproc_now();
-		int r = wproc_next(w, msg);
-
-		if (r)
-			return r == 1 ? 1 : -1;
-		if (left <= 0)
-			return 0;
-		if (poll(fds, w->err_fd >= 0 ? 2 : 1,
-			 (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			return -1;
-		if (w->err_fd >= 0 && fds[1].revents)
-			wproc_drain_err(w);
-		if (fds[0].revents) {
-			r = wproc_read(w);
-			if (r == -2)
-				return -1;
-			if (r == -1 && (r = wproc_next(w, msg)) != 1)
-				return -1;
-			if (r == 1)
-				return 1;
-		}
-	}
-}
-
 /* Start the worker and wait for its hello; torch[64] gets the torch
  * version it names (stored with each audit). */
 static int start_worker(struct wproc *w, const struct audit_opts *o,
 			char *torch, struct hr_err *e)
 {
 	struct wproc_spec spec = {
-		.python = o->python, .worker = o->worker, .device = o->device,
-		.gpu = o->gpu, .scratch = o->scratch, .cache = o->cache,
-		.verify_lib = o->verify_lib, .rand_lib = o->rand_lib,
-		.mem_limit_mb = o->mem_limit_mb,
+		.opts = &o->w, .gpu = o->w.gpus, .scratch = o->w.scratch,
+		.cache = o->w.cache,
 	};
-	double deadline = wproc_now() + o->timeout_start;
-	cJSON *msg;
-	char tail[512];
-	int r;
+	const cJSON *t;
+	cJSON *hello;
 
-	if (wproc_start(w, &spec, e))
+	if (wproc_start_hello(w, &spec, 1, &hello, e))
 		return e->code;
-	while ((r = next_line(w, deadline, &msg)) == 1) {
-		int hello = proto_type_of(msg) == PT_HELLO;
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "verify");
-		const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "torch");
-
-		if (hello && proto_hello_check(msg, e)) {
-			cJSON_Delete(msg);
-			wproc_kill(w, NULL);
-			return e->code;
-		}
-		if (hello && !cJSON_IsString(v)) {
-			const cJSON *why = cJSON_GetObjectItemCaseSensitive(
-				msg, "verify_error");
-
-			hr_errf(e, HR_SYSTEM, "the worker could not load the "
-				"verify library: %s", cJSON_IsString(why) ?
-				why->valuestring : "none was given");
-			cJSON_Delete(msg);
-			wproc_kill(w, NULL);
-			return e->code;
-		}
-		if (hello)
-			snprintf(torch, 64, "%s", cJSON_IsString(t) ?
-				 t->valuestring : "");
-		cJSON_Delete(msg);
-		if (hello)
-			return HR_OK;
-	}
-	wproc_drain_err(w);
-	hr_errf(e, HR_SYSTEM, "the worker (%s %s) did not start: %s",
-		o->python, o->worker, r == 0 ? "no hello in time" :
-		wproc_err_tail(w, tail, sizeof(tail), 0));
-	wproc_kill(w, NULL);
-	return e->code;
+	t = cJSON_GetObjectItemCaseSensitive(hello, "torch");
+	snprintf(torch, 64, "%s", cJSON_IsString(t) ? t->valuestring : "");
+	cJSON_Delete(hello);
+	return HR_OK;
 }
 
 static cJSON *job_message(const struct problem *p, int id, int on_device)
@@ -240,7 +171,7 @@ static int store_result(struct store *s, const struct audit_opts *o,
 	struct store_audit a = {
 		.problem_sha256 = p->sha256, .level = p->level,
 		.problem_id = p->problem_id, .name = p->name,
-		.device = o->device, .dtype = "fp32", .seed = 42,
+		.device = o->w.device, .dtype = "fp32", .seed = 42,
 		.output_shape = shape_s,
 		.output_numel = (int64_t)num(audit, "numel"),
 		.max_abs_ref = num(stats, "ref_amax"),
@@ -289,16 +220,11 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 		goto lost;
 	}
 	cJSON_Delete(m);
-	while ((r = next_line(w, deadline, &msg)) == 1) {
+	while ((r = wproc_wait_line(w, deadline, &msg)) == 1) {
 		enum proto_type t = proto_type_of(msg);
 
-		if (t == PT_START) {
-			const cJSON *pid = cJSON_GetObjectItemCaseSensitive(
-				msg, "pid");
-
-			if (cJSON_IsNumber(pid) && pid->valueint > 1)
-				w->job_pgid = pid->valueint;
-		} else if (t == PT_RESULT && !result) {
+		wproc_job_started(w, msg);
+		if (t == PT_RESULT && !result) {
 			result = msg;
 			continue;
 		} else if (t == PT_EXIT) {

@@ -12,18 +12,14 @@
 
 #include "../dataset/select.h"
 #include "../dataset/store.h"
+#include "pool.h"
 
 struct audit_opts {
-	const char *device;        /* cpu | cuda */
-	const char *gpu;           /* CUDA_VISIBLE_DEVICES for the worker */
-	const char *python, *worker, *verify_lib;
-	const char *rand_lib;      /* NULL: torch draws the host inputs */
-	const char *scratch, *cache;
+	struct worker_opts w;      /* the worker (pool.h); w.gpus is the one
+	                              GPU index it runs on */
 	const char *set;           /* only this problem set (NULL: all) */
 	const struct evalsel *sel; /* which problems (select.h); NULL: all */
 	double timeout;            /* seconds for one reference */
-	double timeout_start;      /* seconds for the worker to import torch */
-	int mem_limit_mb;
 	int inputs_on_device;      /* draw inputs with the device generator */
 };
 

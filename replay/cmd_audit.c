@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -23,6 +22,7 @@
 #include "commands.h"
 #include "pool.h"
 #include "scratch.h"
+#include "workercli.h"
 
 static const char usage[] =
 	"usage: headroom audit problems [--device cpu|cuda] [--gpu I]\n"
@@ -183,39 +183,24 @@ static int make_dirs(const char *db, char scratch[PATH_MAX],
 	return HR_OK;
 }
 
-/* cmd_audit's body; the selection's strings are the caller's to free. */
-static int audit(int argc, char **argv, struct hr_global *g,
-		 struct evalsel *sel)
+/* The command line into *o and *sel (sel's strings are the caller's to
+ * free).  CLI_NEXT, or the exit code. */
+static int parse(int argc, char **argv, struct hr_global *g,
+		 struct audit_opts *o, struct evalsel *sel)
 {
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
-		{ "device", required_argument, NULL, 'd' },
 		{ "gpu", required_argument, NULL, 'G' },
 		{ "set", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "python", required_argument, NULL, 'P' },
-		{ "worker", required_argument, NULL, 'W' },
-		{ "verify-lib", required_argument, NULL, 'V' },
-		{ "rand-lib", required_argument, NULL, 'R' },
 		{ "inputs", required_argument, NULL, 'I' },
+		WORKER_OPTIONS,
 		EVALSEL_OPTIONS,
 		{ 0 }
 	};
-	struct audit_opts o = {
-		.device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu",
-		.gpu = "0",
-		.timeout = 300, .timeout_start = 180,
-	};
-	char scratch[PATH_MAX], cache[PATH_MAX], *worker = NULL, *lib = NULL;
-	char *rand = NULL, *python = NULL, want[512];
-	const char *libname;
-	struct sink k = { NULL, g->quiet, 0 };
-	struct store *s = NULL;
-	struct hr_err e;
 	char why[160];
-	int c, r, n = 0, failed = 0;
+	int c, r;
 
-	hr_err_clear(&e);
 	while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL))
 	       != -1) {
 		r = cli_common_option(g, "audit", usage, c, argc, argv);
@@ -223,48 +208,32 @@ static int audit(int argc, char **argv, struct hr_global *g,
 			continue;
 		if (r != CLI_OTHER)
 			return r;
-		if ((r = evalsel_option(sel, c, optarg, why, sizeof(why))) > 0)
+		r = evalsel_option(sel, c, optarg, why, sizeof(why));
+		if (r == 0)
+			r = workercli_option(&o->w, c, optarg, why, sizeof(why));
+		if (r > 0)
 			continue;
 		if (r < 0)
 			return cli_usage_error("audit", "%s", why);
 		switch (c) {
-		case 'd':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return cli_usage_error("audit", "--device is "
-						       "cpu or cuda, not '%s'",
-						       optarg);
-			o.device = optarg;
-			break;
 		case 'G':
-			o.gpu = optarg;
+			o->w.gpus = optarg;
 			break;
 		case 's':
-			o.set = optarg;
+			o->set = optarg;
 			break;
 		case 't':
-			if (parse_num(optarg, 0.001, &o.timeout))
+			if (parse_num(optarg, 0.001, &o->timeout))
 				return cli_usage_error("audit", "--timeout "
 						       "wants seconds, not "
 						       "'%s'", optarg);
-			break;
-		case 'P':
-			o.python = optarg;
-			break;
-		case 'W':
-			o.worker = optarg;
-			break;
-		case 'V':
-			o.verify_lib = optarg;
-			break;
-		case 'R':
-			o.rand_lib = optarg;
 			break;
 		case 'I':
 			if (strcmp(optarg, "host") && strcmp(optarg, "device"))
 				return cli_usage_error("audit", "--inputs is "
 						       "host or device, not "
 						       "'%s'", optarg);
-			o.inputs_on_device = !strcmp(optarg, "device");
+			o->inputs_on_device = !strcmp(optarg, "device");
 			break;
 		}
 	}
@@ -276,78 +245,107 @@ static int audit(int argc, char **argv, struct hr_global *g,
 	if (optind + 1 < argc)
 		return cli_usage_error("audit", "unexpected argument '%s'",
 				       argv[optind + 1]);
-	k.quiet = g->quiet;
-	o.sel = sel;
-	if (!o.worker && !(o.worker = worker =
-			   runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
-		/* A missing installed file: a system error, as for replay. */
-		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		fprintf(stderr, "headroom audit: no worker at %s (see "
-			"$HEADROOM_PREFIX); give --worker PATH\n", want);
-		return HR_SYSTEM;
+	o->sel = sel;
+	return workercli_check_libs(&o->w, "audit");
+}
+
+/* What cmd_audit finds for the options not given (each malloc'd or NULL)
+ * and the worker's directories. */
+struct found {
+	char *worker, *verify, *rand, *python;
+	char scratch[PATH_MAX], cache[PATH_MAX];
+};
+
+/* The worker and its libraries where not given: a missing installed
+ * file is a system error, as for replay (the audit needs the verify
+ * library). */
+static int find_files(struct audit_opts *o, struct found *f,
+		      struct hr_err *e)
+{
+	const char *name = workercli_verify_name(o->w.device);
+	char want[512];
+
+	if (workercli_find_worker(&o->w, &f->worker, e))
+		return e->code;
+	if (!o->w.verify_lib) {
+		f->verify = runfiles_find(RUNFILES_LIBEXEC, name);
+		o->w.verify_lib = f->verify;
 	}
-	libname = strcmp(o.device, "cuda") ? "libhrverify.so" :
-		"libhrverify_cuda.so";
-	if (!o.verify_lib && !(o.verify_lib = lib =
-			       runfiles_find(RUNFILES_LIBEXEC, libname))) {
-		free(worker);
-		runfiles_path(RUNFILES_LIBEXEC, libname, want, sizeof(want));
-		fprintf(stderr, "headroom audit: no verify library at %s (make "
-			"verify-libs); give --verify-lib\n", want);
-		return HR_SYSTEM;
+	if (!o->w.verify_lib) {
+		runfiles_path(RUNFILES_LIBEXEC, name, want, sizeof(want));
+		return hr_errf(e, HR_SYSTEM, "no verify library at %s (make "
+			       "verify-libs); give --verify-lib", want);
 	}
-	if ((r = cli_check_lib("audit", "verify-lib", lib ? NULL : o.verify_lib))
-	    != CLI_NEXT ||
-	    (r = cli_check_lib("audit", "rand-lib", o.rand_lib)) != CLI_NEXT) {
-		free(worker);
-		free(lib);
-		return r;
-	}
-	o.rand_lib = cli_lib_path(o.rand_lib, "libhrrand.so", &rand);
-	if (store_open(&s, g->db_path, STORE_WRITE, &e) ||
-	    make_dirs(g->db_path, scratch, cache, &e))
+	o->w.rand_lib = cli_lib_path(o->w.rand_lib, "libhrrand.so", &f->rand);
+	return HR_OK;
+}
+
+/* Audit what o selects and print the table; *failed counts the problems
+ * not audited. */
+static int run(struct hr_global *g, struct audit_opts *o, struct found *f,
+	       int *failed, struct hr_err *e)
+{
+	struct sink k = { NULL, g->quiet, 0 };
+	struct store *s = NULL;
+	int n = 0;
+
+	if (store_open(&s, g->db_path, STORE_WRITE, e) ||
+	    make_dirs(g->db_path, f->scratch, f->cache, e))
 		goto out;
-	o.scratch = scratch;
-	o.cache = cache;
+	o->w.scratch = f->scratch;
+	o->w.cache = f->cache;
 	/* Nothing to audit is said before the interpreter is looked for: it
 	 * is no reason to install torch. */
-	if (audit_count(s, &o, &n, &e))
+	if (audit_count(s, o, &n, e))
 		goto out;
-	if (n && pyenv_find(o.python, &python, &e))
+	if (n && pyenv_find(o->w.python, &f->python, e))
 		goto out;
-	o.python = python;
+	o->w.python = f->python;
 	if (!(k.t = table_new(cols, NCOLS))) {
-		hr_errf(&e, HR_SYSTEM, "out of memory");
+		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto out;
 	}
 	if (n)
-		audit_problems(s, &o, on_row, &k, &failed, &e);
+		audit_problems(s, o, on_row, &k, failed, e);
 	if (k.oom)
-		hr_errf(&e, HR_SYSTEM, "out of memory");
-	if (!e.code && !table_rows(k.t))
-		hr_errf(&e, HR_INPUT, o.set || evalsel_given(sel) ?
+		hr_errf(e, HR_SYSTEM, "out of memory");
+	if (!e->code && !table_rows(k.t))
+		hr_errf(e, HR_INPUT, o->set || evalsel_given(o->sel) ?
 			"%s: no stored problem matches the selection" :
 			"%s: no problems stored (run 'headroom problems add "
 			"DIR')", g->db_path);
-	if (!e.code)
+	if (!e->code)
 		table_write(k.t, g->format, stdout);
 out:
 	table_free(k.t);
 	store_close(s);
-	free(worker);
-	free(lib);
-	free(rand);
-	free(python);
-	if (e.code)
-		return cli_report("audit", &e);
-	return failed ? HR_FAIL : HR_OK;
+	return e->code;
 }
 
 int cmd_audit(int argc, char **argv, struct hr_global *g)
 {
 	struct evalsel sel = { 0 };
-	int r = audit(argc, argv, g, &sel);
+	struct audit_opts o = {
+		.w = { .device = workercli_default_device(), .gpus = "0",
+		       .timeout_start = 180 },
+		.timeout = 300,
+	};
+	struct found f = { 0 };
+	struct hr_err e;
+	int r, failed = 0;
 
+	hr_err_clear(&e);
+	r = parse(argc, argv, g, &o, &sel);
+	if (r == CLI_NEXT && !find_files(&o, &f, &e))
+		run(g, &o, &f, &failed, &e);
+	free(f.worker);
+	free(f.verify);
+	free(f.rand);
+	free(f.python);
 	evalsel_release(&sel);
-	return r;
+	if (r != CLI_NEXT)
+		return r;
+	if (e.code)
+		return cli_report("audit", &e);
+	return failed ? HR_FAIL : HR_OK;
 }

@@ -25,6 +25,7 @@
 #include "pool.h"
 #include "replay.h"
 #include "slurm.h"
+#include "workercli.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -133,19 +134,19 @@ static const char usage[] =
 	"writes only); 1, the default, asks for Landlock.\n";
 
 enum {
-	OPT_GPUS = 0x2000, OPT_DEVICE, OPT_MODE, OPT_RESUME, OPT_SHARD,
-	OPT_LIMIT, OPT_TBUILD, OPT_TRUN, OPT_PYTHON, OPT_SET, OPT_HARNESS,
-	OPT_CTRIALS, OPT_PTRIALS, OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS,
-	OPT_SCRATCH, OPT_CACHE, OPT_WORKER, OPT_VERIFY, OPT_RAND, OPT_MEM, OPT_JOBS,
-	OPT_COMPILE, OPT_RULES, OPT_SLURM, OPT_SLURM_DIR
+	OPT_GPUS = 0x2000, OPT_MODE, OPT_RESUME, OPT_SHARD, OPT_LIMIT,
+	OPT_TBUILD, OPT_TRUN, OPT_SET, OPT_HARNESS, OPT_CTRIALS, OPT_PTRIALS,
+	OPT_WARMUP, OPT_RINPUTS, OPT_RROUNDS, OPT_SCRATCH, OPT_CACHE, OPT_MEM,
+	OPT_JOBS, OPT_COMPILE, OPT_RULES, OPT_SLURM, OPT_SLURM_DIR
 };
 
 struct args {
 	struct evalsel sel;    /* --level --model --source --problem --eval */
-	const char *device, *gpus, *python, *set, *harness;
+	struct worker_opts w;  /* the workers' options (workercli.h), --gpus,
+	                          --scratch, --cache, --mem-limit-mb */
+	const char *set, *harness, *rules;
 	enum hr_mode mode;
-	const char *scratch, *cache, *worker, *verify, *rand, *rules;
-	int jobs, resume, shard_i, shard_n, limit, mem_mb;
+	int jobs, resume, shard_i, shard_n, limit;
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
 	double tbuild, trun;
@@ -207,7 +208,7 @@ static char *settings_json(const struct args *a)
 	char *txt;
 
 	cJSON_AddStringToObject(s, "mode", hr_mode_name(a->mode));
-	cJSON_AddStringToObject(s, "device", a->device);
+	cJSON_AddStringToObject(s, "device", a->w.device);
 	cJSON_AddNumberToObject(s, "seed", 42);
 	cJSON_AddNumberToObject(s, "correct_trials", a->ctrials);
 	cJSON_AddNumberToObject(s, "perf_trials", a->ptrials);
@@ -255,7 +256,7 @@ static void adopt_settings(struct args *a, const cJSON *s)
 	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "mode")))
 		(void)hr_mode_of(v->valuestring, &a->mode);
 	if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(s, "device")))
-		a->device = v->valuestring;
+		a->w.device = v->valuestring;
 	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(s,
 							      "timeout_build")))
 		a->tbuild = v->valuedouble;
@@ -385,7 +386,6 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "gpus", required_argument, NULL, OPT_GPUS },
-		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "resume", no_argument, NULL, OPT_RESUME },
@@ -393,7 +393,6 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "timeout-build", required_argument, NULL, OPT_TBUILD },
 		{ "timeout-run", required_argument, NULL, OPT_TRUN },
-		{ "python", required_argument, NULL, OPT_PYTHON },
 		{ "problems-set", required_argument, NULL, OPT_SET },
 		{ "harness", required_argument, NULL, OPT_HARNESS },
 		{ "correct-trials", required_argument, NULL, OPT_CTRIALS },
@@ -403,14 +402,12 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		{ "robust-rounds", required_argument, NULL, OPT_RROUNDS },
 		{ "scratch", required_argument, NULL, OPT_SCRATCH },
 		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "worker", required_argument, NULL, OPT_WORKER },
-		{ "verify-lib", required_argument, NULL, OPT_VERIFY },
-		{ "rand-lib", required_argument, NULL, OPT_RAND },
 		{ "mem-limit-mb", required_argument, NULL, OPT_MEM },
 		{ "compile-baseline", no_argument, NULL, OPT_COMPILE },
 		{ "rules", required_argument, NULL, OPT_RULES },
 		{ "slurm", required_argument, NULL, OPT_SLURM },
 		{ "slurm-dir", required_argument, NULL, OPT_SLURM_DIR },
+		WORKER_OPTIONS,
 		EVALSEL_OPTIONS,
 		{ 0 }
 	};
@@ -432,16 +429,14 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (keep_option(a, opts, c, optarg))
 			return out_of_memory();
 		r = evalsel_option(&a->sel, c, optarg, why, sizeof(why));
+		if (r == 0)
+			r = workercli_option(&a->w, c, optarg, why, sizeof(why));
 		if (r > 0)
 			continue;
 		if (r < 0)
 			return cli_usage_error("replay", "%s", why);
 		switch (c) {
-		case OPT_GPUS: a->gpus = optarg; break;
-		case OPT_DEVICE:
-			a->device = optarg;
-			bad = strcmp(optarg, "cpu") && strcmp(optarg, "cuda");
-			break;
+		case OPT_GPUS: a->w.gpus = optarg; break;
 		case OPT_JOBS: bad = parse_int(optarg, 1, &a->jobs); break;
 		case OPT_MODE:
 			bad = hr_mode_of(optarg, &a->mode) != 0;
@@ -453,7 +448,6 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_LIMIT: bad = parse_int(optarg, 1, &a->limit); break;
 		case OPT_TBUILD: bad = parse_secs(optarg, &a->tbuild); break;
 		case OPT_TRUN: bad = parse_secs(optarg, &a->trun); break;
-		case OPT_PYTHON: a->python = optarg; break;
 		case OPT_SET: a->set = optarg; break;
 		case OPT_HARNESS:
 			a->harness = optarg;
@@ -465,12 +459,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		case OPT_WARMUP: bad = parse_int(optarg, 0, &a->warmup); break;
 		case OPT_RINPUTS: bad = parse_int(optarg, 1, &a->rinputs); break;
 		case OPT_RROUNDS: bad = parse_int(optarg, 2, &a->rrounds); break;
-		case OPT_SCRATCH: a->scratch = optarg; break;
-		case OPT_CACHE: a->cache = optarg; break;
-		case OPT_WORKER: a->worker = optarg; break;
-		case OPT_VERIFY: a->verify = optarg; break;
-		case OPT_RAND: a->rand = optarg; break;
-		case OPT_MEM: bad = parse_int(optarg, 0, &a->mem_mb); break;
+		case OPT_SCRATCH: a->w.scratch = optarg; break;
+		case OPT_CACHE: a->w.cache = optarg; break;
+		case OPT_MEM:
+			bad = parse_int(optarg, 0, &a->w.mem_limit_mb);
+			break;
 		case OPT_COMPILE: a->compile_baseline = 1; break;
 		case OPT_RULES: a->rules = optarg; break;
 		case OPT_SLURM: bad = parse_int(optarg, 1, &a->slurm); break;
@@ -486,7 +479,7 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 				       argv[optind]);
 	if (a->slurm_dir && !a->slurm)
 		return cli_usage_error("replay", "--slurm-dir goes with --slurm");
-	if (a->slurm && (a->resume || a->shard_n || a->scratch))
+	if (a->slurm && (a->resume || a->shard_n || a->w.scratch))
 		return cli_usage_error("replay", "--slurm gives each array task "
 				       "its shard, its store's scratch and the "
 				       "resume: no --shard, --resume or "
@@ -501,8 +494,8 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 				       "--shard with it");
 	/* A library asked for by name and missing is an error, not a
 	 * quiet fallback (to torch.allclose, or to torch's draws). */
-	if ((r = cli_check_lib("replay", "verify-lib", a->verify)) != CLI_NEXT ||
-	    (r = cli_check_lib("replay", "rand-lib", a->rand)) != CLI_NEXT)
+	r = workercli_check_libs(&a->w, "replay");
+	if (r != CLI_NEXT)
 		return r;
 	/* HEADROOM_DEVICE_INPUTS_MB is the workers' to read; a bad value is
 	 * refused here, before any starts. */
@@ -597,8 +590,8 @@ static void defaults(struct args *a)
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 
 	memset(a, 0, sizeof(*a));
-	a->device = access("/dev/nvidiactl", F_OK) == 0 ? "cuda" : "cpu";
-	a->gpus = getenv("CUDA_VISIBLE_DEVICES");
+	a->w.device = workercli_default_device();
+	a->w.gpus = getenv("CUDA_VISIBLE_DEVICES");
 	a->mode = MODE_FAITHFUL;
 	a->jobs = replay_default_build_workers(replay_online_cpus());
 	a->ctrials = 5;
@@ -609,7 +602,7 @@ static void defaults(struct args *a)
 	a->tbuild = 600;
 	a->trun = 300;
 	a->inputs_mb = -1;
-	a->mem_mb = pages > 0 && psize > 0 ?
+	a->w.mem_limit_mb = pages > 0 && psize > 0 ?
 		(int)((double)pages * (double)psize / 2 / (1 << 20)) : 0;
 }
 
@@ -624,17 +617,17 @@ static void libs_note(struct args *a, const char *vname, int verify_none,
 {
 	char where[PATH_MAX];
 	size_t n = 0, cap = sizeof(a->libs_note);
-	int no_rand = !a->rand && !rand_given;
+	int no_rand = !a->w.rand_lib && !rand_given;
 
 	a->libs_note[0] = a->libs_why[0] = '\0';
-	if (!a->verify && verify_none) {
+	if (!a->w.verify_lib && verify_none) {
 		n += (size_t)snprintf(a->libs_note, cap, "run with --verify-lib "
 				      "none: no scale-invariant checks, so no "
 				      "job can be verified-faster");
 		snprintf(a->libs_why, sizeof(a->libs_why), "run with "
 			 "--verify-lib none%s", no_rand ? "; without "
 			 "libhrrand.so (make replay-libs)" : "");
-	} else if (!a->verify) {
+	} else if (!a->w.verify_lib) {
 		runfiles_path(RUNFILES_LIBEXEC, vname, where, sizeof(where));
 		n += (size_t)snprintf(a->libs_note, cap, "run without %s (not at "
 				      "%.200s; make verify-libs): no "
@@ -670,14 +663,8 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 	cJSON *adopted;
 
 	/* The worker first: a run that cannot start stores nothing. */
-	if (!a->worker && !(a->worker = paths[0] =
-			    runfiles_find(RUNFILES_LIBEXEC, "worker.py"))) {
-		char want[512];
-
-		runfiles_path(RUNFILES_LIBEXEC, "worker.py", want, sizeof(want));
-		return hr_errf(e, HR_SYSTEM, "no worker at %s (see "
-			       "$HEADROOM_PREFIX); give --worker PATH", want);
-	}
+	if (workercli_find_worker(&a->w, &paths[0], e))
+		return e->code;
 	if (a->resume) {
 		if (jobs_find_resumable(s, run_id, settings, e))
 			return e->code;
@@ -689,31 +676,30 @@ static int setup(struct store *s, struct hr_global *g, struct args *a,
 				       "are not JSON", (long long)*run_id);
 		/* Keep the strings alive: a holds pointers into the copy. */
 		adopt_settings(a, adopted);
-		a->device = strdup(a->device);
-		paths[4] = (char *)a->device;
+		a->w.device = strdup(a->w.device);
+		paths[4] = (char *)a->w.device;
 		cJSON_Delete(adopted);
 	} else {
 		if (!(*settings = settings_json(a)))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 		snprintf(shard, sizeof(shard), "%d/%d", a->shard_i, a->shard_n);
-		if (jobs_create_run(s, a->mode, a->device, a->shard_n ? shard :
+		if (jobs_create_run(s, a->mode, a->w.device, a->shard_n ? shard :
 				    NULL, *settings, &f, run_id, e))
 			return e->code;
 	}
-	vname = strcmp(a->device, "cuda") ? "libhrverify.so" :
-		"libhrverify_cuda.so";
-	verify_none = a->verify && !strcmp(a->verify, "none");
-	rand_given = a->rand != NULL;
-	a->verify = cli_lib_path(a->verify, vname, &paths[1]);
-	a->rand = cli_lib_path(a->rand, "libhrrand.so", &paths[5]);
+	vname = workercli_verify_name(a->w.device);
+	verify_none = a->w.verify_lib && !strcmp(a->w.verify_lib, "none");
+	rand_given = a->w.rand_lib != NULL;
+	a->w.verify_lib = cli_lib_path(a->w.verify_lib, vname, &paths[1]);
+	a->w.rand_lib = cli_lib_path(a->w.rand_lib, "libhrrand.so", &paths[5]);
 	libs_note(a, vname, verify_none, rand_given);
-	if (!a->scratch) {
+	if (!a->w.scratch) {
 		size_t n = strlen(g->db_path) + 16;
 
 		if (!(paths[2] = malloc(n)))
 			return hr_errf(e, HR_SYSTEM, "out of memory");
 		snprintf(paths[2], n, "%s.replay", g->db_path);
-		a->scratch = paths[2];
+		a->w.scratch = paths[2];
 	}
 	return HR_OK;
 }
@@ -776,7 +762,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	/* The interpreter only matters when a job is left to run; without
 	 * one nothing ran: a new run is not stored, a resumed one stays
 	 * unfinished for the next --resume. */
-	if (done < total && pyenv_find(a.python, &paths[6], &e)) {
+	if (done < total && pyenv_find(a.w.python, &paths[6], &e)) {
 		struct hr_err ignored;
 
 		hr_err_clear(&ignored);
@@ -790,10 +776,15 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			      "--resume)", (long long)run_id);
 		goto out;
 	}
-	a.python = paths[6] ? paths[6] : "python3";
+	a.w.python = paths[6] ? paths[6] : "python3";
 	if (done < total && a.libs_note[0])
 		fprintf(stderr, "replay: warning: %s\n", a.libs_note);
-	snprintf(cache, sizeof(cache), "%s/cache", a.scratch);
+	snprintf(cache, sizeof(cache), "%s/cache", a.w.scratch);
+	if (!a.w.cache)
+		a.w.cache = cache;
+	if (!strcmp(a.w.device, "cuda"))
+		a.w.mem_limit_mb = 0;
+	a.w.timeout_start = a.tbuild > 120 ? a.tbuild : 120;
 	bar.tty = isatty(2) && !g->quiet;
 	bar.verbose = g->verbose;
 	bar.started = bar.last = time(NULL);
@@ -806,14 +797,9 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 	sigaction(SIGPIPE, &sa, &old_pipe);
 	{
 		struct replay_opts o = {
-			.device = a.device, .gpus = a.gpus, .build_jobs = a.jobs,
-			.python = a.python, .worker = a.worker,
-			.scratch = a.scratch, .cache = a.cache ? a.cache : cache,
-			.verify_lib = a.verify, .rand_lib = a.rand,
+			.w = a.w, .build_jobs = a.jobs,
 			.libs_note = a.libs_why[0] ? a.libs_why : NULL,
-			.mem_limit_mb = strcmp(a.device, "cuda") ? a.mem_mb : 0,
 			.timeout_build = a.tbuild, .timeout_run = a.trun,
-			.timeout_start = a.tbuild > 120 ? a.tbuild : 120,
 			.inputs_mb = a.inputs_mb,
 			.settings_json = settings,
 			.rules = a.rules && !strcmp(a.rules, "none") ? NULL :

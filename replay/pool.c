@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto.h"
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -24,6 +26,7 @@ static void close_fd(int *fd)
 /* In the forked child: wire the pipes, set the environment, exec. */
 static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 {
+	const struct worker_opts *o = sp->opts;
 	char mem[32];
 	const char *argv[24];   /* 21 at most: every option below, and NULL */
 	int a = 0;
@@ -40,15 +43,15 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 	setenv("PYTHONUNBUFFERED", "1", 1);
 	setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
 	setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
-	if (!strcmp(sp->device, "cuda"))
+	if (!strcmp(o->device, "cuda"))
 		setenv("CUDA_VISIBLE_DEVICES", sp->gpu, 1);
 	else
 		setenv("CUDA_VISIBLE_DEVICES", "", 1);
-	snprintf(mem, sizeof(mem), "%d", sp->mem_limit_mb);
-	argv[a++] = sp->python;
-	argv[a++] = sp->worker;
+	snprintf(mem, sizeof(mem), "%d", o->mem_limit_mb);
+	argv[a++] = o->python;
+	argv[a++] = o->worker;
 	argv[a++] = "--device";
-	argv[a++] = sp->device;
+	argv[a++] = o->device;
 	argv[a++] = "--gpu-index";
 	argv[a++] = sp->gpu ? sp->gpu : "0";
 	argv[a++] = "--scratch";
@@ -61,21 +64,21 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 		argv[a++] = "--inputs";
 		argv[a++] = sp->inputs;
 	}
-	if (sp->verify_lib) {
+	if (o->verify_lib) {
 		argv[a++] = "--verify-lib";
-		argv[a++] = sp->verify_lib;
+		argv[a++] = o->verify_lib;
 	}
-	if (sp->rand_lib) {
+	if (o->rand_lib) {
 		argv[a++] = "--rand-lib";
-		argv[a++] = sp->rand_lib;
+		argv[a++] = o->rand_lib;
 	}
 	if (sp->keeper)
 		argv[a++] = "--keeper";
 	if (sp->take_inputs)
 		argv[a++] = "--take-inputs";
 	argv[a] = NULL;
-	execvp(sp->python, (char *const *)argv);
-	dprintf(2, "cannot run %s: %s\n", sp->python, strerror(errno));
+	execvp(o->python, (char *const *)argv);
+	dprintf(2, "cannot run %s: %s\n", o->python, strerror(errno));
 	_exit(127);
 }
 
@@ -238,6 +241,106 @@ const char *wproc_err_tail(struct wproc *w, char *buf, size_t n, int clear)
 	if (clear)
 		w->err_pos = 0;
 	return buf;
+}
+
+int wproc_pump(struct wproc *w, short out_ev, short err_ev)
+{
+	int r;
+
+	if (err_ev)
+		wproc_drain_err(w);
+	if (!out_ev)
+		return 0;
+	r = wproc_read(w);
+	return r < 0 ? r : 0;
+}
+
+int wproc_wait_line(struct wproc *w, double deadline, cJSON **msg)
+{
+	for (;;) {
+		struct pollfd fds[2] = { { w->out_fd, POLLIN, 0 },
+					 { w->err_fd, POLLIN, 0 } };
+		double left = deadline - wproc_now();
+		int r = wproc_next(w, msg);
+
+		if (r)
+			return r == 1 ? 1 : -1;
+		if (left <= 0)
+			return 0;
+		if (poll(fds, w->err_fd >= 0 ? 2 : 1,
+			 (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -1;
+		r = wproc_pump(w, fds[0].revents,
+			       w->err_fd >= 0 ? fds[1].revents : 0);
+		if (r == -2)
+			return -1;
+		/* At the end of the stream, the lines it left come first. */
+		if (r == -1 && (r = wproc_next(w, msg)) != 1)
+			return -1;
+		if (r == 1)
+			return 1;
+	}
+}
+
+int wproc_hello(const cJSON *msg, int need_verify, struct hr_err *e)
+{
+	const cJSON *why;
+
+	if (proto_type_of(msg) != PT_HELLO)
+		return 0;
+	if (proto_hello_check(msg, e))
+		return -1;
+	if (need_verify && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(
+						   msg, "verify"))) {
+		why = cJSON_GetObjectItemCaseSensitive(msg, "verify_error");
+		hr_errf(e, HR_SYSTEM, "the worker could not load the verify "
+			"library: %s", cJSON_IsString(why) ? why->valuestring :
+			"none was given");
+		return -1;
+	}
+	return 1;
+}
+
+int wproc_start_hello(struct wproc *w, const struct wproc_spec *spec,
+		      int need_verify, cJSON **hello, struct hr_err *e)
+{
+	const struct worker_opts *o = spec->opts;
+	double deadline;
+	cJSON *msg;
+	char tail[512];
+	int r, h;
+
+	*hello = NULL;
+	if (wproc_start(w, spec, e))
+		return e->code;
+	deadline = wproc_now() + o->timeout_start;
+	while ((r = wproc_wait_line(w, deadline, &msg)) == 1) {
+		h = wproc_hello(msg, need_verify, e);
+		if (h == 1) {
+			*hello = msg;
+			return HR_OK;
+		}
+		cJSON_Delete(msg);
+		if (h) {
+			wproc_kill(w, NULL);
+			return e->code;
+		}
+	}
+	wproc_drain_err(w);
+	hr_errf(e, HR_SYSTEM, "the worker (%s %s) did not start: %s",
+		o->python, o->worker, r == 0 ? "no hello in time" :
+		wproc_err_tail(w, tail, sizeof(tail), 0));
+	wproc_kill(w, NULL);
+	return e->code;
+}
+
+void wproc_job_started(struct wproc *w, const cJSON *msg)
+{
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(msg, "pid");
+
+	if (proto_type_of(msg) == PT_START && cJSON_IsNumber(pid) &&
+	    pid->valueint > 1)
+		w->job_pgid = pid->valueint;
 }
 
 void wproc_kill(struct wproc *w, int *status)

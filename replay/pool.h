@@ -23,23 +23,36 @@
 #define WPROC_ERR_TAIL 4096
 #define WPROC_MAX_LINE (64 << 20)
 
-/* How to start a worker.  Strings are borrowed for wproc_start's call. */
-struct wproc_spec {
+/* What every worker of one command shares: the options of `replay` and
+ * `audit problems` alike (workercli.h parses those they both take).
+ * Strings are borrowed; they outlive the workers. */
+struct worker_opts {
+	const char *device;       /* cpu | cuda */
+	const char *gpus;         /* physical GPU indices: replay's --gpus
+	                           * "0,1,...", audit's --gpu I (cuda) */
 	const char *python;       /* interpreter */
 	const char *worker;       /* path of worker.py */
-	const char *device;       /* cpu | cuda */
+	const char *scratch;      /* the command's scratch directory */
+	const char *cache;        /* extension build cache */
+	const char *verify_lib;   /* NULL: none */
+	const char *rand_lib;     /* NULL: none (torch draws) */
+	int mem_limit_mb;         /* RLIMIT_AS per job, 0: none */
+	double timeout_start;     /* seconds for a worker's hello (it
+	                           * imports torch first) */
+};
+
+/* How to start one worker.  Borrowed for wproc_start's call. */
+struct wproc_spec {
+	const struct worker_opts *opts;
 	const char *gpu;          /* physical GPU index (CUDA_VISIBLE_DEVICES) */
 	const char *scratch;      /* the worker's scratch directory */
 	const char *cache;        /* extension build cache */
 	const char *inputs;       /* input sets shared by the run; NULL: the
 	                           * worker's own (SCRATCH/inputs) */
-	const char *verify_lib;   /* NULL: none */
-	const char *rand_lib;     /* NULL: none (torch draws) */
 	int keeper;               /* a run worker: its keeper holds input sets
 	                           * in device memory (worker.py --keeper) */
 	int take_inputs;          /* the run's only reader of the inputs: its
 	                           * keeper removes the files it holds */
-	int mem_limit_mb;         /* 0: none */
 	int nice;                 /* scheduling priority of the worker, 0..19 */
 };
 
@@ -75,6 +88,34 @@ int wproc_drain_err(struct wproc *w);
 /* The stderr tail as a string (NUL-terminated, in buf of n bytes), the
  * last n-1 bytes at most; resets the ring when clear is set. */
 const char *wproc_err_tail(struct wproc *w, char *buf, size_t n, int clear);
+
+/* What poll(2) said of w's two pipes (out_ev: the protocol stream,
+ * err_ev: stderr; 0 for quiet): drain stderr, read the protocol stream
+ * (wproc_read).  The end of stderr alone is no death.  Returns 0, -1 at
+ * the end of the protocol stream or -2 for a line too long; the lines
+ * read are wproc_next's. */
+int wproc_pump(struct wproc *w, short out_ev, short err_ev);
+
+/* One worker alone: wait for its next protocol line until deadline
+ * (wproc_now's clock).  Returns 1 with *msg (caller owns), 0 at the
+ * deadline, -1 when the worker is gone or wrote a line that is not
+ * protocol JSON. */
+int wproc_wait_line(struct wproc *w, double deadline, cJSON **msg);
+
+/* Whether msg is the worker's hello, checked (proto_hello_check; with
+ * need_verify, the worker loaded the verify library it was given): 1 for
+ * a good hello, 0 for another line, -1 for a bad one (e says why). */
+int wproc_hello(const cJSON *msg, int need_verify, struct hr_err *e);
+
+/* Start a worker and wait for its hello, at most spec->opts->timeout_start
+ * seconds (wproc_hello with need_verify).  On success w runs and *hello is
+ * its hello line (caller owns); else w is killed, e says why. */
+int wproc_start_hello(struct wproc *w, const struct wproc_spec *spec,
+		      int need_verify, cJSON **hello, struct hr_err *e);
+
+/* Note the job process group that a "start" line names (msg), so that
+ * wproc_kill reaches it; other lines are ignored. */
+void wproc_job_started(struct wproc *w, const cJSON *msg);
 
 /* Kill the worker's and the running job's process groups (SIGKILL), reap
  * the worker, close the pipes.  *status gets the wait status (may be

@@ -153,14 +153,11 @@ static void draw_to(struct prob *pr, enum dstate to)
 static int slot_start(struct sched *sc, struct slot *sl)
 {
 	struct wproc_spec spec = {
-		.python = sc->o->python, .worker = sc->o->worker,
-		.device = sc->o->device, .gpu = sl->gpu,
+		.opts = &sc->o->w, .gpu = sl->gpu,
 		.scratch = sl->scratch, .cache = sc->cache,
-		.inputs = sc->inputs, .verify_lib = sc->o->verify_lib,
-		.rand_lib = sc->o->rand_lib,
+		.inputs = sc->inputs,
 		.keeper = sl->role == ROLE_RUN,
 		.take_inputs = sl->role == ROLE_RUN && sc->nrun == 1,
-		.mem_limit_mb = sc->o->mem_limit_mb,
 		.nice = sl->nice,
 	};
 
@@ -170,7 +167,7 @@ static int slot_start(struct sched *sc, struct slot *sl)
 		sc->st->build_workers++;
 	worker_to(sl, WS_STARTING);
 	sl->job = -1;
-	sl->deadline = wproc_now() + sc->o->timeout_start;
+	sl->deadline = wproc_now() + sc->o->w.timeout_start;
 	sl->phase = PH_START;
 	return HR_OK;
 }
@@ -623,7 +620,7 @@ static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
 		   ++sl->start_failures >= 3) {
 		return hr_errf(sc->e, HR_SYSTEM, "the %s worker (%s %s) does not "
 			       "start: %s", sl->role == ROLE_RUN ? "run" :
-			       "build", sc->o->python, sc->o->worker,
+			       "build", sc->o->w.python, sc->o->w.worker,
 			       wproc_err_tail(&sl->p, tail, 600, 0));
 	}
 	draw_ended(sc, sl);   /* what it saved stays; the rest is drawn late */
@@ -787,7 +784,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 		return HR_OK;
 	}
 	if (type == PT_HELLO) {
-		if (proto_hello_check(msg, sc->e)) {
+		if (wproc_hello(msg, 0, sc->e) < 0) {
 			cJSON_Delete(msg);
 			return sc->e->code;
 		}
@@ -800,10 +797,7 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 			rc = jobs_set_env(sc->s, sc->run_id, msg, sc->e);
 		}
 	} else if (type == PT_START) {
-		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(msg, "pid");
-
-		if (cJSON_IsNumber(pid) && pid->valueint > 1)
-			sl->p.job_pgid = pid->valueint;
+		wproc_job_started(&sl->p, msg);
 	} else if (type == PT_PHASE) {
 		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(msg, "phase");
 		const char *p = cJSON_IsString(ph) ? ph->valuestring : "?";
@@ -836,24 +830,18 @@ static int handle_line(struct sched *sc, struct slot *sl, cJSON *msg)
 static int service(struct sched *sc, struct slot *sl, short out_ev,
 		   short err_ev)
 {
-	int eof = 0, bad = 0, r;
+	int r = wproc_pump(&sl->p, out_ev, err_ev);
+	int eof = r == -1, bad = r == -2;
 	cJSON *msg;
 	char why[96];
 
-	if (err_ev)
-		wproc_drain_err(&sl->p);  /* its end alone is no death */
-	if (out_ev) {
-		r = wproc_read(&sl->p);
-		eof = r == -1;
-		bad = r == -2;
-		while (!bad && (r = wproc_next(&sl->p, &msg)) != 0) {
-			if (r < 0) {
-				bad = 1;
-				break;
-			}
-			if (handle_line(sc, sl, msg))
-				return sc->e->code;
+	while (out_ev && !bad && (r = wproc_next(&sl->p, &msg)) != 0) {
+		if (r < 0) {
+			bad = 1;
+			break;
 		}
+		if (handle_line(sc, sl, msg))
+			return sc->e->code;
 	}
 	if (bad)
 		return lose_worker(sc, sl, "crashed", "the worker wrote a line "
@@ -1026,10 +1014,10 @@ static int make_slots(struct sched *sc)
 	int nrun = 0, i = 0;
 	const char *first_gpu = "0";
 
-	snprintf(gpus, sizeof(gpus), "%s", o->gpus && *o->gpus ? o->gpus : "0");
+	snprintf(gpus, sizeof(gpus), "%s", o->w.gpus && *o->w.gpus ? o->w.gpus : "0");
 	for (const char *p = gpus; *p; p++)
 		nrun += *p == ',';
-	nrun = strcmp(o->device, "cuda") ? 1 : nrun + 1;
+	nrun = strcmp(o->w.device, "cuda") ? 1 : nrun + 1;
 	sc->nslots = o->build_jobs + nrun;
 	sc->st->build_workers = 0;    /* counted as they start */
 	sc->st->build_cores = replay_online_cpus();
@@ -1177,8 +1165,8 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 		goto done;
 	}
 	if (sc.n > 0 && (make_probs(&sc) ||
-			 scratch_absolute_dir(o->scratch, sc.scratch, e) ||
-			 scratch_absolute_dir(o->cache, sc.cache, e) ||
+			 scratch_absolute_dir(o->w.scratch, sc.scratch, e) ||
+			 scratch_absolute_dir(o->w.cache, sc.cache, e) ||
 			 make_inputs_dir(&sc) || make_slots(&sc) || loop(&sc)))
 		goto done;
 done:

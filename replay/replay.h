@@ -17,24 +17,22 @@
 
 #include "../dataset/store.h"
 #include "policy.h"
+#include "pool.h"
 #include "proto.h"
 #include "rules.h"
 
 struct replay_opts {
-	const char *device;          /* cpu | cuda */
-	const char *gpus;            /* "0,1,..." physical indices (cuda) */
+	struct worker_opts w;        /* every worker (pool.h): w.gpus lists
+	                                the GPUs, one run worker each; w.scratch
+	                                and w.cache are created when missing;
+	                                w.verify_lib NULL: torch.allclose only;
+	                                w.mem_limit_mb per CPU job */
 	int build_jobs;              /* build workers, >= 1 */
-	const char *python, *worker; /* interpreter and worker.py */
-	const char *scratch, *cache; /* directories (created when missing) */
-	const char *verify_lib;      /* NULL: torch.allclose only */
-	const char *rand_lib;        /* NULL: torch draws the inputs */
 	const char *libs_note;       /* what a missing runtime library
 	                                costs, added to every stored
 	                                verdict's reason; NULL: none */
-	int mem_limit_mb;            /* RLIMIT_AS per CPU job, 0 none */
 	double timeout_build;        /* seconds, build phase (and reference) */
 	double timeout_run;          /* seconds, every other phase */
-	double timeout_start;        /* seconds, worker start (import torch) */
 	long long inputs_mb;         /* budget of the inputs drawn ahead, MiB;
 	                                -1: half the free space there */
 	const char *settings_json;   /* the run's settings: sent with each job */
