@@ -1,7 +1,6 @@
 /* jobs.c - see jobs.h. */
 #include "jobs.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "../dataset/base/version.h"
 #include "../dataset/ingest.h"
 #include "audit.h"
+#include "jobplan.h"
 #include "proto.h"
 #include "verdict.h"
 
@@ -22,134 +22,211 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **st,
 	return HR_OK;
 }
 
-int jobs_shard_of(int64_t evaluation_id, int shard_n)
+/* Grow *v (of *cap elements of size sz) to hold n + 1. */
+static int grow(void *v, size_t *cap, size_t n, size_t sz, struct hr_err *e)
 {
-	/* splitmix64 finaliser: ids are dense, the mix spreads them. */
-	uint64_t z = (uint64_t)evaluation_id + 0x9e3779b97f4a7c15ull;
+	void *p;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return shard_n > 0 ? (int)(z % (uint64_t)shard_n) : 0;
-}
-
-/* "12_Conv2d.py", "12_Conv2d" and "Conv2d" all name problem Conv2d. */
-static const char *bare_name(const char *name, char *buf, size_t n)
-{
-	const char *p = name;
-	size_t len;
-
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (p != name && *p == '_')
-		name = p + 1;
-	snprintf(buf, n, "%s", name);
-	len = strlen(buf);
-	if (len > 3 && !strcmp(buf + len - 3, ".py"))
-		buf[len - 3] = '\0';
-	return buf;
-}
-
-struct match {
-	int64_t problem;        /* 0: none */
-	char how[160];          /* JSON object */
-};
-
-/* Find the problem of (level, problem_id, name): level + id, narrowed by
- * name when both sides have one; level + name alone when the id names
- * another problem (a 0/1-based id mix-up).  Several left: the newest
- * problem set wins and the match says it was ambiguous. */
-static int match_problem(struct store *s, sqlite3_stmt *by_id,
-			 sqlite3_stmt *by_name, int level, int pid,
-			 const char *name, struct match *m, struct hr_err *e)
-{
-	char want[256], have[256];
-	int n_id = 0, n_named = 0, n_byname = 0, rc;
-	int64_t first_id = 0, first_named = 0;
-
-	m->problem = 0;
-	if (name)
-		bare_name(name, want, sizeof(want));
-	sqlite3_reset(by_id);
-	sqlite3_bind_int(by_id, 1, level);
-	sqlite3_bind_int(by_id, 2, pid);
-	while ((rc = sqlite3_step(by_id)) == SQLITE_ROW) {
-		const char *pn = (const char *)sqlite3_column_text(by_id, 1);
-
-		if (!n_id++)
-			first_id = sqlite3_column_int64(by_id, 0);
-		if (name && pn && !strcmp(bare_name(pn, have, sizeof(have)), want)
-		    && !n_named++)
-			first_named = sqlite3_column_int64(by_id, 0);
-	}
-	if (rc != SQLITE_DONE)
-		return store_db_err(store_db(s), "match problem", e);
-	if (!name || !n_id) {
-		m->problem = first_id;
-		snprintf(m->how, sizeof(m->how), "{\"by\":\"level+id\","
-			 "\"candidates\":%d,\"ambiguous\":%s}", n_id,
-			 n_id > 1 ? "true" : "false");
-		if (n_id || !name)
-			return HR_OK;
-	} else if (n_named) {
-		m->problem = first_named;
-		snprintf(m->how, sizeof(m->how), "{\"by\":\"level+id+name\","
-			 "\"candidates\":%d,\"ambiguous\":%s}", n_named,
-			 n_named > 1 ? "true" : "false");
+	if (n < *cap)
 		return HR_OK;
-	}
-	/* The id names another problem, or none: try the name alone. */
-	sqlite3_reset(by_name);
-	sqlite3_bind_int(by_name, 1, level);
-	while ((rc = sqlite3_step(by_name)) == SQLITE_ROW) {
-		const char *pn = (const char *)sqlite3_column_text(by_name, 1);
-
-		if (pn && !strcmp(bare_name(pn, have, sizeof(have)), want) &&
-		    !n_byname++)
-			m->problem = sqlite3_column_int64(by_name, 0);
-	}
-	if (rc != SQLITE_DONE)
-		return store_db_err(store_db(s), "match problem", e);
-	snprintf(m->how, sizeof(m->how), "{\"by\":\"level+name\","
-		 "\"candidates\":%d,\"ambiguous\":%s,\"id_names_other\":%d}",
-		 n_byname, n_byname > 1 ? "true" : "false", n_id);
+	*cap = *cap ? 2 * *cap : 64;
+	p = realloc(*(void **)v, *cap * sz);
+	if (!p)
+		return hr_errf(e, HR_SYSTEM, "out of memory");
+	*(void **)v = p;
 	return HR_OK;
 }
 
-/* What a CPU run cannot run (device "cpu"): a candidate that compiles
- * CUDA code or defines a Triton kernel.  On a machine without a GPU its
- * build fails in PyTorch's extension builder (an IndexError from the empty
- * list of CUDA architectures), which would read as the kernel's fault; it
- * is not built at all.  Matched like the static rules (rules.h: comment
- * lines never match).  A candidate that carries a CPU path beside its CUDA
- * source is skipped too: a rule over the source cannot see that path. */
-static const char needs_gpu_rules[] =
-	"[cuda-extension]\n"
-	"regex = (cuda_sources[[:space:]]*=|CUDAExtension[[:space:]]*\\(|"
-	"[\"'][^\"']*\\.cu[\"'])\n"
-	"reason = compiles CUDA code (load_inline with cuda_sources, a .cu "
-	"source or CUDAExtension)\n"
-	"[triton-kernel]\n"
-	"regex = @triton\\.jit\n"
-	"reason = defines a Triton kernel (@triton.jit)\n";
-
-/* why (n bytes) gets the reason a CPU run skips code, when it does: 1,
- * else 0; or an error code. */
-static int needs_gpu(const struct rules *rs, const char *code, char *why,
-		     size_t n, struct hr_err *e)
+static void free_evals(struct jobplan_eval *v, size_t n)
 {
-	struct rule_hit *hits = NULL;
-	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		free((char *)v[i].name);
+		free((char *)v[i].code);
+	}
+	free(v);
+}
 
-	if (rules_match(rs, code, &hits, &nh, e))
+/* The evaluations sel selects, in id order (with their kernel code when
+ * code is set). */
+static int load_evals(struct store *s, const struct evalsel *sel, int code,
+		      struct jobplan_eval **out, size_t *n, struct hr_err *e)
+{
+	static const char sql[] =
+		"SELECT e.id, e.level, e.problem_id, e.problem_name,"
+		" e.kernel_id, k.code, e.source_id"
+		" FROM evaluation e JOIN source s ON s.id = e.source_id"
+		" LEFT JOIN kernel k ON k.id = e.kernel_id"
+		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
+	struct jobplan_eval *v = NULL;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (prepare(s, sql, &st, e))
 		return e->code;
-	if (nh)
-		snprintf(why, n, "needs a GPU: the candidate %s, line %d: %s; "
-			 "a CPU run does not build it (replay it with "
-			 "--device cuda)", hits[0].rule->reason, hits[0].line,
-			 hits[0].text);
-	free(hits);
-	return nh ? 1 : 0;
+	if (sel && evalsel_bind(sel, st) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return store_db_err(store_db(s), "select evaluations", e);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct jobplan_eval *ev;
+
+		if (grow(&v, &cap, *n, sizeof(*v), e))
+			break;
+		ev = &v[(*n)++];
+		memset(ev, 0, sizeof(*ev));
+		ev->id = sqlite3_column_int64(st, 0);
+		ev->level = sqlite3_column_int(st, 1);
+		ev->problem_id = sqlite3_column_int(st, 2);
+		ev->name = store_col_dup(st, 3, NULL);
+		ev->has_kernel = sqlite3_column_type(st, 4) != SQLITE_NULL;
+		ev->code = code ? store_col_dup(st, 5, NULL) : NULL;
+		ev->source_id = sqlite3_column_int64(st, 6);
+		if ((!ev->name && sqlite3_column_type(st, 3) != SQLITE_NULL) ||
+		    (!ev->code && code && sqlite3_column_type(st, 5) !=
+		     SQLITE_NULL)) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
+	}
+	if (!e->code && rc != SQLITE_DONE)
+		store_db_err(store_db(s), "read evaluations", e);
+	sqlite3_finalize(st);
+	*out = v;
+	return e->code;
+}
+
+static void free_problems(struct jobplan_problem *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)v[i].name);
+	free(v);
+}
+
+/* The problems a job may be matched to: those of the set named set (NULL:
+ * every set), each with the source whose own records carried it. */
+static int load_problems(struct store *s, const char *set,
+			 struct jobplan_problem **out, size_t *n,
+			 struct hr_err *e)
+{
+	/* The reference code the evaluation's own record carried (a
+	 * leaderboard mapping's reference_code target, dataset/ingest.h). */
+	static const char sql[] =
+		"SELECT p.id, p.level, p.problem_id, p.name,"
+		" CASE WHEN ps.name = s.name || '" INGEST_REFERENCE_SET_SUFFIX "'"
+		" THEN ps.source_id ELSE 0 END"
+		" FROM problem p JOIN problem_set ps ON ps.id = p.set_id"
+		" LEFT JOIN source s ON s.id = ps.source_id"
+		" WHERE ?1 IS NULL OR ps.name = ?1 ORDER BY p.id";
+	struct jobplan_problem *v = NULL;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (prepare(s, sql, &st, e))
+		return e->code;
+	if (set)
+		sqlite3_bind_text(st, 1, set, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct jobplan_problem *p;
+
+		if (grow(&v, &cap, *n, sizeof(*v), e))
+			break;
+		p = &v[(*n)++];
+		p->id = sqlite3_column_int64(st, 0);
+		p->level = sqlite3_column_int(st, 1);
+		p->problem_id = sqlite3_column_int(st, 2);
+		p->name = store_col_dup(st, 3, "");
+		p->record_source = sqlite3_column_int64(st, 4);
+		if (!p->name) {
+			hr_errf(e, HR_SYSTEM, "out of memory");
+			break;
+		}
+	}
+	if (!e->code && rc != SQLITE_DONE)
+		store_db_err(store_db(s), "read problems", e);
+	sqlite3_finalize(st);
+	*out = v;
+	return e->code;
+}
+
+static int insert_run(struct store *s, enum hr_mode mode, const char *device,
+		      const char *shard, const char *settings_json,
+		      int64_t *run_id, struct hr_err *e)
+{
+	static const char sql[] =
+		"INSERT INTO replay_run(uuid, state, mode, device, shard,"
+		" settings_json, tool_version, started_at)"
+		" VALUES (lower(hex(randomblob(16))), 'running', ?1, ?2, ?3, ?4,"
+		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(s, sql, &st, e))
+		return e->code;
+	sqlite3_bind_text(st, 1, hr_mode_name(mode), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, device, -1, SQLITE_STATIC);
+	if (shard)
+		sqlite3_bind_text(st, 3, shard, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, settings_json, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, hr_version(), -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_db_err(store_db(s), "insert replay run", e);
+	*run_id = sqlite3_last_insert_rowid(store_db(s));
+	return HR_OK;
+}
+
+/* One replay_job row per job of the plan. */
+static int insert_jobs(struct store *s, int64_t run_id,
+		       const struct jobplan_job *plan, size_t n,
+		       struct hr_err *e)
+{
+	static const char sql[] =
+		"INSERT INTO replay_job(run_id, evaluation_id, problem_ref,"
+		" problem_match, state, verdict, error_text, finished_at,"
+		" audit_verdict, findings_json)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 = 'done' THEN"
+		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END, ?8, ?9)";
+	sqlite3_stmt *st;
+
+	if (prepare(s, sql, &st, e))
+		return e->code;
+	for (size_t i = 0; i < n; i++) {
+		const struct jobplan_job *j = &plan[i];
+
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, j->evaluation_id);
+		if (j->problem)
+			sqlite3_bind_int64(st, 3, j->problem);
+		sqlite3_bind_text(st, 4, j->match, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, j->verdict ? "done" : "pending", -1,
+				  SQLITE_STATIC);
+		if (j->verdict) {
+			sqlite3_bind_text(st, 6, proto_verdict_name(j->verdict),
+					  -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 7, j->why, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 8, j->audit.verdict, -1,
+					  SQLITE_STATIC);
+			sqlite3_bind_text(st, 9, j->findings, -1,
+					  SQLITE_STATIC);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			store_db_err(store_db(s), "insert replay job", e);
+			hr_err_prefix(e, "evaluation %lld",
+				      (long long)j->evaluation_id);
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return e->code;
 }
 
 int jobs_create_run(struct store *s, enum hr_mode mode, const char *device,
@@ -157,197 +234,34 @@ int jobs_create_run(struct store *s, enum hr_mode mode, const char *device,
 		    const struct jobs_filter *f, int64_t *run_id,
 		    struct hr_err *e)
 {
-	static const char run_sql[] =
-		"INSERT INTO replay_run(uuid, state, mode, device, shard,"
-		" settings_json, tool_version, started_at)"
-		" VALUES (lower(hex(randomblob(16))), 'running', ?1, ?2, ?3, ?4,"
-		" ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
-	static const char eval_sql[] =
-		"SELECT e.id, e.level, e.problem_id, e.problem_name, e.kernel_id,"
-		" k.code, e.source_id"
-		" FROM evaluation e JOIN source s ON s.id = e.source_id"
-		" LEFT JOIN kernel k ON k.id = e.kernel_id"
-		" WHERE " EVALSEL_WHERE " ORDER BY e.id";
-	static const char by_id_sql[] =
-		"SELECT p.id, p.name FROM problem p"
-		" JOIN problem_set ps ON ps.id = p.set_id"
-		" WHERE p.level = ?1 AND p.problem_id = ?2"
-		" AND (?3 IS NULL OR ps.name = ?3) ORDER BY p.id DESC";
-	static const char by_name_sql[] =
-		"SELECT p.id, p.name FROM problem p"
-		" JOIN problem_set ps ON ps.id = p.set_id"
-		" WHERE p.level = ?1 AND (?2 IS NULL OR ps.name = ?2)"
-		" ORDER BY p.id DESC";
-	/* The reference code the evaluation's own record carried (a
-	 * leaderboard mapping's reference_code target, dataset/ingest.h). */
-	static const char own_sql[] =
-		"SELECT p.id FROM problem p"
-		" JOIN problem_set ps ON ps.id = p.set_id"
-		" JOIN source s ON s.id = ps.source_id"
-		" WHERE ps.source_id = ?1 AND p.level = ?2 AND p.problem_id = ?3"
-		" AND ps.name = s.name || '" INGEST_REFERENCE_SET_SUFFIX "'";
-	static const char job_sql[] =
-		"INSERT INTO replay_job(run_id, evaluation_id, problem_ref,"
-		" problem_match, state, verdict, error_text, finished_at,"
-		" audit_verdict, findings_json)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?5 = 'done' THEN"
-		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END, ?8, ?9)";
-	sqlite3_stmt *run = NULL, *ev = NULL, *by_id = NULL, *by_name = NULL;
-	sqlite3_stmt *job = NULL, *own = NULL;
-	struct rules gpu_rules = { 0 };
-	int rc, taken = 0, cpu = !strcmp(device, "cpu");
-	char gpu_why[320];
+	struct jobplan_in in = {
+		.mode = mode, .cpu = !strcmp(device, "cpu"),
+		.shard_i = f->shard_i, .shard_n = f->shard_n,
+		.limit = f->limit, .by_set = f->problems_set != NULL,
+	};
+	struct jobplan_eval *evals = NULL;
+	struct jobplan_problem *problems = NULL;
+	struct jobplan_job *plan = NULL;
+	size_t n = 0;
 
-	if (cpu && rules_parse(&gpu_rules, needs_gpu_rules, "needs-gpu rules",
-			       e)) {
-		rules_release(&gpu_rules);
+	if (store_begin(s, e))
+		return e->code;
+	if (!insert_run(s, mode, device, shard, settings_json, run_id, e) &&
+	    !load_evals(s, f->sel, in.cpu, &evals, &in.nevals, e) &&
+	    !load_problems(s, f->problems_set, &problems, &in.nproblems, e)) {
+		in.evals = evals;
+		in.problems = problems;
+		if (!jobplan_make(&in, &plan, &n, e))
+			insert_jobs(s, *run_id, plan, n, e);
+	}
+	jobplan_free(plan, n);
+	free_evals(evals, in.nevals);
+	free_problems(problems, in.nproblems);
+	if (e->code) {
+		store_rollback(s);
 		return e->code;
 	}
-	if (store_begin(s, e)) {
-		rules_release(&gpu_rules);
-		return e->code;
-	}
-	if (prepare(s, run_sql, &run, e) || prepare(s, eval_sql, &ev, e) ||
-	    prepare(s, by_id_sql, &by_id, e) ||
-	    prepare(s, by_name_sql, &by_name, e) || prepare(s, job_sql, &job, e) ||
-	    prepare(s, own_sql, &own, e))
-		goto fail;
-	sqlite3_bind_text(run, 1, hr_mode_name(mode), -1, SQLITE_STATIC);
-	sqlite3_bind_text(run, 2, device, -1, SQLITE_STATIC);
-	if (shard)
-		sqlite3_bind_text(run, 3, shard, -1, SQLITE_STATIC);
-	sqlite3_bind_text(run, 4, settings_json, -1, SQLITE_STATIC);
-	sqlite3_bind_text(run, 5, hr_version(), -1, SQLITE_STATIC);
-	if (sqlite3_step(run) != SQLITE_DONE) {
-		store_db_err(store_db(s), "insert replay run", e);
-		goto fail;
-	}
-	*run_id = sqlite3_last_insert_rowid(store_db(s));
-	if (f->sel && evalsel_bind(f->sel, ev) != SQLITE_OK) {
-		store_db_err(store_db(s), "select evaluations", e);
-		goto fail;
-	}
-	if (f->problems_set) {
-		sqlite3_bind_text(by_id, 3, f->problems_set, -1, SQLITE_STATIC);
-		sqlite3_bind_text(by_name, 2, f->problems_set, -1, SQLITE_STATIC);
-	}
-	while ((rc = sqlite3_step(ev)) == SQLITE_ROW) {
-		int64_t eid = sqlite3_column_int64(ev, 0);
-		const char *name = (const char *)sqlite3_column_text(ev, 3);
-		int has_kernel = sqlite3_column_type(ev, 4) != SQLITE_NULL;
-		struct match m;
-		const char *verdict = NULL, *why = NULL;
-
-		if (f->shard_n > 0 && jobs_shard_of(eid, f->shard_n) != f->shard_i)
-			continue;
-		/* --limit: the statement has rows left, which is no error. */
-		if (f->limit > 0 && taken >= f->limit) {
-			rc = SQLITE_DONE;
-			break;
-		}
-		taken++;
-		/* Its own record's reference first, unless --problems-set
-		 * names the set to match against. */
-		m.problem = 0;
-		if (!f->problems_set) {
-			sqlite3_reset(own);
-			sqlite3_bind_int64(own, 1, sqlite3_column_int64(ev, 6));
-			sqlite3_bind_int(own, 2, sqlite3_column_int(ev, 1));
-			sqlite3_bind_int(own, 3, sqlite3_column_int(ev, 2));
-			rc = sqlite3_step(own);
-			if (rc == SQLITE_ROW) {
-				m.problem = sqlite3_column_int64(own, 0);
-				snprintf(m.how, sizeof(m.how), "{\"by\":"
-					 "\"record-reference\",\"candidates\":1,"
-					 "\"ambiguous\":false}");
-			} else if (rc != SQLITE_DONE) {
-				store_db_err(store_db(s), "match problem", e);
-				goto fail;
-			}
-		}
-		if (!m.problem &&
-		    match_problem(s, by_id, by_name, sqlite3_column_int(ev, 1),
-				  sqlite3_column_int(ev, 2), name, &m, e))
-			goto fail;
-		if (!m.problem) {
-			verdict = "no_problem";
-			why = "no stored problem matches this evaluation "
-			      "(headroom problems add DIR)";
-		} else if (!has_kernel) {
-			verdict = "no_kernel";
-			why = "the archive holds no kernel code for this "
-			      "evaluation";
-		} else if (cpu) {
-			int ng = needs_gpu(&gpu_rules, (const char *)
-					   sqlite3_column_text(ev, 5), gpu_why,
-					   sizeof(gpu_why), e);
-
-			if (ng < 0 || ng > 1)
-				goto fail;
-			if (ng) {
-				verdict = "needs_gpu";
-				why = gpu_why;
-			}
-		}
-		sqlite3_reset(job);
-		sqlite3_clear_bindings(job);
-		sqlite3_bind_int64(job, 1, *run_id);
-		sqlite3_bind_int64(job, 2, eid);
-		if (m.problem)
-			sqlite3_bind_int64(job, 3, m.problem);
-		sqlite3_bind_text(job, 4, m.how, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(job, 5, verdict ? "done" : "pending", -1,
-				  SQLITE_STATIC);
-		if (verdict) {
-			struct verdict_in vin = {
-				.verdict = proto_verdict_of(verdict),
-				.mode = mode };
-			struct verdict_out v;
-			cJSON *doc;
-			char *txt = NULL;
-
-			verdict_compute(&vin, &v);
-			doc = verdict_findings_json(NULL, NULL, &v);
-			if (!doc || !(txt = cJSON_PrintUnformatted(doc))) {
-				cJSON_Delete(doc);
-				hr_errf(e, HR_SYSTEM, "out of memory");
-				goto fail;
-			}
-			cJSON_Delete(doc);
-			sqlite3_bind_text(job, 6, verdict, -1, SQLITE_STATIC);
-			sqlite3_bind_text(job, 7, why, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_text(job, 8, v.verdict, -1,
-					  SQLITE_TRANSIENT);
-			sqlite3_bind_text(job, 9, txt, -1, cJSON_free);
-		}
-		if (sqlite3_step(job) != SQLITE_DONE) {
-			store_db_err(store_db(s), "insert replay job", e);
-			hr_err_prefix(e, "evaluation %lld", (long long)eid);
-			goto fail;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		store_db_err(store_db(s), "read evaluations", e);
-		goto fail;
-	}
-	sqlite3_finalize(run);
-	sqlite3_finalize(ev);
-	sqlite3_finalize(by_id);
-	sqlite3_finalize(by_name);
-	sqlite3_finalize(job);
-	sqlite3_finalize(own);
-	rules_release(&gpu_rules);
 	return store_commit(s, e);
-fail:
-	sqlite3_finalize(own);
-	rules_release(&gpu_rules);
-	sqlite3_finalize(run);
-	sqlite3_finalize(ev);
-	sqlite3_finalize(by_id);
-	sqlite3_finalize(by_name);
-	sqlite3_finalize(job);
-	store_rollback(s);
-	return e->code;
 }
 
 int jobs_find_resumable(struct store *s, int64_t *run_id, char **settings,

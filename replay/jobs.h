@@ -27,17 +27,16 @@
 
 /* What selects the evaluations of a new run. */
 struct jobs_filter {
-	int shard_i, shard_n;      /* shard_n 0: all; else hash(id) % n == i */
+	int shard_i, shard_n;      /* shard_n 0: all; else the shard of
+	                              jobplan_shard_of */
 	int limit;                 /* 0: no limit (after sharding) */
 	const char *problems_set;  /* match problems of this set only; NULL all */
 	const struct evalsel *sel; /* which evaluations (select.h); NULL all */
 };
 
-/* The shard of an evaluation id (a fixed 64-bit mix, stable across hosts). */
-int jobs_shard_of(int64_t evaluation_id, int shard_n);
-
 /* Insert a run (state running) and one job per selected evaluation, in one
- * transaction.  Evaluations without a problem or without kernel code get
+ * transaction: the plan of jobplan.h for the evaluations f selects and the
+ * stored problems.  Evaluations without a problem or without kernel code get
  * their verdict (no_problem, no_kernel) at once, and so does, on device
  * "cpu", a candidate that compiles CUDA code or defines a Triton kernel
  * (needs_gpu, the reason in error_text).  *run_id is the new run. */
