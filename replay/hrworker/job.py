@@ -379,7 +379,13 @@ class Job:
     def clock_check(self):
         """timer-disagrees: the candidate process's clock (its CUDA events)
         and the judge's, around the same timed calls, disagree
-        (CandidateProcess.clock_check); the times are void then."""
+        (CandidateProcess.clock_check, its bound widened by a calibration
+        after the timed calls: CandidateProcess.recalibrate); the times are
+        void then."""
+        if self.cand.walls:
+            self.cand.recalibrate(Timing(self.ctx, None, None, None, None).ways())
+            self.checks.setdefault("timing_channel", {}).update(
+                recalibration=self.cand.calibration_record(self.cand.cal_after))
         rec = self.cand.clock_check()
         if rec is not None:
             add_finding(self.ctx, vocab.F_TIMER_DISAGREES, **rec)

@@ -232,6 +232,17 @@ def calibration(walls, events, delays):
             "wall_ms_median": round(sorted(walls)[n // 2], 6)}
 
 
+def gap_bounds(cal, cal_after, ways):
+    """The gap admitted for each timed call (ways: each call's way): its
+    way's calibrated bound (a way left out: the largest calibrated),
+    widened to the bound the same calls of nothing showed after the timed
+    calls (cal_after, CandidateProcess.recalibrate), never narrowed by
+    it."""
+    most = max((c["gap_bound_ms"] for c in cal.values()), default=0.0)
+    return [max(cal[w]["gap_bound_ms"] if w in cal else most,
+                cal_after.get(w, {}).get("gap_bound_ms", 0.0)) for w in ways]
+
+
 def clock_disagreement(walls, events, delays, bounds):
     """The rule behind timer-disagrees, on the judge's reading of each
     timed call (walls, ms), the candidate's own (events), the run-queue
@@ -294,6 +305,7 @@ class CandidateProcess:
         self.ways = []              # and the way it was timed (flush, sync, cover cycles)
         self.run_delay = RunDelay(pid)
         self.cal = {}               # way -> its calibration (calibrate)
+        self.cal_after = {}         # way -> the same after the timed calls (recalibrate)
         self.family = Family(pid)   # the CPU time of its processes
 
     # ------------------------------------------------------------ replies
@@ -514,6 +526,22 @@ class CandidateProcess:
         calibration (calibration) is what every figure and every clock
         check of its calls go by.  A way left out gets none: no overhead
         taken off, the largest bound admitted."""
+        self.cal = self.calls_of_nothing(ways, n)
+
+    def recalibrate(self, ways, n=CAL_CALLS):
+        """After the timed calls: the same calls of nothing again, under the
+        load the timed calls met (a host whose other processes took the
+        caches and the cores after the first calibration stretches every
+        handshake: an honest call's gap then outgrew a bound measured on a
+        calm host).  Their gap bounds only widen the bound clock_check
+        admits; the overhead every figure takes off stays the first
+        calibration's.  The candidate's code has run by then and may slow
+        these calls: that can spare it timer-disagrees, never change a
+        figure."""
+        self.cal_after = self.calls_of_nothing(ways, n)
+
+    def calls_of_nothing(self, ways, n):
+        """n timed calls of nothing for each way; each way's calibration."""
         ways = list(dict.fromkeys(self.way(*w) for w in ways))
         self.request("calibrate", configs=ways, n=n)
         k = len(self.walls)
@@ -522,11 +550,13 @@ class CandidateProcess:
             raise CandidateGone("the candidate process made %d calls of nothing where %d "
                                 "were due" % (len(self.walls) - k, n * len(ways)),
                                 tampered=True)
+        cal = {}
         for i, way in enumerate(ways):
             a, b = k + i * n, k + (i + 1) * n
-            self.cal[way] = calibration(self.walls[a:b], self.events[a:b], self.delays[a:b])
+            cal[way] = calibration(self.walls[a:b], self.events[a:b], self.delays[a:b])
         for lst in (self.walls, self.events, self.delays, self.ways):
             del lst[k:]
+        return cal
 
     def way(self, flush, sync_before, cycles):
         """The way a call is timed, as far as it changes the judge's
@@ -614,18 +644,18 @@ class CandidateProcess:
         evidence (clock_disagreement)."""
         if not self.walls:
             return None
-        most = max((c["gap_bound_ms"] for c in self.cal.values()), default=0.0)
-        bounds = [self.cal[w]["gap_bound_ms"] if w in self.cal else most for w in self.ways]
+        bounds = gap_bounds(self.cal, self.cal_after, self.ways)
         rec = clock_disagreement(self.walls, self.events, self.delays, bounds)
         if rec is not None:
             rec["calibration"] = self.calibration_record()
+            rec["recalibration"] = self.calibration_record(self.cal_after)
             rec["run_delay"] = self.run_delay.source
         return rec
 
-    def calibration_record(self):
-        """The calibration, as checks.timing_channel keeps it."""
+    def calibration_record(self, cal=None):
+        """The calibration (or cal), as checks.timing_channel keeps it."""
         return [dict(c, flush_bytes=w[0], sync_before=w[1], cover_cycles=w[2])
-                for w, c in self.cal.items()]
+                for w, c in (self.cal if cal is None else cal).items()]
 
     def close(self):
         """Ask the candidate process to go; it is killed with the job's

@@ -22,7 +22,8 @@ import time
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker.remote import GAP_SHARE, RunDelay, calibration, clock_disagreement  # noqa: E402
+from hrworker.remote import (GAP_SHARE, RunDelay, calibration, clock_disagreement,  # noqa: E402
+                             gap_bounds)
 
 RTT = 0.08      # the channel's round trip on an idle host, ms
 
@@ -135,6 +136,32 @@ e[3] = w[3] + 1.0
 rec = clock_disagreement(w, e, d, bounds(40))
 check(rec is not None and rec["calls_longer_than_judge_saw"] == 1,
       "a call longer by the candidate's clock than by the judge's disagrees")
+
+# The bound admitted after the timed calls (CandidateProcess.recalibrate):
+# it widens a way's calibrated bound, never narrows it; a way left out of
+# the first calibration gets the largest one.
+A, B = (0, False, 0), (1, True, 0)
+check(gap_bounds({A: {"gap_bound_ms": 0.16}}, {A: {"gap_bound_ms": 0.30}}, [A, A]) == [0.30, 0.30],
+      "a wider bound after the timed calls widens its way's")
+check(gap_bounds({A: {"gap_bound_ms": 0.16}}, {A: {"gap_bound_ms": 0.05}}, [A]) == [0.16],
+      "a narrower bound after the timed calls leaves its way's as calibrated")
+check(gap_bounds({A: {"gap_bound_ms": 0.16}}, {}, [A, B]) == [0.16, 0.16],
+      "a way left out of the calibration gets the largest bound")
+# An honest 0.3 ms call whose handshake a busier host stretched by
+# 0.25 ms after the first calibration (other processes took the caches):
+# judged by the calm host's bound it is accused; the calls of nothing
+# after the timed calls, stretched alike, admit it.
+w, e, d = readings(40, 0.3, idle, hidden_ms=0.25)
+calm = calibration(*readings(16, 0.0, idle, seed=7))
+busy = calibration(*readings(16, 0.0, idle, hidden_ms=0.25, seed=8))
+check(clock_disagreement(w, e, d, gap_bounds({A: calm}, {}, [A] * 40)) is not None,
+      "a handshake stretched after the calibration outgrows its bound")
+check(clock_disagreement(w, e, d, gap_bounds({A: calm}, {A: busy}, [A] * 40)) is None,
+      "the same, its bound recalibrated after the timed calls: it agrees")
+# A 20 ms hider does not slow the calls of nothing: still caught.
+w, e, d = readings(40, 5.0, idle, hidden_ms=20.0)
+check(clock_disagreement(w, e, d, gap_bounds({A: calm}, {A: calm}, [A] * 40)) is not None,
+      "20 ms hidden a call, recalibrated on the same host: timer-disagrees")
 
 # RunDelay on a real child: it counts the child's and this thread's waits
 # for a CPU, and never time spent asleep.
