@@ -212,7 +212,7 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 	*gates = NULL;
 	if (!m)
 		return hr_errf(e, HR_SYSTEM, "out of memory");
-	row->status = "crashed";
+	row->status = PV_CRASHED;
 	row->error = why;
 	snprintf(why, whylen, "the worker ended without an answer");
 	if (wproc_send(w, m)) {
@@ -235,7 +235,7 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 	}
 	w->job_pgid = 0;
 	if (r == 0) {
-		row->status = "timeout";
+		row->status = PV_TIMEOUT;
 		snprintf(why, whylen, "the reference ran past %g s",
 			 o->timeout);
 		goto lost;
@@ -246,13 +246,13 @@ static int audit_one(struct store *s, const struct audit_opts *o,
 		goto done;
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(result, "error");
 	if (proto_result_verdict(result) == PV_AUDITED) {
-		row->status = "audited";
+		row->status = PV_AUDITED;
 		row->error = NULL;
 		rc = store_result(s, o, p, cJSON_GetObjectItemCaseSensitive(
 					  result, "audit"), torch, row, gates,
 				  e);
 	} else {
-		row->status = "problem_error";
+		row->status = PV_PROBLEM_ERROR;
 		snprintf(why, whylen, "%s", cJSON_IsString(err) ?
 			 err->valuestring : "the reference failed");
 	}
@@ -305,7 +305,7 @@ int audit_problems(struct store *s, const struct audit_opts *o, audit_cb cb,
 			      sizeof(why), e))
 			break;
 		row.gates_json = gates;
-		if (strcmp(row.status, "audited"))
+		if (row.status != PV_AUDITED)
 			(*failed)++;
 		if (cb)
 			cb(cb_arg, &row, i + 1, n);

@@ -13,6 +13,7 @@
 #include "../dataset/select.h"
 #include "../dataset/store.h"
 #include "pool.h"
+#include "proto.h"
 
 struct audit_opts {
 	struct worker_opts w;      /* the worker (pool.h); w.gpus is the one
@@ -27,7 +28,8 @@ struct audit_opts {
 struct audit_row {
 	int level, problem_id;
 	const char *name, *sha256;
-	const char *status;        /* audited | problem_error | timeout | crashed */
+	enum proto_verdict status; /* PV_AUDITED, PV_PROBLEM_ERROR, PV_TIMEOUT
+				      or PV_CRASHED */
 	const char *error;         /* why, when not audited */
 	double max_abs_ref;        /* NAN unless audited */
 	const char *gates_json;    /* NULL unless audited */

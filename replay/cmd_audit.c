@@ -142,7 +142,7 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 	cells[0] = lvl;
 	cells[1] = pid;
 	cells[2] = r->name;
-	cells[3] = r->status;
+	cells[3] = proto_verdict_name(r->status);
 	cells[4] = amax;
 	cells[5] = gates ? z : NULL;
 	cells[6] = gates ? c : NULL;
@@ -155,7 +155,7 @@ static void on_row(void *arg, const struct audit_row *r, int done, int total)
 	if (!k->quiet)
 		fprintf(stderr, "audit [%d/%d] level %d problem %d %s: %s\n",
 			done, total, r->level, r->problem_id, r->name,
-			r->status);
+			proto_verdict_name(r->status));
 	cJSON_Delete(gates);
 }
 

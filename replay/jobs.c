@@ -556,7 +556,7 @@ static int load_gate(struct store *s, const char *sha, const char *device,
 /* The audit verdict and findings of a job about to be stored: *findings
  * (malloc'd JSON text, cJSON_free) for replay_job.findings_json. */
 static int audit_job(struct store *s, int64_t job_id,
-		     const struct job_outcome *o, const char *verdict,
+		     const struct job_outcome *o, enum proto_verdict verdict,
 		     const char *phase, const char *ekind,
 		     struct verdict_out *v, char **findings, struct hr_err *e)
 {
@@ -570,7 +570,7 @@ static int audit_job(struct store *s, int64_t job_id,
 	const cJSON *sem = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(o->res, "checks"), "semantics");
 	struct verdict_in in = {
-		.res = o->res, .verdict = proto_verdict_of(verdict),
+		.res = o->res, .verdict = verdict,
 		.phase = phase, .error_kind = ekind,
 	};
 	struct rule_hit *hits = NULL;
@@ -649,7 +649,9 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = ?1 AND state = 'pending'";
 	const cJSON *r = o->res;
-	const char *verdict = o->verdict ? o->verdict : str_of(r, "verdict");
+	const char *said = str_of(r, "verdict");
+	enum proto_verdict verdict = o->verdict != PV_NONE ? o->verdict :
+		proto_verdict_of(said);
 	const char *ekind = o->error_kind ? o->error_kind : str_of(r, "error_kind");
 	const char *etext = o->error_text ? o->error_text : str_of(r, "error");
 	const char *phase = o->phase ? o->phase : str_of(r, "phase");
@@ -659,11 +661,12 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 	int rc;
 
 	*written = 0;
-	if (!proto_verdict_ends_job(proto_verdict_of(verdict))) {
+	if (!proto_verdict_ends_job(verdict)) {
 		ekind = "protocol";
-		etext = verdict ? "worker answered an unknown verdict" :
+		etext = o->verdict != PV_NONE || said ?
+			"worker answered an unknown verdict" :
 			"worker answered no verdict";
-		verdict = "crashed";
+		verdict = PV_CRASHED;
 	}
 	if (store_begin(s, e))
 		return e->code;
@@ -674,12 +677,12 @@ int jobs_finish(struct store *s, int64_t job_id, const struct job_outcome *o,
 		return hr_err_prefix(e, "job %lld", (long long)job_id);
 	}
 	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_text(st, 2, verdict, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, proto_verdict_name(verdict), -1, SQLITE_STATIC);
 	bind_bool(st, 3, r, "compiled");
 	bind_bool(st, 4, r, "correct");
-	if (!strcmp(verdict, "correct"))
+	if (verdict == PV_CORRECT)
 		sqlite3_bind_int(st, 4, 1);
-	else if (!strcmp(verdict, "timeout") || !strcmp(verdict, "crashed"))
+	else if (verdict == PV_TIMEOUT || verdict == PV_CRASHED)
 		sqlite3_bind_int(st, 4, 0);
 	bind_int(st, 5, r, "trials_passed");
 	bind_int(st, 6, r, "trials_total");

@@ -23,6 +23,7 @@
 #include "../dataset/base/vocab.h"
 #include "../dataset/select.h"
 #include "../dataset/store.h"
+#include "proto.h"
 #include "rules.h"
 
 /* What selects the evaluations of a new run. */
@@ -86,7 +87,7 @@ struct job_outcome {
 	const struct rules *rules; /* static rules matched against the kernel
 				      (signals); NULL: none matched, stored
 				      as "signals": null */
-	const char *verdict;
+	enum proto_verdict verdict; /* PV_NONE: the result's "verdict" */
 	const char *error_kind;
 	const char *error_text;
 	const char *phase;

@@ -274,7 +274,8 @@ static void count_job_draw(struct sched *sc, struct slot *sl, const cJSON *rec)
 
 /* Store a finished job and account for it. */
 static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
-		  const char *verdict, const char *ekind, const char *etext)
+		  enum proto_verdict verdict, const char *ekind,
+		  const char *etext)
 {
 	char tail[WPROC_ERR_TAIL];
 	struct job_outcome out = {
@@ -331,8 +332,9 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	clean_inputs(sc, sc->pj[j]);
 	sc->st->ran += written;
 	sc->st->done += written;
-	progress(sc, j, verdict ? verdict : cJSON_IsString(v) ? v->valuestring
-		 : "crashed");
+	progress(sc, j, verdict != PV_NONE ? proto_verdict_name(verdict) :
+		 cJSON_IsString(v) ? v->valuestring :
+		 proto_verdict_name(PV_CRASHED));
 	return HR_OK;
 }
 
@@ -603,8 +605,8 @@ static cJSON *crash_result(const struct sched *sc, const struct slot *sl,
 }
 
 /* The job of sl ended without a usable answer: record verdict, restart. */
-static int lose_worker(struct sched *sc, struct slot *sl, const char *verdict,
-		       const char *why)
+static int lose_worker(struct sched *sc, struct slot *sl,
+		       enum proto_verdict verdict, const char *why)
 {
 	char tail[WPROC_ERR_TAIL];
 	int j = sl->job, status = 0, rc = HR_OK;
@@ -730,7 +732,7 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			sc->dispatched[j] = 0;
 			job_to(sc, j, JS_READY);
 		} else {
-			rc = finish(sc, j, sl, res, NULL, NULL, NULL);
+			rc = finish(sc, j, sl, res, PV_NONE, NULL, NULL);
 		}
 	} else if (status == -SIGKILL && !sc->retried[j]) {
 		/* Killed, but not by us (our kills go through lose_worker):
@@ -751,7 +753,7 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			snprintf(why, sizeof(why), "the job process was killed "
 				 "when its worker was told it had answered, "
 				 "without an answer");
-		rc = finish(sc, j, sl, crash, "crashed", "exit", why);
+		rc = finish(sc, j, sl, crash, PV_CRASHED, "exit", why);
 		cJSON_Delete(crash);
 	}
 	draw_ended(sc, sl);
@@ -844,14 +846,14 @@ static int service(struct sched *sc, struct slot *sl, short out_ev,
 			return sc->e->code;
 	}
 	if (bad)
-		return lose_worker(sc, sl, "crashed", "the worker wrote a line "
+		return lose_worker(sc, sl, PV_CRASHED, "the worker wrote a line "
 				   "that is not protocol JSON");
 	if (eof) {
 		wproc_drain_err(&sl->p);
 		snprintf(why, sizeof(why), "the worker process ended (during "
 			 "phase %s)", sl->phase != PH_OTHER ?
 			 proto_phase_name(sl->phase) : "idle");
-		return lose_worker(sc, sl, "crashed", why);
+		return lose_worker(sc, sl, PV_CRASHED, why);
 	}
 	return HR_OK;
 }
@@ -872,7 +874,7 @@ static int check_deadlines(struct sched *sc, double now)
 		if (!timed(sl) || now < sl->deadline)
 			continue;
 		if (sl->state == WS_STARTING) {
-			if (lose_worker(sc, sl, NULL, NULL))
+			if (lose_worker(sc, sl, PV_NONE, NULL))
 				return sc->e->code;
 			continue;
 		}
@@ -880,7 +882,7 @@ static int check_deadlines(struct sched *sc, double now)
 			 proto_phase_name(sl->phase),
 			 proto_phase_is_build(sl->phase) ?
 			 sc->o->timeout_build : sc->o->timeout_run);
-		if (lose_worker(sc, sl, "timeout", why))
+		if (lose_worker(sc, sl, PV_TIMEOUT, why))
 			return sc->e->code;
 	}
 	return HR_OK;

@@ -136,7 +136,7 @@ static void finish(struct t *t, const char *res, const char *verdict,
 		   int with_rules)
 {
 	cJSON *r = res ? cJSON_Parse(res) : NULL;
-	struct job_outcome o = { .res = r, .verdict = verdict,
+	struct job_outcome o = { .res = r, .verdict = proto_verdict_of(verdict),
 				 .rules = with_rules ? &t->rules : NULL };
 	int written;
 
@@ -244,7 +244,7 @@ static void timeout_override_is_failed_in_its_phase(void **state)
 {
 	struct t *t = *state;
 	cJSON *r = cJSON_Parse("{\"verdict\": \"correct\"}");
-	struct job_outcome o = { .res = r, .verdict = "timeout",
+	struct job_outcome o = { .res = r, .verdict = PV_TIMEOUT,
 				 .phase = "timing" };
 	char buf[64];
 	int written;
