@@ -616,8 +616,9 @@ static int eval_json(struct page *pg, struct evaldetail *ed, size_t i,
 	return HR_OK;
 }
 
-/* {"evaluations": {"ID": {...}, ...}, "replay_environment": "..."}, one
- * evaluation at a time so that memory stays one evaluation's. */
+/* {"modes": [the replay modes, vocab.def's order], "evaluations": {"ID":
+ * {...}, ...}}, one evaluation at a time so that memory stays one
+ * evaluation's. */
 static int put_data(struct page *pg, struct hr_err *e)
 {
 	const struct evalset *es = pg->in->es;
@@ -629,7 +630,10 @@ static int put_data(struct page *pg, struct hr_err *e)
 		return e->code;
 	}
 	fputs("<script type=\"application/json\" id=\"hr-data\">"
-	      "{\"evaluations\":{", f);
+	      "{\"modes\":[", f);
+	for (int m = 0; m < HR_NMODES; m++)
+		fprintf(f, "%s\"%s\"", m ? "," : "", hr_mode_name((enum hr_mode)m));
+	fputs("],\"evaluations\":{", f);
 	for (size_t i = 0; i < es->n && !e->code; i++) {
 		cJSON *o = NULL;
 		char *txt = NULL;

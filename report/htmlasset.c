@@ -203,7 +203,7 @@ const char html_js[] =
 	"'error_text']);\n"
 	"    list(sec, ev.findings, 'Findings from the archive', function (f) "
 	"{ return f.finding + ': ' + f.evidence; });\n"
-	"    ['faithful', 'robust'].forEach(function (mode) {\n"
+	"    data.modes.forEach(function (mode) {\n"
 	"      var r = ev.replays[mode];\n"
 	"      sec.appendChild(el('h3', 'Replay, ' + mode));\n"
 	"      if (!r) { sec.appendChild(el('p', 'not replayed in ' + mode + ' "
