@@ -39,13 +39,6 @@ static void put_verdict(struct verdict_out *out, const char *prefix,
 	out->verdict[n] = '\0';
 }
 
-/* The finding's rank in verdict priority (vocab.def's order; an unknown
- * id after every known one). */
-static int priority(const char *id)
-{
-	return (int)hr_finding_of(id);
-}
-
 /* The deciding evidence finding, or NULL when there is none; *n the
  * number of findings it chose from (with incorrect set, the correct-only
  * ones are left out). */
@@ -67,9 +60,10 @@ static const char *top_evidence(const cJSON *res, int incorrect, int *n)
 			id = "unnamed-finding";
 		/* who computed a passing output, or at what precision, says
 		 * nothing of one that fails the check */
-		if (incorrect && hr_finding_correct_only(hr_finding_of(id)))
+		/* rank: vocab.def's order, an unknown id after every known */
+		p = (int)hr_finding_of(id);
+		if (incorrect && hr_finding_correct_only((enum hr_finding)p))
 			continue;
-		p = priority(id);
 		(*n)++;
 		if (!best || p < best_p ||
 		    (p == best_p && strcmp(id, best) < 0)) {

@@ -371,10 +371,15 @@ class Job:
         calls' handshake, each way this job times (CandidateProcess.
         calibrate; checks.timing_channel.calibration)."""
         t0 = time.monotonic()
-        self.cand.calibrate(Timing(self.ctx, None, None, None, None).ways())
+        self.cand.calibrate(self.timed_ways())
         self.checks.setdefault("timing_channel", {}).update(
             calibration=self.cand.calibration_record(),
             calibration_seconds=round(time.monotonic() - t0, 4))
+
+    def timed_ways(self):
+        """Each way this job times a call (Timing.ways): what calibrate and
+        recalibrate make their calls of nothing in."""
+        return Timing(self.ctx, None, None, None, None).ways()
 
     def clock_check(self):
         """timer-disagrees: the candidate process's clock (its CUDA events)
@@ -383,7 +388,7 @@ class Job:
         after the timed calls: CandidateProcess.recalibrate); the times are
         void then."""
         if self.cand.walls:
-            self.cand.recalibrate(Timing(self.ctx, None, None, None, None).ways())
+            self.cand.recalibrate(self.timed_ways())
             self.checks.setdefault("timing_channel", {}).update(
                 recalibration=self.cand.calibration_record(self.cand.cal_after))
         rec = self.cand.clock_check()

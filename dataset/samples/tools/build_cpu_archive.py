@@ -17,6 +17,9 @@ The problem set is the sample's, dataset/samples/problems (level 1).
 import json
 import os
 
+import kbrecords
+from kbrecords import write
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHIVE = os.path.join(os.path.dirname(HERE), "cpu-archive")
 RUN = "headroom-cpu-sample_level1"
@@ -42,40 +45,14 @@ EVALS = [
 ]
 
 
-def g3(x):
-    return float("%.3g" % x)
-
-
 def stats(mean):
-    return {"mean": mean, "std": g3(mean * 0.02), "min": g3(mean * 0.97),
-            "max": g3(mean * 1.12), "num_trials": 100, "hardware": HW,
-            "device": "cpu"}
+    return kbrecords.stats(mean, HW, "cpu", (0.02, 0.97, 1.12))
 
 
 def record(sid, outcome, runtime):
-    meta = {"hardware": HW, "device": "cpu"}
-    rec = {"sample_id": sid}
-    if outcome == "compile-error":
-        meta["compilation_error"] = "Error building extension 'hr_cpu_sample_gemm'"
-        meta["compilation_error_name"] = "RuntimeError"
-        rec.update(compiled=False, correctness=False, metadata=meta, runtime=-1.0,
-                   runtime_stats={})
-    elif outcome == "wrong":
-        meta.update(correctness_issue="Output mismatch", correctness_trials="(0 / 5)",
-                    max_difference=["0.412350"] * 5, avg_difference=["0.001953"] * 5)
-        rec.update(compiled=True, correctness=False, metadata=meta, runtime=-1.0,
-                   runtime_stats={})
-    else:
-        meta["correctness_trials"] = "(5 / 5)"
-        rec.update(compiled=True, correctness=True, metadata=meta, runtime=runtime,
-                   runtime_stats=stats(runtime))
-    return rec
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+    return kbrecords.record(sid, outcome, runtime, HW, "cpu",
+                            "Error building extension 'hr_cpu_sample_gemm'",
+                            ("0.412350", "0.001953"), stats, error_name="RuntimeError")
 
 
 def main():

@@ -14,6 +14,9 @@ measured.  The problem set is dataset/problems/dlrm-bench (level 5).
 import json
 import os
 
+import kbrecords
+from kbrecords import write
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARCHIVE = os.path.join(os.path.dirname(HERE), "dlrm-archive")
 RUN = "acme-frontier-2_reasoning-high_dlrm-bench"
@@ -49,34 +52,13 @@ EVALS = {
 
 
 def stats(mean):
-    return {"mean": mean, "std": float("%.3g" % (mean * 0.01)), "min": float("%.3g" % (mean * 0.99)),
-            "max": float("%.3g" % (mean * 1.05)), "num_trials": 100, "hardware": HW,
-            "device": "cuda:0"}
+    return kbrecords.stats(mean, HW, "cuda:0", (0.01, 0.99, 1.05))
 
 
 def record(outcome, runtime):
-    meta = {"hardware": HW, "device": "cuda:0"}
-    rec = {"sample_id": 0}
-    if outcome == "compile-error":
-        meta["compilation_error"] = "Error building extension 'acme_dlrm_bags26'"
-        rec.update(compiled=False, correctness=False, metadata=meta, runtime=-1.0,
-                   runtime_stats={})
-    elif outcome == "wrong":
-        meta.update(correctness_issue="Output mismatch", correctness_trials="(0 / 5)",
-                    max_difference=["3.402823e+38"] * 5, avg_difference=["1.7e+37"] * 5)
-        rec.update(compiled=True, correctness=False, metadata=meta, runtime=-1.0,
-                   runtime_stats={})
-    else:
-        meta["correctness_trials"] = "(5 / 5)"
-        rec.update(compiled=True, correctness=True, metadata=meta, runtime=runtime,
-                   runtime_stats=stats(runtime))
-    return rec
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
+    return kbrecords.record(0, outcome, runtime, HW, "cuda:0",
+                            "Error building extension 'acme_dlrm_bags26'",
+                            ("3.402823e+38", "1.7e+37"), stats)
 
 
 def main():
