@@ -248,6 +248,25 @@ class Candidate:
             c.sync()
         return {"t": "loaded", "parameters": parameter_spec(t, self.model)}
 
+    def op_set_parameters(self, req, args):
+        """The judge's new values for the named parameters (in args, in
+        order; redraw.py), copied into the model's own: how many it took."""
+        t = self.torch
+        names = req.get("names")
+        if not isinstance(names, list) or len(names) != len(args):
+            raise ValueError("set_parameters: %d names for %d values"
+                             % (len(names) if isinstance(names, list) else -1, len(args)))
+        params = dict(self.model.named_parameters())
+        n = 0
+        with t.no_grad():
+            for name, x in zip(names, args):
+                p = params.get(name) if isinstance(name, str) else None
+                if isinstance(p, t.Tensor) and isinstance(x, t.Tensor) and p.shape == x.shape:
+                    p.copy_(x)
+                    n += 1
+        self.ctx.sync()
+        return {"t": "parameters_set", "set": n}
+
     def set_rng(self, req):
         t = self.torch
         if req.get("rng") is not None:
@@ -382,7 +401,7 @@ class Candidate:
     OPS = {"call": op_call, "fetch": op_fetch, "time_one": op_time_one,
            "kb_loop": op_kb_loop, "run": op_run, "draw": op_draw,
            "fetch_draw": op_fetch_draw, "escapes": op_escapes,
-           "calibrate": op_calibrate}
+           "calibrate": op_calibrate, "set_parameters": op_set_parameters}
 
     def reply(self, rep):
         """Every reply says what the process saw of itself: the harness's

@@ -16,6 +16,7 @@ from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
 from hrworker.precision import precision_flags
+from hrworker.redraw import Redraw
 from hrworker.remote import CandidateGone, RemoteModel
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
@@ -60,6 +61,7 @@ class Job:
         self.result, self.checks = self.ctx.result, self.ctx.checks
         self.sets = None        # InputSets, once the problem is read
         self.predrawn = None    # what predraw did (a build job with "draw")
+        self.param_pairs = []   # (reference name, candidate name) matched (parameters)
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
@@ -293,6 +295,7 @@ class Job:
                 self.checks["timing_void"] = "the harness was patched"
         if self.result.get("runtime_ms") is not None:
             self.escapes(ref, new, timing)
+        self.redraw(checks)
         self.clock_check()
         self.background_check()
         self.inputs_redefined()
@@ -427,11 +430,13 @@ class Job:
                 del free[name]
         for name, shape in ref:
             if name in cand and cand[name] == shape:
+                self.param_pairs.append((name, name))
                 continue
             other = next((k for k, v in free.items() if v == shape), None)
             if other is not None:
                 del free[other]
                 renamed.append([name, other])
+                self.param_pairs.append((name, other))
             elif name in cand:
                 reshaped.append({"name": name, "reference": list(shape),
                                  "candidate": list(cand[name])})
@@ -444,6 +449,27 @@ class Job:
         if missing or reshaped:
             add_finding(self.ctx, vocab.F_PARAMETERS_DIFFER, missing=missing[:16],
                         reshaped=reshaped[:16])
+
+    def redraw(self, checks):
+        """parameters-differ, the other way: right only at the parameters'
+        initial values (hrworker/redraw.py), after the timing of a job
+        whose trials passed and whose parameters match by shape."""
+        if not self.result.get("correct") or not self.param_pairs:
+            return
+        if any(f["id"] == vocab.F_PARAMETERS_DIFFER for f in self.result.get("findings", ())):
+            return
+        try:
+            with spent(self.ctx, "correctness", "redraw"):
+                # the timing seed's set: the one kept last (escapes too)
+                rec, found = Redraw(checks, self.cand).run(self.param_pairs, self.seed)
+        except CandidateGone:
+            raise
+        except Exception as e:      # noqa: the candidate's; the trials stand
+            self.checks["parameters_redrawn"] = {"error": exc_text(e)[:300]}
+            return
+        self.checks["parameters_redrawn"] = rec
+        if found is not None:
+            add_finding(self.ctx, vocab.F_PARAMETERS_DIFFER, **found)
 
     def global_state(self, changed):
         """checks.global_state_changed: the process-wide settings the

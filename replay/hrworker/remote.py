@@ -394,6 +394,13 @@ class CandidateProcess:
         self.request("load", init=list(init), seed=seed)
         return self.reply("loaded")
 
+    def set_parameters(self, names, values):
+        """New values for the candidate model's parameters of these names
+        (redraw.py): the reply's set, how many it took."""
+        self.sync_inputs()
+        self.request("set_parameters", values, names=list(names))
+        return self.reply("parameters_set")
+
     def sync_inputs(self):
         """The judge's writes to what it shares are done before the candidate
         process reads them (another process, another stream)."""

@@ -1,6 +1,7 @@
 """verdict_cost.py - what the verdict checks every job makes on its own
 (the vacuity gates on each trial's reference output, the input-
-distribution transforms: hrworker/vacuity.py, hrworker/distribution.py)
+distribution transforms, the parameters re-drawn: hrworker/vacuity.py,
+hrworker/distribution.py, hrworker/redraw.py)
 cost a job, as a share of its phases after the build (reference, load,
 correctness, timing), over the planted suite's honest cases of the device.
 
@@ -8,7 +9,7 @@ correctness, timing), over the planted suite's honest cases of the device.
     HR_TEST_DEVICE=cuda python3 tests/bench/verdict_cost.py   # on a GPU
 
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
-distribution") and checks.phase_seconds of each job; prints one line a
+distribution", "correctness.redraw") and checks.phase_seconds of each job; prints one line a
 job and the median share.  A benchmark, not a test."""
 import json
 import os
@@ -20,7 +21,7 @@ from workerlib import DEVICE, ROOT, Worker  # noqa: E402
 
 HERE = os.path.join(ROOT, "tests", "fixtures", "planted")
 PROBLEMS = {int(f.split("_")[0]): f for f in os.listdir(os.path.join(HERE, "problems", "level1"))}
-PARTS = ("correctness.vacuity", "correctness.distribution")
+PARTS = ("correctness.vacuity", "correctness.distribution", "correctness.redraw")
 
 
 def read(*parts):

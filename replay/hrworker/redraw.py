@@ -1,0 +1,122 @@
+"""hrworker/redraw.py - is the candidate right only at its parameters'
+initial values?  A LayerNorm's weight starts at one and its bias at zero,
+so a kernel that declares them and never reads them passes every trial.
+After the job's timing, in a job whose trials passed (both modes: the
+audit's own calls), each reference parameter that starts as one constant
+(ones, zeros, a fill value) and that the candidate holds in the same
+shape (matched by name, else by shape: Job.parameters) gets new values,
+the same in both models; then reference and candidate are compared once
+on a fresh draw of the problem's inputs, as the distribution checks
+compare (hrworker/distribution.py: the scale-invariant checks, the
+error of the problem's own draws, float32's own rounding).  Wrong there:
+parameters-differ, with the re-drawn names and the error.
+
+Parameters drawn at random (a Linear's or a convolution's weight) keep
+their values: a kernel cannot be right only at a random draw it never
+saw, and one that prepares its own copy of such a weight once (a
+transposed or packed layout, in __init__) is honest and must stay clean;
+a copy prepared from a constant parameter is not told apart from a
+kernel that ignores it (docs/verification.md says so).
+Must not: run before timing (the models keep the new values), or fail a
+job: a parameter the candidate's process will not take is recorded and
+skipped."""
+from hrworker.distribution import Distribution
+from hrworker.util import exc_text
+
+SPREAD = 0.5        # c -> c * U(1 - SPREAD, 1 + SPREAD); 0 -> U(-SPREAD, SPREAD)
+MAX_NAMES = 16      # names kept in the evidence
+
+
+def constant(torch, p):
+    """The one value a floating parameter holds everywhere, or None."""
+    if not isinstance(p, torch.Tensor) or not p.is_floating_point() or p.numel() == 0:
+        return None
+    flat = p.detach().reshape(-1)
+    first = flat[0]
+    if not bool((flat == first).all()):
+        return None
+    v = float(first.item())
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def redrawn(torch, p, value, gen):
+    """New values for a parameter that holds value everywhere: around it,
+    its sign kept (a scale stays a scale), or around zero for zero."""
+    u = torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2.0 - 1.0
+    if value == 0.0:
+        new = u * SPREAD
+    else:
+        new = value * (1.0 + SPREAD * u)
+    return new.to(device=p.device, dtype=p.dtype)
+
+
+class Redraw:
+    """The re-draw of one job: run(pairs, seed) after its timing."""
+
+    def __init__(self, checks, proc):
+        self.c = checks             # checks.Checks: its ref, candidate, sets, verify
+        self.proc = proc            # remote.CandidateProcess
+        self.t = checks.torch
+
+    def draw(self, pairs, seed):
+        """(reference name, candidate name, new values) of each constant
+        parameter of the reference the candidate holds in the same shape."""
+        t = self.t
+        gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
+        params = dict(self.c.ref.named_parameters())
+        out = []
+        for ref_name, cand_name in pairs:
+            p = params.get(ref_name)
+            value = constant(t, p) if p is not None else None
+            if value is not None:
+                out.append((ref_name, cand_name, redrawn(t, p, value, gen)))
+        return out
+
+    def run(self, pairs, seed):
+        """checks.parameters_redrawn: what was re-drawn and the comparison;
+        the finding's evidence, or None."""
+        t, c = self.t, self.c
+        rec = {"seed": seed}
+        drawn = self.draw(pairs, seed)
+        rec["redrawn"] = [r for r, _, _ in drawn][:MAX_NAMES]
+        rec["count"] = len(drawn)
+        if not drawn:
+            rec["skipped"] = "no constant parameter of the reference that the candidate holds"
+            return rec, None
+        dist = Distribution(c)
+        base_ok, base_err = dist.trials_error()
+        try:
+            rep = self.proc.set_parameters([n for _, n, _ in drawn],
+                                           [c.sets.share(v.clone()) for _, _, v in drawn])
+        except Exception as e:      # noqa: its process would not take them
+            rec["skipped"] = "the candidate's process did not take the values: %s" % (
+                exc_text(e)[:300],)
+            return rec, None
+        if rep.get("set") != len(drawn):
+            rec["skipped"] = "the candidate's process took %r of %d values" % (
+                rep.get("set"), len(drawn))
+            return rec, None
+        params = dict(c.ref.named_parameters())
+        with t.no_grad():
+            for ref_name, _, v in drawn:
+                params[ref_name].copy_(v)
+        c.sync()
+        inputs = c.fresh_inputs(seed)
+        try:
+            both = dist.call_both(inputs)
+        except Exception as e:      # noqa: the candidate's, at the new values
+            rec.update({"pass": False, "error": exc_text(e)[:300]})
+            return rec, {"seed": seed, "redrawn": rec["redrawn"], "error": rec["error"]}
+        if isinstance(both, str):
+            rec["skipped"] = both
+            return rec, None
+        out, out_new = both
+        if not isinstance(out_new, t.Tensor) or out_new.shape != out.shape:
+            rec.update({"pass": False, "error": "output shape or type differs"})
+            return rec, {"seed": seed, "redrawn": rec["redrawn"], "error": rec["error"]}
+        rec["base_normwise_rel_err"] = base_err
+        if not dist.fails(inputs, out, out_new, base_ok, base_err, rec):
+            return rec, None
+        return rec, {"seed": seed, "redrawn": rec["redrawn"],
+                     "normwise_rel_err": rec["normwise_rel_err"], "base_normwise_rel_err": base_err,
+                     "how": "right at the parameters' initial values, wrong at others"}
