@@ -4,7 +4,7 @@ torch.allclose beside it) and, for `headroom audit problems`, which
 degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
 from hrworker import vocab
-from hrworker.audit import Poison, add_finding, fingerprint, spent
+from hrworker.audit import Poison, add_finding, aliases, fingerprint, spent
 from hrworker.context import Verdict
 from hrworker.distribution import Distribution
 from hrworker.outputs import elements, is_tuple, merge, same_structure, shapes
@@ -24,6 +24,8 @@ class Checks:
         self.sync, self.set_seed = ctx.sync, ctx.set_seed
         self.fresh_inputs, self.trial_seeds = sets.fresh_inputs, sets.trial_seeds
         self.poison = Poison(ctx.torch, ctx.cuda, ctx.device)
+        # the reference's own side effects (reference_effects)
+        self.ref_effects = {"mutated": [], "aliases": []}
 
     def compare(self, out, out_new, first, laps, poison=None):
         """The original check, reference first; verify library when present.
@@ -83,6 +85,7 @@ class Checks:
                                    for x in inputs]
                 self.sync()
                 laps.lap("inputs")
+                ref_watch = None if trials else self.watch(inputs)
                 try:
                     out = self.ref(*inputs)
                     self.sync()
@@ -90,6 +93,8 @@ class Checks:
                     # The reference's failure, not the candidate's.
                     raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e), correct=False,
                                   trials_passed=passed)
+                if ref_watch is not None:
+                    self.reference_effects(ref_watch, inputs, out)
                 laps.lap("reference")
                 if is_tuple(t, out) and self.mode != vocab.MODE_ROBUST:
                     # KernelBench's check reads output.shape first, which
@@ -191,21 +196,39 @@ class Checks:
         """The inputs' fingerprints before a call (input-mutated)."""
         return [fingerprint(self.torch, x) for x in inputs]
 
-    def side_effects(self, before, inputs, out_new, seed):
-        """After a candidate's call: did it change its inputs, does its
-        output share their memory, is its output a plain tensor?"""
+    def reference_effects(self, before, inputs, out):
+        """The reference's own side effects, on the first trial: the
+        inputs its call changed and those its output shares memory with.
+        A candidate that does the same keeps the reference's semantics
+        (a reshape's view of its input is no pass-through):
+        side_effects holds against it only what the reference does not."""
         t = self.torch
         after = [fingerprint(t, x) for x in inputs]
-        changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+        self.ref_effects = {
+            "mutated": [i for i, (a, b) in enumerate(zip(before, after)) if a != b],
+            "aliases": aliases(t, out, inputs)}
+        if self.ref_effects["mutated"] or self.ref_effects["aliases"]:
+            self.checks["reference_side_effects"] = dict(self.ref_effects)
+
+    def side_effects(self, before, inputs, out_new, seed):
+        """After a candidate's call: did it change its inputs, does its
+        output share their memory (beyond what the reference's call does
+        with its own: reference_effects), is its output a plain tensor?"""
+        t = self.torch
+        after = [fingerprint(t, x) for x in inputs]
+        own = self.ref_effects
+        changed = [i for i, (a, b) in enumerate(zip(before, after))
+                   if a != b and i not in own["mutated"]]
         if changed:
             add_finding(self.ctx, vocab.F_INPUT_MUTATED, seed=seed, inputs=changed)
         # What the candidate's process saw of its output (data: it can only
         # tell against itself): the inputs it shares memory with, its type.
         rep = self.new.last
         hits = rep.get("aliases")
-        if isinstance(hits, list) and hits:
-            add_finding(self.ctx, vocab.F_OUTPUT_ALIASES_INPUT, seed=seed,
-                        inputs=[i for i in hits[:64] if type(i) is int])
+        if isinstance(hits, list):
+            hits = [i for i in hits[:64] if type(i) is int and i not in own["aliases"]]
+            if hits:
+                add_finding(self.ctx, vocab.F_OUTPUT_ALIASES_INPUT, seed=seed, inputs=hits)
         spec = rep.get("out") if isinstance(rep.get("out"), dict) else {}
         if spec.get("exact_type") is not True:
             add_finding(self.ctx, vocab.F_OUTPUT_NOT_TENSOR, seed=seed,
