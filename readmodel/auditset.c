@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../dataset/store.h"
+#include "../verify/gates.h"
 
 static const char query[] =
 	"SELECT name, problem_sha256, dtype, device, level, problem_id,"
@@ -123,7 +124,7 @@ void auditset_release(struct auditset *as)
 
 int audit_gate_vacuous(const struct audit_gate *g)
 {
-	return g->zeros || g->constant || g->input || g->degenerate;
+	return hr_gates_vacuous(g->zeros, g->constant, g->input, g->degenerate);
 }
 
 const char *audit_preset_for(const char *harness, const char *precision,

@@ -45,7 +45,8 @@ struct auditset {
 int auditset_load(struct auditset *as, sqlite3 *db, struct hr_err *e);
 void auditset_release(struct auditset *as);
 
-/* Does some degenerate output (zeros, a constant, an input) pass? */
+/* Is the check vacuous under gate g (verify/gates.h: some output needing
+ * no computation passes, or the output did not vary)? */
 int audit_gate_vacuous(const struct audit_gate *g);
 
 /* The preset an evaluation was judged under, from what the archive says:

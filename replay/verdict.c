@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../dataset/base/vocab.h"
+#include "../verify/gates.h"
 
 static const char *str_of(const cJSON *o, const char *k)
 {
@@ -134,8 +135,8 @@ static void gate_text(const struct verdict_gate *g, char *buf, size_t n)
 
 static int gate_vacuous(const struct verdict_gate *g)
 {
-	return g->audited &&
-		(g->zeros || g->constant || g->input || g->degenerate);
+	return g->audited && hr_gates_vacuous(g->zeros, g->constant, g->input,
+					      g->degenerate);
 }
 
 /* The job's own gate from checks.vacuity (hrworker/vacuity.py): audited
