@@ -8,6 +8,7 @@ from hrworker.audit import Poison, add_finding, aliases, fingerprint, spent
 from hrworker.context import Verdict
 from hrworker.distribution import Distribution
 from hrworker.outputs import elements, is_tuple, merge, same_structure, shapes
+from hrworker.remote import audit_failure
 from hrworker.util import Laps, exc_text, finite
 from hrworker.vacuity import Vacuity
 
@@ -148,8 +149,8 @@ class Checks:
             if passed == n:
                 with spent(self.ctx, "correctness", "distribution"):
                     self.distribution(seeds[0])
-        except Exception as e:   # noqa: the candidate's; the trials stand
-            self.checks["audit_error"] = "correctness: %s" % exc_text(e)
+        except Exception as e:   # noqa: the trials stand
+            audit_failure(self.checks, "correctness", e)
 
     @staticmethod
     def scale_invariant(trials):

@@ -17,7 +17,7 @@ from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
 from hrworker.precision import precision_flags
 from hrworker.redraw import Redraw
-from hrworker.remote import CandidateGone, RemoteModel
+from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text
@@ -119,7 +119,23 @@ class Job:
         err = self.checks.get("audit_error")
         if err and self.result.get("verdict") == vocab.PV_CORRECT and self.out_of_memory(err, "audit"):
             self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
+        self.tool_failed_audit()
         return self.result
+
+    def tool_failed_audit(self):
+        """A job whose trials passed and whose audit the judge's own code
+        could not finish (checks.audit_tool_error: remote.audit_failure)
+        is the tool's failure, failed:tool: not the candidate's, and no
+        win while a check is missing.  Out of device memory there is the
+        tool's too, and retried alone (out_of_memory)."""
+        err = self.checks.get("audit_tool_error")
+        if not err or self.result.get("verdict") != vocab.PV_CORRECT:
+            return
+        if self.out_of_memory(err, "audit"):
+            return
+        self.checks["verdict_without_tool"] = self.result["verdict"]
+        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
+                           error="the judge's own audit code failed: %s" % str(err)[:1000])
 
     def out_of_memory(self, text, where=None):
         """A job that ran out of device memory while the tool held some of
@@ -464,8 +480,8 @@ class Job:
                 rec, found = Redraw(checks, self.cand).run(self.param_pairs, self.seed)
         except CandidateGone:
             raise
-        except Exception as e:      # noqa: the candidate's; the trials stand
-            self.checks["parameters_redrawn"] = {"error": exc_text(e)[:300]}
+        except Exception as e:      # noqa: the trials stand
+            audit_failure(self.checks, "redraw", e)
             return
         self.checks["parameters_redrawn"] = rec
         if found is not None:

@@ -28,6 +28,7 @@ from hrworker.channel import ChannelError
 from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
 from hrworker.protocol import COVER_CYCLES
+from hrworker.util import exc_text
 
 PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
 
@@ -72,6 +73,16 @@ class RemoteError(Exception):
     def __init__(self, text, op=None):
         super().__init__(text)
         self.remote_text, self.op = text, op
+
+
+def audit_failure(checks, where, e):
+    """An audit part of the judge's raised e: the candidate's own error
+    (RemoteError: raised in its process) is checks.audit_error, the
+    verdict failed:audit; any other was raised by the judge's own code
+    (a case it did not foresee), checks.audit_tool_error: the job is the
+    tool's failure (Job.run), never the candidate's."""
+    key = "audit_error" if isinstance(e, RemoteError) else "audit_tool_error"
+    checks.setdefault(key, "%s: %s" % (where, exc_text(e)))
 
 
 class CandidateGone(BaseException):

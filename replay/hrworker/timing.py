@@ -13,7 +13,7 @@ from hrworker.audit import (FLOOR_MARGIN, FLOOR_TRIES, add_finding, copy_bandwid
 from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
 from hrworker.protocol import COVER_CYCLES
-from hrworker.remote import RemoteModel
+from hrworker.remote import RemoteModel, audit_failure
 from hrworker.util import Laps, exc_text, finite
 
 
@@ -248,8 +248,8 @@ class Timing:
                 self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
             with spent(self.ctx, "timing", "floor"):
                 self.floor(inputs, cs["mean"], "mean", how["l2_fill_bytes"] > 0)
-        except Exception as e:   # noqa: the candidate's; the harness's times stand
-            self.checks["audit_error"] = "timing: %s" % exc_text(e)
+        except Exception as e:   # noqa: the harness's times stand
+            audit_failure(self.checks, "timing", e)
 
     def time_compiled(self, cand_mean):
         """Optional second baseline: torch.compile of the reference
