@@ -34,6 +34,7 @@ from hrworker.l2 import l2_note
 from hrworker.outputs import elements, is_tuple
 from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
+from hrworker.redraw import constant
 from hrworker.sandbox import isolate_network, read_roots
 from hrworker.timing import Timing
 from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
@@ -447,15 +448,16 @@ class Candidate:
 
 # ------------------------------------------------------------ confinement
 def parameter_spec(torch, model):
-    """[name, shape, dtype] of a model's parameters (the first 4096), or
-    None when it is no torch Module."""
+    """[name, shape, dtype, constant] of a model's parameters (the first
+    4096; constant: the one value it holds everywhere, or None:
+    redraw.constant), or None when it is no torch Module."""
     if not isinstance(model, torch.nn.Module):
         return None
     out = []
     for name, p in model.named_parameters():
         if len(out) >= 4096:
             break
-        out.append([name[:200], list(p.shape), str(p.dtype)[6:]])
+        out.append([name[:200], list(p.shape), str(p.dtype)[6:], constant(torch, p)])
     return out
 
 

@@ -61,7 +61,7 @@ class Job:
         self.result, self.checks = self.ctx.result, self.ctx.checks
         self.sets = None        # InputSets, once the problem is read
         self.predrawn = None    # what predraw did (a build job with "draw")
-        self.param_pairs = []   # (reference name, candidate name) matched (parameters)
+        self.param_spec = None  # the candidate model's parameters (candidate.parameter_spec)
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
@@ -434,8 +434,9 @@ class Job:
         if not isinstance(spec, list) or not isinstance(ref_model, t.nn.Module):
             return
         cand = {}
+        self.param_spec = spec
         for item in spec:
-            if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+            if (isinstance(item, list) and len(item) >= 3 and isinstance(item[0], str)
                     and isinstance(item[1], list)):
                 cand[item[0]] = tuple(int(n) for n in item[1] if type(n) is int)
         free = dict(cand)
@@ -446,13 +447,11 @@ class Job:
                 del free[name]
         for name, shape in ref:
             if name in cand and cand[name] == shape:
-                self.param_pairs.append((name, name))
                 continue
             other = next((k for k, v in free.items() if v == shape), None)
             if other is not None:
                 del free[other]
                 renamed.append([name, other])
-                self.param_pairs.append((name, other))
             elif name in cand:
                 reshaped.append({"name": name, "reference": list(shape),
                                  "candidate": list(cand[name])})
@@ -469,15 +468,15 @@ class Job:
     def redraw(self, checks):
         """parameters-differ, the other way: right only at the parameters'
         initial values (hrworker/redraw.py), after the timing of a job
-        whose trials passed and whose parameters match by shape."""
-        if not self.result.get("correct") or not self.param_pairs:
+        whose trials passed and whose parameters' shapes matched."""
+        if not self.result.get("correct") or not self.param_spec:
             return
         if any(f["id"] == vocab.F_PARAMETERS_DIFFER for f in self.result.get("findings", ())):
             return
         try:
             with spent(self.ctx, "correctness", "redraw"):
                 # the timing seed's set: the one kept last (escapes too)
-                rec, found = Redraw(checks, self.cand).run(self.param_pairs, self.seed)
+                rec, found = Redraw(checks, self.cand).run(self.param_spec, self.seed)
         except CandidateGone:
             raise
         except Exception as e:      # noqa: the trials stand

@@ -3,8 +3,9 @@ initial values?  A LayerNorm's weight starts at one and its bias at zero,
 so a kernel that declares them and never reads them passes every trial.
 After the job's timing, in a job whose trials passed (both modes: the
 audit's own calls), each reference parameter that starts as one constant
-(ones, zeros, a fill value) and that the candidate holds in the same
-shape (matched by name, else by shape: Job.parameters) gets new values,
+(ones, zeros, a fill value) and that the candidate holds as the same
+parameter (Redraw.pairs: the same name, shape and initial value, or a
+shape and value unique on both sides) gets new values,
 the same in both models; then reference and candidate are compared once
 on a fresh draw of the problem's inputs, as the distribution checks
 compare (hrworker/distribution.py: the scale-invariant checks, the
@@ -58,30 +59,57 @@ class Redraw:
         self.proc = proc            # remote.CandidateProcess
         self.t = checks.torch
 
+    def pairs(self, spec):
+        """(reference name, candidate name) of each constant parameter of
+        the reference and the candidate's parameter that is the same one:
+        of the same name, shape and initial value; else, among those left,
+        the only one of the candidate's with its shape and value where the
+        reference has only one too (a module renamed).  Two of a shape and
+        value on either side (a renamed LayerNorm's two weights, say) are
+        not paired by guess: a wrong pair would read as a kernel that
+        ignores its parameters."""
+        t = self.t
+        ref = {}
+        for name, p in self.c.ref.named_parameters():
+            v = constant(t, p)
+            if v is not None:
+                ref[name] = (tuple(p.shape), v)
+        cand = {}
+        for item in spec if isinstance(spec, list) else ():
+            if (isinstance(item, list) and len(item) >= 4 and isinstance(item[0], str)
+                    and isinstance(item[1], list) and isinstance(item[3], (int, float))
+                    and not isinstance(item[3], bool)):
+                cand[item[0]] = (tuple(n for n in item[1] if type(n) is int), float(item[3]))
+        out = [(n, n) for n, key in ref.items() if cand.get(n) == key]
+        taken = {n for n, _ in out}
+        left_ref = {n: k for n, k in ref.items() if n not in taken}
+        left_cand = {n: k for n, k in cand.items() if n not in taken}
+        for n, key in left_ref.items():
+            mine = [m for m, k in left_cand.items() if k == key]
+            if len(mine) == 1 and list(left_ref.values()).count(key) == 1:
+                out.append((n, mine[0]))
+        return out
+
     def draw(self, pairs, seed):
-        """(reference name, candidate name, new values) of each constant
-        parameter of the reference the candidate holds in the same shape."""
+        """(reference name, candidate name, new values) of each pair."""
         t = self.t
         gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
         params = dict(self.c.ref.named_parameters())
-        out = []
-        for ref_name, cand_name in pairs:
-            p = params.get(ref_name)
-            value = constant(t, p) if p is not None else None
-            if value is not None:
-                out.append((ref_name, cand_name, redrawn(t, p, value, gen)))
-        return out
+        return [(r, n, redrawn(t, params[r], constant(t, params[r]), gen)) for r, n in pairs]
 
-    def run(self, pairs, seed):
+    def run(self, spec, seed):
         """checks.parameters_redrawn: what was re-drawn and the comparison;
-        the finding's evidence, or None."""
+        the finding's evidence, or None (spec: the candidate model's
+        parameters, candidate.parameter_spec)."""
         t, c = self.t, self.c
         rec = {"seed": seed}
-        drawn = self.draw(pairs, seed)
+        drawn = self.draw(self.pairs(spec), seed)
         rec["redrawn"] = [r for r, _, _ in drawn][:MAX_NAMES]
         rec["count"] = len(drawn)
         if not drawn:
-            rec["skipped"] = "no constant parameter of the reference that the candidate holds"
+            rec["skipped"] = ("no constant parameter of the reference that the candidate holds "
+                              "by the same name, shape and value, or by a shape and value "
+                              "unique on both sides")
             return rec, None
         dist = Distribution(c)
         base_ok, base_err = dist.trials_error()
