@@ -26,8 +26,8 @@ static const unsigned char verdict_stored[] = {
 };
 
 static const char *const stop_names[] = {
-	[STOP_ALL] = "all", [STOP_BUILD] = "build", [STOP_INPUTS] = "inputs",
-	[STOP_REFERENCE] = "reference",
+#define VOCAB_STOP(e, s) [e] = s,
+#include "../dataset/base/vocab.def"
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -68,8 +68,11 @@ enum proto_verdict proto_result_verdict(const cJSON *res);
 /* 1 when a finished job may store v (table replay_job's verdicts). */
 int proto_verdict_ends_job(enum proto_verdict v);
 
-/* Where a job stops (its message's "stop_after"). */
-enum proto_stop { STOP_ALL, STOP_BUILD, STOP_INPUTS, STOP_REFERENCE };
+/* Where a job stops (its message's "stop_after"; dataset/base/vocab.def). */
+enum proto_stop {
+#define VOCAB_STOP(e, s) e,
+#include "../dataset/base/vocab.def"
+};
 
 /* A new job message with its common fields: op "job", job, evaluation_id
  * and stop_after; the caller adds the rest.  NULL when out of memory. */

@@ -195,7 +195,7 @@ def child(msg, cfg, proto, torch, done_fd):
         cgroup = cfg.cgroups.enter(msg["job"], 2 * nproc_max(), 0 if cfg.device.startswith("cuda")
                                    else cfg.mem_limit_mb << 20)
         cand = None
-        if msg.get("stop_after") not in ("reference", "inputs"):
+        if msg.get("stop_after") not in (vocab.STOP_REFERENCE, vocab.STOP_INPUTS):
             cand = start_candidate(cfg, torch, msg, jobdir)
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]

@@ -21,6 +21,7 @@ SETS = [
     ("VOCAB_JOB_VERDICT", "JOB_VERDICTS", "what a worker answers a job"),
     ("VOCAB_AUDIT", "AUDITS", "audit verdict classes (a name ending in ':' is a prefix)"),
     ("VOCAB_FINDING", "FINDINGS", "evidence finding ids, in verdict priority"),
+    ("VOCAB_STOP", "STOPS", "where a job stops (a job message's stop_after)"),
     ("VOCAB_RUN_STATE", "RUN_STATES", "replay_run.state"),
     ("VOCAB_JOB_STATE", "JOB_STATES", "replay_job.state"),
 ]

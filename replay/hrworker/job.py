@@ -210,21 +210,21 @@ class Job:
                 c.set_seed(self.seed)
                 ref_model = Model(*init_inputs)
             self.sets = InputSets(c, get_inputs)
-            if stop in ("build", "inputs") and m.get("draw"):
+            if stop in (vocab.STOP_BUILD, vocab.STOP_INPUTS) and m.get("draw"):
                 self.predrawn = self.sets.predraw()     # ahead, for the run worker
                 # At once, not with the result: a build's result comes a
                 # minute later, and the orchestrator's room for the next
                 # problem's draws needs the number of sets a problem has.
                 self.proto.send({"type": "predraw", "job": self.id,
                                  "predraw": self.predrawn})
-            elif stop not in ("build", "reference", "inputs"):
+            elif stop not in (vocab.STOP_BUILD, vocab.STOP_REFERENCE, vocab.STOP_INPUTS):
                 self.sets.draw_all()
         except Exception as e:
             raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e))
-        if stop == "reference":
+        if stop == vocab.STOP_REFERENCE:
             audit_problem(c, self.sets, ref_model)
             return
-        if stop == "inputs":
+        if stop == vocab.STOP_INPUTS:
             self.result.update(verdict=vocab.PV_DRAWN, predraw=self.predrawn)
             return
         # From here on candidate code runs, in the candidate process: the
@@ -244,7 +244,7 @@ class Job:
         # land in a directory keyed by the whole candidate, through
         # TORCH_EXTENSIONS_DIR as KernelBench.
         self.phase(vocab.PH_BUILD)
-        if stop != "build":
+        if stop != vocab.STOP_BUILD:
             self.calibrate()
         build = self.result["build"] = self.checks["build"] = {}
         if self.predrawn is not None:
@@ -270,7 +270,7 @@ class Job:
         self.result["compiled"] = True
         self.global_state(rep.get("global_state"))
         self.after_import(rep.get("rebound"))
-        if stop == "build":
+        if stop == vocab.STOP_BUILD:
             self.result.update(verdict=vocab.PV_BUILT)
             return
 

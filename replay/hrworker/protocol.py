@@ -29,7 +29,7 @@ class JobMessage(TypedDict, total=False):
     op: str
     job: int
     evaluation_id: int
-    stop_after: str                 # "build" | "inputs" | "reference" | "all"
+    stop_after: str                 # vocab.STOPS
     draw: bool
     nice: int
     alone: bool

@@ -137,6 +137,13 @@ FINDINGS = (
 # findings that count only where the original check passed
 CORRECT_ONLY = frozenset({F_PRECISION_DOWNGRADE, F_NO_OWN_KERNEL})
 
+# where a job stops (a job message's stop_after)
+STOP_ALL = 'all'
+STOP_BUILD = 'build'
+STOP_INPUTS = 'inputs'
+STOP_REFERENCE = 'reference'
+STOPS = (STOP_ALL, STOP_BUILD, STOP_INPUTS, STOP_REFERENCE)
+
 # replay_run.state
 RUN_RUNNING = 'running'
 RUN_FINISHED = 'finished'
