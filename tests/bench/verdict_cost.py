@@ -49,8 +49,10 @@ for case in json.load(open(os.path.join(HERE, "suite.json")))["cases"]:
         added = sum(parts.get(k, 0.0) for k in PARTS)
         share = 100.0 * added / job if job else 0.0
         rows.append(share)
-        print("%-34s %-8s job %7.3f s  added %7.4f s (vacuity %.4f s)  %5.1f %%"
-              % (case["candidate"], mode, job, added, parts.get(PARTS[0], 0.0), share))
+        print("%-34s %-8s job %7.3f s  added %7.4f s (%s)  %5.1f %%"
+              % (case["candidate"], mode, job, added,
+                 ", ".join("%s %.4f s" % (k.split(".")[1], parts.get(k, 0.0)) for k in PARTS),
+                 share))
 w.close()
 if rows:
     print("median %.1f %%, range %.1f-%.1f %%, %d jobs"
