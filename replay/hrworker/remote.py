@@ -222,14 +222,34 @@ def calibration(walls, events, delays):
     taken off each figure (the lower quartile of the judge's readings, each
     less its run delay) and the gap admitted (the CAL_PERCENTILE-th
     percentile of the gaps between the judge's reading and the candidate
-    process's own, less the run delay, plus CAL_MARGIN_MS)."""
+    process's own, less the run delay, plus CAL_MARGIN_MS), and the least
+    handshake seen (least_ms, the floor's: fastest_call)."""
     n = len(walls)
     net = sorted(w - d for w, d in zip(walls, delays))
     gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
     return {"calls": n, "overhead_ms": round(max(0.0, net[n // 4]), 6),
+            "least_ms": round(max(0.0, net[0]), 6),
             "gap_bound_ms": round(gaps[min(n - 1, n * CAL_PERCENTILE // 100)] + CAL_MARGIN_MS,
                                   6),
             "wall_ms_median": round(sorted(walls)[n // 2], 6)}
+
+
+def fastest_call(walls, ways, cal):
+    """The least time any of these timed calls can have taken (ms; walls:
+    the judge's readings, ways: each call's way, cal: the calibration),
+    the physical floor's statistic (Timing.floor): the fastest call's
+    reading less the least handshake its way's calls of nothing showed
+    (least_ms, each less its run delay), 0 at least; a way left out of the
+    calibration, nothing taken off.  The fastest, not the mean or median:
+    a hiccup on the host only adds time to a call, and one call under the
+    floor is as impossible as all of them.  The least handshake, not the
+    figure's lower quartile: a call whose handshake beat most calls of
+    nothing would read less than its work took, and an honest call's
+    reading holds its whole work and one handshake.  None without calls."""
+    if not walls:
+        return None
+    return min(max(0.0, w - cal[k]["least_ms"]) if k in cal else w
+               for w, k in zip(walls, ways))
 
 
 def gap_bounds(cal, cal_after, ways):
@@ -598,6 +618,11 @@ class CandidateProcess:
         least).  The candidate process's own clock never enters it."""
         cal = self.cal.get(self.ways[i])
         return max(FIGURE_MIN_MS, self.walls[i] - (cal["overhead_ms"] if cal else 0.0))
+
+    def fastest(self, first, end=None):
+        """The fastest of timed calls first .. end - 1, as the physical
+        floor judges it (fastest_call)."""
+        return fastest_call(self.walls[first:end], self.ways[first:end], self.cal)
 
     def time_one(self, args, flush, sync_before, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
