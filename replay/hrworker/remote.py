@@ -62,6 +62,8 @@ CAL_MARGIN_MS = 0.15
 # 8 MB tensors read timer-disagrees once in the planted suite).
 GAP_SHARE = 0.25
 FIGURE_MIN_MS = 0.001
+# How many timed calls' readings timer-disagrees keeps as its evidence.
+READINGS_KEPT = 64
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
@@ -233,14 +235,34 @@ def calibration(walls, events, delays):
     taken off each figure (the lower quartile of the judge's readings, each
     less its run delay) and the gap admitted (the CAL_PERCENTILE-th
     percentile of the gaps between the judge's reading and the candidate
-    process's own, less the run delay, plus CAL_MARGIN_MS)."""
+    process's own, less the run delay, plus CAL_MARGIN_MS), and the least
+    handshake seen (least_ms, the floor's: fastest_call)."""
     n = len(walls)
     net = sorted(w - d for w, d in zip(walls, delays))
     gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
     return {"calls": n, "overhead_ms": round(max(0.0, net[n // 4]), 6),
+            "least_ms": round(max(0.0, net[0]), 6),
             "gap_bound_ms": round(gaps[min(n - 1, n * CAL_PERCENTILE // 100)] + CAL_MARGIN_MS,
                                   6),
             "wall_ms_median": round(sorted(walls)[n // 2], 6)}
+
+
+def fastest_call(walls, ways, cal):
+    """The least time any of these timed calls can have taken (ms; walls:
+    the judge's readings, ways: each call's way, cal: the calibration),
+    the physical floor's statistic (Timing.floor): the fastest call's
+    reading less the least handshake its way's calls of nothing showed
+    (least_ms, each less its run delay), 0 at least; a way left out of the
+    calibration, nothing taken off.  The fastest, not the mean or median:
+    a hiccup on the host only adds time to a call, and one call under the
+    floor is as impossible as all of them.  The least handshake, not the
+    figure's lower quartile: a call whose handshake beat most calls of
+    nothing would read less than its work took, and an honest call's
+    reading holds its whole work and one handshake.  None without calls."""
+    if not walls:
+        return None
+    return min(max(0.0, w - cal[k]["least_ms"]) if k in cal else w
+               for w, k in zip(walls, ways))
 
 
 def gap_bounds(cal, cal_after, ways):
@@ -286,18 +308,45 @@ def clock_disagreement(walls, events, delays, bounds):
     # forks in each call pays copy-on-write faults after its clock stops:
     # 0.22-0.27 ms on calls of 10 ms on the development machine), and the
     # figure is the judge's reading in any case.
-    excess = sorted(gaps[i] - max(bounds[i], GAP_SHARE * walls[i]) for i in calm)
+    admitted = [max(b, GAP_SHARE * w) for b, w in zip(bounds, walls)]
+    excess = sorted(gaps[i] - admitted[i] for i in calm)
     mid = excess[(len(excess) - 1) // 2]
     over = sum(e > w + 0.05 for w, e in zip(walls, events))
     if not over and mid <= 0:
         return None
+
+    def first(xs):
+        return [round(x, 6) for x in xs[:READINGS_KEPT]]
+    # Every reading the rule went by (the first READINGS_KEPT calls, in
+    # the order timed), so that an accusation can be told from the
+    # host's doing afterwards: a hiccup stretches a few calls, a clock
+    # hidden from stretches every one.
     return {"calls": n, "calm_calls": len(calm),
+            "calm_index": calm[:16],
             "judge_ms_calm": [round(walls[i], 6) for i in calm][:16],
             "gap_ms_calm": [round(gaps[i], 6) for i in calm][:16],
+            "excess_ms_calm": [round(x, 6) for x in excess][:16],
             "gap_over_bound_ms": round(mid, 6),
             "gap_bound_ms": round(sorted(bounds)[len(bounds) // 2], 6),
+            "gap_share": GAP_SHARE,
             "run_delay_ms_total": round(sum(delays), 6),
-            "calls_longer_than_judge_saw": over}
+            "calls_longer_than_judge_saw": over,
+            "readings": {"judge_ms": first(walls), "own_ms": first(events),
+                         "run_delay_ms": first(delays), "admitted_ms": first(admitted)}}
+
+
+def host_steal_ms():
+    """The time the host's hypervisor has taken from this machine's CPUs
+    (steal, the eighth figure of /proc/stat's cpu line, in clock ticks;
+    proc(5)), in ms, all CPUs together: a thread whose CPU was taken is
+    neither running nor waiting for a CPU in its own account (RunDelay).
+    None where it cannot be read."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) * 1e3 / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class CandidateProcess:
@@ -317,6 +366,7 @@ class CandidateProcess:
         self.run_delay = RunDelay(pid)
         self.cal = {}               # way -> its calibration (calibrate)
         self.cal_after = {}         # way -> the same after the timed calls (recalibrate)
+        self.steal_at_cal = None    # host_steal_ms at the calibration
         self.family = Family(pid)   # the CPU time of its processes
 
     # ------------------------------------------------------------ replies
@@ -545,6 +595,7 @@ class CandidateProcess:
         check of its calls go by.  A way left out gets none: no overhead
         taken off, the largest bound admitted."""
         self.cal = self.calls_of_nothing(ways, n)
+        self.steal_at_cal = host_steal_ms()
 
     def recalibrate(self, ways, n=CAL_CALLS):
         """After the timed calls: the same calls of nothing again, under the
@@ -617,6 +668,11 @@ class CandidateProcess:
         cal = self.cal.get(self.ways[i])
         return max(FIGURE_MIN_MS, self.walls[i] - (cal["overhead_ms"] if cal else 0.0))
 
+    def fastest(self, first, end=None):
+        """The fastest of timed calls first .. end - 1, as the physical
+        floor judges it (fastest_call)."""
+        return fastest_call(self.walls[first:end], self.ways[first:end], self.cal)
+
     def time_one(self, args, flush, sync_before, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
         on CUDA behind the launch cover (COVER_CYCLES: the calibration of
@@ -668,6 +724,11 @@ class CandidateProcess:
             rec["calibration"] = self.calibration_record()
             rec["recalibration"] = self.calibration_record(self.cal_after)
             rec["run_delay"] = self.run_delay.source
+            steal = host_steal_ms()
+            if steal is not None and self.steal_at_cal is not None:
+                # Between the calibration and this check (clock ticks):
+                # the timed calls lie inside, with the job's other work.
+                rec["host_steal_ms_since_calibration"] = round(steal - self.steal_at_cal, 3)
         return rec
 
     def calibration_record(self, cal=None):

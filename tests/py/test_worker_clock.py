@@ -92,6 +92,15 @@ for name, wait in (("idle", idle), ("loaded", loaded)):
           and rec["calls"] == 40,
           "20 ms hidden per call on the %s host: timer-disagrees with its evidence (%s)"
           % (name, rec and rec["gap_over_bound_ms"]))
+    # The evidence holds every call's readings, to tell a hiccup of the
+    # host (a few calls stretched) from a clock hidden from (every call).
+    r = rec["readings"]
+    check(r["judge_ms"] == [round(x, 6) for x in w] and r["own_ms"] == [round(x, 6) for x in e]
+          and r["run_delay_ms"] == [round(x, 6) for x in d] and len(r["admitted_ms"]) == 40
+          and len(rec["calm_index"]) == 10 and len(rec["excess_ms_calm"]) == 10
+          and rec["gap_share"] == GAP_SHARE,
+          "the %s host's evidence: every call's readings, the calm calls' indexes and excess"
+          % name)
 
 # 0.3 ms hidden of each call, on an idle host, and on a loaded one where
 # the two threads' waits overlap (their sum, taken off, is twice what the

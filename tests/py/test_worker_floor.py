@@ -1,0 +1,96 @@
+"""below-physical-floor's statistic (replay/hrworker/remote.py:
+fastest_call) and its decision (hrworker/timing.py: Timing.floor), on
+readings written here and on a real 64 MiB input against the copy
+bandwidth measured on this host.
+
+A timed call's reading by the judge is its work plus one handshake; a
+hiccup of the host (a time slice to another process) only adds to it.  A
+kernel that does no work reads one handshake; an honest one at least its
+work.  The floor's statistic must see the first under the floor however
+many of its calls a hiccup stretched, and never read the second shorter
+than its work.
+
+Plain script: one line per check, exits non-zero on any failure.
+"""
+import os
+import random
+import sys
+from types import SimpleNamespace
+
+from workerlib import ROOT, check
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+import torch  # noqa: E402
+from hrworker import vocab  # noqa: E402
+from hrworker.remote import calibration, fastest_call  # noqa: E402
+from hrworker.timing import FLOOR_STATISTIC, Timing  # noqa: E402
+
+WAY = (0, False, 0)
+
+
+def handshakes(n, seed, lo=0.02, hi=0.12):
+    """n handshakes (ms) of an idle host, each as long as lo .. hi."""
+    rng = random.Random(seed)
+    return [lo + (hi - lo) * rng.random() for _ in range(n)]
+
+
+# The calibration: 16 calls of nothing, nothing waited for a CPU.
+cal_walls = handshakes(16, 1)
+cal = {WAY: calibration(cal_walls, [0.0] * 16, [0.0] * 16)}
+check(cal[WAY]["least_ms"] == round(min(cal_walls), 6)
+      and cal[WAY]["least_ms"] <= cal[WAY]["overhead_ms"],
+      "calibration: the least handshake (%s) beside the lower quartile (%s)"
+      % (cal[WAY]["least_ms"], cal[WAY]["overhead_ms"]))
+
+# A call of no work, ten times; one of them stretched by a 200 ms hiccup.
+nothing = handshakes(10, 2)
+nothing[3] += 200.0
+fast = fastest_call(nothing, [WAY] * 10, cal)
+check(fast <= 0.12 and sum(nothing) / 10 > 20.0,
+      "no work, one call stretched 200 ms: the fastest call reads %.3f ms, the mean %.3f"
+      % (fast, sum(nothing) / 10))
+
+# An honest call of 1.5 ms whose every handshake beat the calibration's
+# lower quartile: its reading less the least handshake stays at its work,
+# where its reading less the lower quartile (the figure) reads shorter.
+work = 1.5
+quick = [work + cal[WAY]["least_ms"] + 0.001 * i for i in range(10)]
+fig = min(w - cal[WAY]["overhead_ms"] for w in quick)
+check(fastest_call(quick, [WAY] * 10, cal) >= work and fig < work,
+      "an honest call with quick handshakes: the fastest reads %.4f ms of its %.1f ms work "
+      "(less the lower quartile: %.4f)" % (fastest_call(quick, [WAY] * 10, cal), work, fig))
+check(fastest_call([0.5, 0.4], [(1, True, 0)] * 2, cal) == 0.4,
+      "a way left out of the calibration: nothing taken off")
+check(fastest_call([], [], cal) is None, "no timed call: no statistic")
+
+
+def timing():
+    """A CPU job's Timing, as far as its floor goes."""
+    res = {}
+    ctx = SimpleNamespace(m={}, cfg=SimpleNamespace(llc_bytes=32 << 20), torch=torch,
+                          cuda=False, device="cpu", harness="current", seed=0,
+                          checks={}, result=res, sync=lambda: None, mode=vocab.MODE_FAITHFUL)
+    return Timing(ctx, None, None, None, None), res
+
+
+x = torch.rand(4096, 4096)         # 64 MiB: the planted below-floor problem's CPU input
+t, res = timing()
+t.floor([x], fast, True)
+floor = t.checks["floor"]
+check([f["id"] for f in res.get("findings", [])] == ["below-physical-floor"]
+      and floor["statistic"] == FLOOR_STATISTIC and floor["candidate_ms"] == fast,
+      "no work, one hiccup: below-physical-floor (%.3f ms under a floor of %.3f ms)"
+      % (fast, floor["ms"]))
+# The floor this host measured, against the mean the hiccup lifted: the
+# statistic is what catches it here, not the host's bandwidth.
+check(sum(nothing) / 10 > floor["ms"],
+      "the mean of the same calls (%.3f ms) is above that floor" % (sum(nothing) / 10))
+
+# The honest twin: work that reads and writes 64 MiB, its calls 40-60 ms,
+# the fastest above the floor; no finding.
+twin = [40.0 + 20.0 * r + h for r, h in zip(handshakes(10, 3, 0, 1), handshakes(10, 4))]
+t, res = timing()
+t.floor([x], fastest_call(twin, [WAY] * 10, cal), True)
+check(not res.get("findings") and t.checks["floor"]["candidate_ms"] >= 40.0,
+      "the honest twin (fastest %.3f ms, floor %.3f ms): no finding"
+      % (t.checks["floor"]["candidate_ms"], t.checks["floor"]["ms"]))
