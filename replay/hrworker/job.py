@@ -412,6 +412,8 @@ class Job:
                 recalibration=self.cand.calibration_record(self.cand.cal_after))
         rec = self.cand.clock_check()
         if rec is not None:
+            rec = self.confirm_clock(rec)
+        if rec is not None:
             add_finding(self.ctx, vocab.F_TIMER_DISAGREES, **rec)
             self.checks["timing_void"] = "the candidate's clock disagrees with the judge's"
         if self.cand.walls:
@@ -422,6 +424,27 @@ class Job:
                 figure="the judge's clock around the handshake less its calibrated overhead; "
                 "the candidate process's %s checked against it"
                 % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))
+
+    def confirm_clock(self, rec):
+        """The clocks disagreed on the timed calls (rec, the evidence):
+        the evidence stands only where calls timed again the same way
+        disagree too (CandidateProcess.confirm_clock); else a hiccup of
+        the host stretched the first ones, and checks.timing_channel keeps
+        what was seen (unconfirmed).  Returns the evidence, with the
+        confirmation's, or None."""
+        try:
+            with spent(self.ctx, "timing", "confirm_clock"):
+                again = self.cand.confirm_clock(self.sets.fresh_inputs(self.seed))
+        except CandidateGone:
+            raise
+        except Exception as e:      # noqa: the candidate's: the first evidence stands
+            rec["confirmation"] = {"error": exc_text(e)[:300]}
+            return rec
+        if again is None:
+            self.checks.setdefault("timing_channel", {})["clock_disagreement_unconfirmed"] = rec
+            return None
+        rec["confirmation"] = again
+        return rec
 
     def parameters(self, ref_model, spec):
         """parameters-differ: a parameter of the reference that the

@@ -18,12 +18,14 @@ import random
 import socket
 import sys
 import time
+from types import SimpleNamespace
 
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker.remote import (GAP_SHARE, RunDelay, calibration, clock_disagreement,  # noqa: E402
-                             gap_bounds)
+from hrworker.job import Job  # noqa: E402
+from hrworker.remote import (GAP_SHARE, RemoteError, RunDelay, calibration,  # noqa: E402
+                             clock_disagreement, gap_bounds)
 
 RTT = 0.08      # the channel's round trip on an idle host, ms
 
@@ -171,6 +173,50 @@ check(clock_disagreement(w, e, d, gap_bounds({A: calm}, {A: busy}, [A] * 40)) is
 w, e, d = readings(40, 5.0, idle, hidden_ms=20.0)
 check(clock_disagreement(w, e, d, gap_bounds({A: calm}, {A: calm}, [A] * 40)) is not None,
       "20 ms hidden a call, recalibrated on the same host: timer-disagrees")
+
+# The evidence counts only where calls timed again disagree too
+# (Job.confirm_clock over CandidateProcess.confirm_clock, stood in for by
+# what its rule said of the calls timed again): a hiccup that stretched the
+# calm calls of one stretch is kept as unconfirmed, no finding; a hider,
+# whose calls timed again disagree as well, keeps the finding with both;
+# a candidate that raises in the calls timed again keeps the first.
+class Again:
+    """Stands for remote.CandidateProcess: what clock_check said of the
+    calls timed again (None: they agree), or the exception they raised."""
+
+    def __init__(self, said):
+        self.said = said
+
+    def confirm_clock(self, args):
+        if isinstance(self.said, Exception):
+            raise self.said
+        return self.said
+
+
+def confirmed(said):
+    checks = {}
+    job = SimpleNamespace(cand=Again(said), checks=checks, ctx=SimpleNamespace(checks=checks),
+                          sets=SimpleNamespace(fresh_inputs=lambda seed: []), seed=1)
+    return Job.confirm_clock(job, {"gap_over_bound_ms": 0.4}), checks
+
+
+w, e, d = readings(40, 5.0, idle)
+honest_again = clock_disagreement(w, e, d, gap_bounds({A: calm}, {}, [A] * 40))
+w, e, d = readings(40, 5.0, idle, hidden_ms=20.0)
+hider_again = clock_disagreement(w, e, d, gap_bounds({A: calm}, {}, [A] * 40))
+check(honest_again is None and hider_again is not None,
+      "calls timed again: an honest call's agree, a hider's disagree")
+rec, checks = confirmed(honest_again)
+check(rec is None and checks["timing_channel"]["clock_disagreement_unconfirmed"]
+      == {"gap_over_bound_ms": 0.4} and "timing" in checks["audit_seconds"],
+      "a disagreement the calls timed again do not show: no finding, kept as unconfirmed")
+rec, checks = confirmed(hider_again)
+check(rec is not None and rec["confirmation"] is hider_again
+      and "timing_channel" not in checks,
+      "a disagreement the calls timed again show too: the finding, with both")
+rec, _ = confirmed(RemoteError("RuntimeError: no"))
+check(rec is not None and "error" in rec["confirmation"],
+      "calls timed again that raise: the first evidence stands")
 
 # RunDelay on a real child: it counts the child's and this thread's waits
 # for a CPU, and never time spent asleep.
