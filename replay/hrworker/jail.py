@@ -159,14 +159,17 @@ def set_limits():
 def jail_off(device):
     """Why the job jail (own root, own ids, cgroups) is off, or None when
     it is on: HEADROOM_JOB_JAIL=0 turns it off, =1 on; unset, it is on
-    for CPU jobs and off for CUDA jobs, where a candidate of another uid
-    than the judge's has not been checked to open the judge's CUDA IPC
-    handles and torch's reference-count files (docs/replay.md)."""
+    for CPU jobs and off for CUDA jobs: on the H200 a jailed candidate,
+    of another uid than the judge's and with the judge's /proc entry
+    hidden, cannot map the judge's CUDA IPC memory (every call fails with
+    cudaErrorMapBufferObjectFailed), while the rest of the jail holds
+    there (docs/replay.md)."""
     v = os.environ.get("HEADROOM_JOB_JAIL")
     if v == "0":
         return "HEADROOM_JOB_JAIL=0"
     if v != "1" and str(device).startswith("cuda"):
-        return ("not yet checked under CUDA (IPC across uids); HEADROOM_JOB_JAIL=1 "
+        return ("off under CUDA: a jailed candidate cannot map the judge's CUDA IPC "
+                "memory (cudaErrorMapBufferObjectFailed on the H200); HEADROOM_JOB_JAIL=1 "
                 "turns it on")
     return None
 
