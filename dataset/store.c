@@ -429,6 +429,10 @@ static int identify(struct store *s, struct hr_err *e)
 			       "headroom application_id: left unchanged; "
 			       "'headroom ingest --adopt' adds headroom's "
 			       "tables beside them)", s->path);
+	if (version < 0)
+		return hr_errf(e, HR_INPUT, "%s: schema version %d is none "
+			       "headroom writes (left unchanged)", s->path,
+			       version);
 	if (version > N_MIGRATIONS)
 		return hr_errf(e, HR_INPUT, "%s: schema version %d is newer than "
 			       "this headroom (%d); upgrade headroom", s->path,

@@ -437,6 +437,37 @@ static void foreign_database_without_id_is_left_unchanged(void **state)
 	free(before);
 }
 
+/* Our application_id with a negative user_version (the pragma is a signed
+ * 32-bit integer; a fuzzed shard store had -16777216): an input error
+ * naming the file, in every mode, the file unchanged; no migration is
+ * looked up by that index. */
+static void negative_schema_version_is_refused(void **state)
+{
+	sqlite3 *db;
+	struct store *s;
+	struct hr_err e;
+	unsigned char *before;
+	char sql[96];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d;"
+		 "PRAGMA user_version = -16777216", HR_APPLICATION_ID);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	before = slurp(path, &n);
+	for (int mode = STORE_READ; mode <= STORE_APPEND; mode++) {
+		hr_err_clear(&e);
+		assert_int_equal(store_open(&s, path, mode, &e), HR_INPUT);
+		assert_null(s);
+		assert_non_null(strstr(e.msg, "schema version -16777216"));
+		assert_non_null(strstr(e.msg, path));
+		assert_file_is(before, n);
+	}
+	free(before);
+}
+
 /* A file that is not SQLite at all: an input error naming it. */
 static void garbage_file_is_refused_naming_it(void **state)
 {
@@ -611,6 +642,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_5_store_gets_the_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_database_without_id_is_left_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(garbage_file_is_refused_naming_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(negative_schema_version_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_file_stays_empty_after_a_rolled_back_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(older_store_is_migrated_only_by_a_committed_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_version_is_read_under_the_write_lock, setup, teardown),
