@@ -98,6 +98,7 @@ class Family:
         self.last_pid = None
         self.loadavg = None
         self.inside = True          # a request is out (hello, first)
+        self.armed = False          # windows outside the calls count (arm)
         self.mark = 0               # the reading at the last final reply
         self.t_mark = 0
         self.outside = {"windows": 0, "cpu_ns": 0, "excess_ns": 0, "wall_ns": 0,
@@ -170,9 +171,20 @@ class Family:
         return total
 
     # ------------------------------------------------------------ windows
+    def arm(self, on):
+        """Windows outside the calls count only while armed: from the
+        timing phase's first request to its last reply (Job.stages).
+        Before it the candidate's process may finish work of its own
+        start-up (a CUDA context, modules loaded) and after it the audit's
+        own passes (a profiler's buffers processed after the call), none
+        of which the timed calls can share a CPU with; the reference's
+        timed calls are counted by around whatever the arming."""
+        self.armed = bool(on)
+
     def enter(self):
-        """A request goes out: the window since the last final reply closes."""
-        if self.inside or self.loadavg is None:
+        """A request goes out: the window since the last final reply closes
+        (counted while armed)."""
+        if self.inside or self.loadavg is None or not self.armed:
             self.inside = True
             return
         now, t = self.read(), time.perf_counter_ns()

@@ -62,12 +62,14 @@ def stand_in(case, subreaper):
     return pid, req_w, rep_r
 
 
-def run(case, subreaper=True, calls=4):
+def run(case, subreaper=True, calls=4, armed=True):
     """The family's account of calls calls of the stand-in, each followed by
     100 ms outside its calls, during which the "reference" (a sleep) is
-    timed."""
+    timed; armed as the job's timing phase arms it (else its windows
+    outside the calls are not counted)."""
     pid, req_w, rep_r = stand_in(case, subreaper)
     fam = Family(pid, judge=-1, parent=os.getpid())
+    fam.arm(armed)
     fam.leave()
     for _ in range(calls):
         fam.enter()
@@ -103,6 +105,16 @@ for case, what in ((b"t", "a thread of its own process"),
           "%s spinning 60 ms after each call: counted, background-work (%.1f ms outside, "
           "%.1f ms while the reference was timed, %d processes)"
           % (what, rec["outside_excess_ms"], rec["reference_cpu_ms"], rec["processes"]))
+
+# Unarmed (before or after the timing phase: a CUDA context's start, a
+# profiler's buffers after the audit's pass): windows outside the calls are
+# not counted; what runs while the reference is timed still is.
+rec, found = run(b"t", armed=False)
+check(rec["outside_windows"] == 0 and rec["outside_excess_ms"] == 0 and
+      rec["reference_cpu_ms"] > 4 * 20 and found is not None
+      and found["rule"] == "while the reference was timed",
+      "unarmed: no window outside the calls counted, the reference's timed calls "
+      "still are (%r)" % rec)
 
 rec, found = run(b"o", subreaper=False)
 check(found is not None and rec["outside_excess_ms"] > 4 * 20 and rec["processes"] > 4,
