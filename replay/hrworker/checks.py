@@ -94,8 +94,9 @@ class Checks:
                     # The reference's failure, not the candidate's.
                     raise Verdict(vocab.PV_PROBLEM_ERROR, "reference", exc_text(e), correct=False,
                                   trials_passed=passed)
+                ref_after = None
                 if ref_watch is not None:
-                    self.reference_effects(ref_watch, inputs, out)
+                    ref_after = self.reference_effects(ref_watch, inputs, out)
                 laps.lap("reference")
                 if is_tuple(t, out) and self.mode != vocab.MODE_ROBUST:
                     # KernelBench's check reads output.shape first, which
@@ -110,7 +111,10 @@ class Checks:
                     vac.observe(out, inputs)
                 laps.lap("vacuity")
                 bits = self.poison_bits(out) if self.mode == vocab.MODE_ROBUST else None
-                watch = None if trials else self.watch(cand_inputs)
+                # The candidate's inputs before its call, as read around the
+                # reference's: robust's are clones made before it, faithful's
+                # the same tensors after it.
+                watch = ref_watch if self.mode == vocab.MODE_ROBUST else ref_after
                 try:
                     out_new = self.call_candidate(cand_inputs, out, bits)
                     laps.lap("candidate")
@@ -202,7 +206,8 @@ class Checks:
         inputs its call changed and those its output shares memory with.
         A candidate that does the same keeps the reference's semantics
         (a reshape's view of its input is no pass-through):
-        side_effects holds against it only what the reference does not."""
+        side_effects holds against it only what the reference does not.
+        Returns the inputs' fingerprints after the call."""
         t = self.torch
         after = [fingerprint(t, x) for x in inputs]
         self.ref_effects = {
@@ -210,6 +215,7 @@ class Checks:
             "aliases": aliases(t, out, inputs)}
         if self.ref_effects["mutated"] or self.ref_effects["aliases"]:
             self.checks["reference_side_effects"] = dict(self.ref_effects)
+        return after
 
     def side_effects(self, before, inputs, out_new, seed):
         """After a candidate's call: did it change its inputs, does its

@@ -51,35 +51,47 @@ def redrawn(torch, p, value, gen):
     return new.to(device=p.device, dtype=p.dtype)
 
 
+def spec_entries(spec):
+    """(name, shape, constant) of each well-formed entry of a candidate
+    model's parameter list as its process sent it (candidate.
+    parameter_spec: data, checked here once for Job.parameters and
+    Redraw.pairs); constant None where it holds no one value."""
+    out = []
+    for item in spec if isinstance(spec, list) else ():
+        if not (isinstance(item, list) and len(item) >= 3 and isinstance(item[0], str)
+                and isinstance(item[1], list)):
+            continue
+        v = item[3] if len(item) >= 4 else None
+        v = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        out.append((item[0], tuple(int(n) for n in item[1] if type(n) is int), v))
+    return out
+
+
 class Redraw:
-    """The re-draw of one job: run(pairs, seed) after its timing."""
+    """The re-draw of one job: run(spec, seed) after its timing."""
 
     def __init__(self, checks, proc):
         self.c = checks             # checks.Checks: its ref, candidate, sets, verify
         self.proc = proc            # remote.CandidateProcess
         self.t = checks.torch
+        self.params = dict(checks.ref.named_parameters())   # the reference's, by name
 
     def pairs(self, spec):
-        """(reference name, candidate name) of each constant parameter of
-        the reference and the candidate's parameter that is the same one:
+        """(reference name, candidate name, its value) of each constant
+        parameter of the reference and the candidate's parameter that is
+        the same one:
         of the same name, shape and initial value; else, among those left,
         the only one of the candidate's with its shape and value where the
         reference has only one too (a module renamed).  Two of a shape and
         value on either side (a renamed LayerNorm's two weights, say) are
         not paired by guess: a wrong pair would read as a kernel that
         ignores its parameters."""
-        t = self.t
         ref = {}
-        for name, p in self.c.ref.named_parameters():
-            v = constant(t, p)
+        for name, p in self.params.items():
+            v = constant(self.t, p)
             if v is not None:
                 ref[name] = (tuple(p.shape), v)
-        cand = {}
-        for item in spec if isinstance(spec, list) else ():
-            if (isinstance(item, list) and len(item) >= 4 and isinstance(item[0], str)
-                    and isinstance(item[1], list) and isinstance(item[3], (int, float))
-                    and not isinstance(item[3], bool)):
-                cand[item[0]] = (tuple(n for n in item[1] if type(n) is int), float(item[3]))
+        cand = {n: (shape, v) for n, shape, v in spec_entries(spec) if v is not None}
         out = [(n, n) for n, key in ref.items() if cand.get(n) == key]
         taken = {n for n, _ in out}
         left_ref = {n: k for n, k in ref.items() if n not in taken}
@@ -88,14 +100,14 @@ class Redraw:
             mine = [m for m, k in left_cand.items() if k == key]
             if len(mine) == 1 and list(left_ref.values()).count(key) == 1:
                 out.append((n, mine[0]))
-        return out
+        return [(r, m, ref[r][1]) for r, m in out]
 
     def draw(self, pairs, seed):
-        """(reference name, candidate name, new values) of each pair."""
+        """(reference name, candidate name, new values) of each pair
+        (reference name, candidate name, the value it holds)."""
         t = self.t
         gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
-        params = dict(self.c.ref.named_parameters())
-        return [(r, n, redrawn(t, params[r], constant(t, params[r]), gen)) for r, n in pairs]
+        return [(r, n, redrawn(t, self.params[r], v, gen)) for r, n, v in pairs]
 
     def run(self, spec, seed):
         """checks.parameters_redrawn: what was re-drawn and the comparison;
@@ -124,10 +136,9 @@ class Redraw:
             rec["skipped"] = "the candidate's process took %r of %d values" % (
                 rep.get("set"), len(drawn))
             return rec, None
-        params = dict(c.ref.named_parameters())
         with t.no_grad():
             for ref_name, _, v in drawn:
-                params[ref_name].copy_(v)
+                self.params[ref_name].copy_(v)
         c.sync()
         inputs = c.fresh_inputs(seed)
         try:

@@ -9,8 +9,8 @@ correctness, timing), over the planted suite's honest cases of the device.
     HR_TEST_DEVICE=cuda python3 tests/bench/verdict_cost.py   # on a GPU
 
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
-distribution", "correctness.redraw") and checks.phase_seconds of each job; prints one line a
-job and the median share.  A benchmark, not a test."""
+distribution", "timing.redraw") and checks.phase_seconds of each job;
+prints one line a job and the median share.  A benchmark, not a test."""
 import json
 import os
 import statistics
@@ -21,7 +21,7 @@ from workerlib import DEVICE, ROOT, Worker  # noqa: E402
 
 HERE = os.path.join(ROOT, "tests", "fixtures", "planted")
 PROBLEMS = {int(f.split("_")[0]): f for f in os.listdir(os.path.join(HERE, "problems", "level1"))}
-PARTS = ("correctness.vacuity", "correctness.distribution", "correctness.redraw")
+PARTS = ("correctness.vacuity", "correctness.distribution", "timing.redraw")
 
 
 def read(*parts):
