@@ -54,8 +54,12 @@ CAL_CALLS = 16
 CAL_PERCENTILE = 90
 CAL_MARGIN_MS = 0.15
 # Calls timed again before the clocks' disagreement counts
-# (CandidateProcess.confirm_clock).
+# (CandidateProcess.confirm_clock): CONFIRM_CALLS, or fewer (CONFIRM_MIN_CALLS
+# at least) once they took CONFIRM_BUDGET_S of the judge's clock, so that the
+# audit's own calls cannot push a job of slow calls past its phase's limit.
 CONFIRM_CALLS = 16
+CONFIRM_MIN_CALLS = 4
+CONFIRM_BUDGET_S = 5.0
 # The share of a call's own reading by the judge that its gap may also
 # take (clock_disagreement): an honest call's own tail -- copy-on-write
 # faults after a fork, the previous output's memory given back -- is
@@ -698,7 +702,7 @@ class CandidateProcess:
 
     def confirm_clock(self, args, n=CONFIRM_CALLS):
         """The clocks disagreed on the timed calls: n more calls of the
-        candidate on args, timed as its last timed calls were, judged
+        candidate on args (fewer past CONFIRM_BUDGET_S), timed as its last timed calls were, judged
         alone by the same rule (clock_check).  A candidate that hides
         work from its own clock hides it in these too; a hiccup of the
         host that stretched a few handshakes (time the hypervisor took,
@@ -707,7 +711,10 @@ class CandidateProcess:
         figure."""
         first = len(self.walls)
         flush, sync_before = self.timed_as
-        for _ in range(n):
+        t0 = time.monotonic()
+        for i in range(n):
+            if i >= CONFIRM_MIN_CALLS and time.monotonic() - t0 > CONFIRM_BUDGET_S:
+                break
             self.time_one(args, flush, sync_before)
         return self.clock_check(first)
 
