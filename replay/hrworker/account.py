@@ -26,6 +26,13 @@ ALLOW_NS = 200_000
 BG_MIN_NS = 5_000_000
 BG_SHARE = 0.05
 
+# The largest windows kept in checks.background (each with what bounded it
+# and its process's threads), and how many windows over ALLOW_NS have their
+# threads read at most (a read is a listing of /proc/PID/task and a file a
+# thread: paid only for a window that already counts).
+LARGE_KEPT = 3
+THREAD_READS_MAX = 8
+
 CPUCLOCK_SCHED = 2
 TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 
@@ -39,6 +46,27 @@ def process_clock(pid):
 def stat_fields(raw):
     """/proc/PID/stat's fields after the command name (field 3 first)."""
     return raw.rsplit(b")", 1)[1].split()
+
+
+def thread_times(pid):
+    """{tid: (name, ns on a CPU)} of pid's threads (/proc/PID/task/TID/comm
+    and schedstat's first field); {} once it is gone."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        base = "/proc/%d/task/%s/" % (pid, tid)
+        try:
+            with open(base + "schedstat", "rb") as f:
+                ns = int(f.read().split()[0])
+            with open(base + "comm", "rb") as f:
+                name = f.read().strip().decode("utf-8", "replace")[:32]
+        except (OSError, ValueError, IndexError):
+            continue
+        out[int(tid)] = (name, ns)
+    return out
 
 
 def children_of(pid):
@@ -97,6 +125,9 @@ class Family:
         self.members, self.gone_ns = {}, 0
         self.last_pid = None
         self.loadavg = None
+        self.opened_by = None       # the reply that opened the window
+        self.large = []             # the largest windows over ALLOW_NS
+        self.thread_reads, self.threads_seen, self.root_seen = 0, {}, 0
         self.inside = True          # a request is out (hello, first)
         self.armed = False          # windows outside the calls count (arm)
         self.mark = 0               # the reading at the last final reply
@@ -180,10 +211,12 @@ class Family:
         of which the timed calls can share a CPU with; the reference's
         timed calls are counted by around whatever the arming."""
         self.armed = bool(on)
+        if self.armed and self.loadavg is not None and not self.threads_seen:
+            self.threads_seen, self.root_seen = self.thread_reading()
 
-    def enter(self):
-        """A request goes out: the window since the last final reply closes
-        (counted while armed)."""
+    def enter(self, op=None):
+        """A request (op) goes out: the window since the last final reply
+        closes (counted while armed)."""
         if self.inside or self.loadavg is None or not self.armed:
             self.inside = True
             return
@@ -195,13 +228,52 @@ class Family:
         o["excess_ns"] += max(0, cpu - ALLOW_NS)
         o["wall_ns"] += t - self.t_mark
         o["max_window_ns"] = max(o["max_window_ns"], cpu)
+        if cpu > ALLOW_NS:
+            self.keep_large(cpu, t - self.t_mark, op)
         self.inside = True
 
-    def leave(self):
-        """A final reply came in: a window outside the calls opens."""
+    def keep_large(self, cpu, wall, op):
+        """A window over ALLOW_NS among the LARGE_KEPT largest: where it was
+        (the reply that opened it, the request that closed it, its index
+        among the windows) and, for the first THREAD_READS_MAX such
+        windows, the candidate process's threads that ran since the last
+        such reading (or the timing phase's start; calls included), by
+        name: what to look at when an honest candidate is counted."""
+        w = {"cpu_ms": cpu / 1e6, "wall_ms": wall / 1e6, "window": self.outside["windows"],
+             "after": self.opened_by, "before": None if op is None else str(op)[:40]}
+        if self.thread_reads < THREAD_READS_MAX:
+            t0 = time.perf_counter_ns()
+            self.thread_reads += 1
+            now, root = self.thread_reading()
+            ran = sorted(((ns - self.threads_seen.get(tid, ("", 0))[1], name, tid)
+                          for tid, (name, ns) in now.items()), reverse=True)
+            w["threads_since_last_reading"] = [{"name": n, "tid": tid, "cpu_ms": round(d / 1e6, 3)}
+                                               for d, n, tid in ran[:6] if d > 0]
+            # threads that ended meanwhile: the process's clock keeps their time
+            w["ended_threads_ms"] = round(max(0, root - self.root_seen
+                                              - sum(d for d, _, _ in ran if d > 0)) / 1e6, 3)
+            self.threads_seen, self.root_seen = now, root
+            self.cost_ns += time.perf_counter_ns() - t0
+        self.large.append(w)
+        self.large.sort(key=lambda x: -x["cpu_ms"])
+        del self.large[LARGE_KEPT:]
+
+    def thread_reading(self):
+        """The candidate process's threads (thread_times) and its own CPU
+        clock (every thread's, ended ones included), read together."""
+        try:
+            root = time.clock_gettime_ns(process_clock(self.root))
+        except OSError:
+            root = self.root_seen
+        return thread_times(self.root), root
+
+    def leave(self, what=None):
+        """A final reply (of type what) came in: a window outside the calls
+        opens."""
         if self.loadavg is None:
             return
         self.mark, self.t_mark = self.read(), time.perf_counter_ns()
+        self.opened_by = None if what is None else str(what)[:40]
         self.inside = False
 
     def around(self, fn):
@@ -233,6 +305,8 @@ class Family:
                 "reference_calls": r["calls"], "reference_cpu_ms": r["cpu_ns"] / 1e6,
                 "reference_wall_ms": r["wall_ns"] / 1e6,
                 "reference_busy_calls": r["busy_calls"],
+                "largest_windows": [{k: round(v, 3) if isinstance(v, float) else v
+                                     for k, v in w.items()} for w in self.large],
                 "allowed_per_window_ms": ALLOW_NS / 1e6,
                 "reads": self.reads, "reads_ms": self.cost_ns / 1e6}
 

@@ -426,7 +426,7 @@ class CandidateProcess:
             self.sandbox += [{"event": str(v.get("event"))[:64], "path": str(v.get("path"))[:500],
                               "what": str(v.get("what"))[:80]}
                              for v in s[:20] if isinstance(v, dict)]
-        self.family.leave()
+        self.family.leave(rep.get("t"))
         t = rep["t"]
         if t == "error" and want != "error":
             raise RemoteError(str(rep.get("error"))[:4000], rep.get("op"))
@@ -439,7 +439,7 @@ class CandidateProcess:
         fds = []
         desc = self.shared.describe(list(args), fds)
         req = dict(fields, op=op, args=desc, forget=self.shared.take_forgotten())
-        self.family.enter()
+        self.family.enter(op)
         try:
             self.end.send(req, fds)
         except OSError as e:

@@ -26,10 +26,32 @@ def spin(ms):
         pass
 
 
+HELPER = {}
+
+
+def named_helper():
+    """A long-lived thread named hr-helper (its comm) that spins 60 ms each
+    time it is woken."""
+    wake = threading.Event()
+
+    def loop():
+        ctypes.CDLL(None).prctl(15, b"hr-helper", 0, 0, 0)     # PR_SET_NAME
+        while True:
+            wake.wait()
+            wake.clear()
+            spin(60)
+    threading.Thread(target=loop, daemon=True).start()
+    return wake
+
+
 def after_call(what):
     """In the stand-in candidate: what it does once a call has returned."""
     if what == b"i":                    # nothing
         return
+    if what == b"n":                    # a named thread of its own, woken
+        if "wake" not in HELPER:
+            HELPER["wake"] = named_helper()
+        HELPER["wake"].set()
     if what == b"t":                    # a thread that spins 60 ms, then ends
         threading.Thread(target=spin, args=(60,)).start()
     elif what == b"c":                  # a child that spins 60 ms, left unreaped
@@ -72,12 +94,12 @@ def run(case, subreaper=True, calls=4, armed=True):
     fam.arm(armed)
     fam.leave()
     for _ in range(calls):
-        fam.enter()
+        fam.enter("call")
         os.write(req_w, b"c")
         os.read(rep_r, 1)
-        fam.leave()
+        fam.leave("called")
         fam.around(lambda: time.sleep(0.1))
-    fam.enter()
+    fam.enter("quit")
     os.write(req_w, b"q")
     os.waitpid(pid, 0)
     rec = fam.summary()
@@ -93,7 +115,7 @@ ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 rec, found = run(b"i")
 check(rec["source"] == "process CPU clocks" and found is None and
       rec["outside_excess_ms"] < 1 and rec["outside_windows"] == 5 and
-      rec["reference_calls"] == 4,
+      rec["reference_calls"] == 4 and rec["largest_windows"] == [],
       "an idle candidate: nothing outside its calls, no finding (%r)" % rec)
 
 for case, what in ((b"t", "a thread of its own process"),
@@ -105,6 +127,24 @@ for case, what in ((b"t", "a thread of its own process"),
           "%s spinning 60 ms after each call: counted, background-work (%.1f ms outside, "
           "%.1f ms while the reference was timed, %d processes)"
           % (what, rec["outside_excess_ms"], rec["reference_cpu_ms"], rec["processes"]))
+    big = rec["largest_windows"]
+    check(len(big) == 3 and all(w["cpu_ms"] > 20 and w["after"] == "called"
+                                and w["before"] in ("call", "quit") for w in big)
+          and big[0]["cpu_ms"] >= big[-1]["cpu_ms"],
+          "%s: the three largest windows kept, largest first, each named by the reply "
+          "that opened it and the request that closed it (%r)" % (what, big))
+    if case == b"t":
+        ran = [t for w in big for t in w.get("threads_since_last_reading", [])]
+        ended = [w.get("ended_threads_ms", 0) for w in big]
+        check(all(e > 20 for e in ended) and all(t["cpu_ms"] < 20 for t in ran)
+              and all(isinstance(t["name"], str) and t["tid"] > 0 for t in ran),
+              "a thread of its own process that ends within the window: its time is the "
+              "ended threads', not a live thread's (%r; %r)" % (ended, ran))
+
+rec, found = run(b"n")
+ran = [t for w in rec["largest_windows"] for t in w.get("threads_since_last_reading", [])]
+check(found is not None and any(t["name"] == "hr-helper" and t["cpu_ms"] > 20 for t in ran),
+      "a named thread of its own process, alive: the windows name it with its time (%r)" % ran)
 
 # Unarmed (before or after the timing phase: a CUDA context's start, a
 # profiler's buffers after the audit's pass): windows outside the calls are
