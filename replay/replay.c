@@ -596,7 +596,8 @@ static cJSON *crash_result(const struct sched *sc, const struct slot *sl,
 	cJSON *res = cJSON_CreateObject();
 	enum proto_phase ph = sl->phase;
 	int compiled = sc->built[j] || sl->role == ROLE_RUN ||
-		ph == PH_LOAD || ph == PH_CORRECTNESS || ph == PH_TIMING;
+		ph == PH_LOAD || ph == PH_CORRECTNESS || ph == PH_TIMING ||
+		ph == PH_AUDIT;
 
 	if (res)
 		cJSON_AddItemToObject(res, "compiled", compiled ?

@@ -47,7 +47,7 @@ struct replay_opts {
 
 /* The job phases whose seconds replay_stats sums, in order: the worker's
  * phases from reference to timing (phase_s[i] is PH_REFERENCE + i). */
-#define REPLAY_NPHASES (PH_TIMING - PH_REFERENCE + 1)
+#define REPLAY_NPHASES (PH_AUDIT - PH_REFERENCE + 1)
 static inline const char *replay_phase_name(int i)
 {
 	return proto_phase_name((enum proto_phase)(PH_REFERENCE + i));

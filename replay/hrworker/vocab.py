@@ -18,6 +18,7 @@ PH_BUILD = 'build'
 PH_LOAD = 'load'
 PH_CORRECTNESS = 'correctness'
 PH_TIMING = 'timing'
+PH_AUDIT = 'audit'
 PHASES = (
     PH_DISPATCH,
     PH_START,
@@ -26,6 +27,7 @@ PHASES = (
     PH_LOAD,
     PH_CORRECTNESS,
     PH_TIMING,
+    PH_AUDIT,
 )
 
 # what a worker answers a job

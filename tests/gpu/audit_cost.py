@@ -45,7 +45,7 @@ for pid, sid, verdict, audit, checks in rows:
         if isinstance(v, (int, float)):
             by_check[k] = by_check.get(k, 0.0) + v
     ps, au = c.get("phase_seconds", {}), c.get("audit_seconds", {})
-    p = ps.get("correctness", 0) + ps.get("timing", 0)
+    p = ps.get("correctness", 0) + ps.get("timing", 0) + ps.get("audit", 0)
     e = au.get("escapes", 0)
     a = au.get("correctness", 0) + au.get("timing", 0) + e
     if not p:

@@ -113,7 +113,7 @@ def where(db, run_id, t0):
     def loan(c, key):
         return ((c.get("input_cache") or {}).get("borrow_seconds") or {}).get(key)
 
-    phases = ("reference", "build", "load", "correctness", "timing")
+    phases = ("reference", "build", "load", "correctness", "timing", "audit")
     line = ", ".join("%s %s" % (p, med(lambda c, p=p: c["phase_seconds"].get(p)))
                      for p in phases)
     outside = median(w - sum(c["phase_seconds"].values()) for w, _, c in rows)

@@ -69,7 +69,7 @@ msgs, res = w.run(PROBLEM, NOISY)
 types = [m["type"] for m in msgs]
 check(types[0] == "start" and types[-1] == "exit", "a job is framed by start and exit")
 phases = [m["phase"] for m in msgs if m["type"] == "phase"]
-check(phases == ["reference", "build", "load", "correctness", "timing"],
+check(phases == ["reference", "build", "load", "correctness", "timing", "audit"],
       "phases in order: %s" % phases)
 check(res is not None and res["verdict"] == "correct", "prints cannot forge a result")
 check(res.get("speedup") != 1000 and len([m for m in msgs if m["type"] == "result"]) == 1,

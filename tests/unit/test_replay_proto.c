@@ -78,7 +78,7 @@ static void types_by_name(void **state)
 static void phases_round_trip(void **state)
 {
 	(void)state;
-	for (int p = PH_DISPATCH; p <= PH_TIMING; p++)
+	for (int p = PH_DISPATCH; p <= PH_AUDIT; p++)
 		assert_int_equal(proto_phase_of(proto_phase_name(p)), p);
 	assert_int_equal(proto_phase_of("dispatch"), PH_DISPATCH);
 	assert_int_equal(proto_phase_of("compile"), PH_OTHER);
@@ -87,6 +87,7 @@ static void phases_round_trip(void **state)
 	assert_true(proto_phase_is_build(PH_DISPATCH));
 	assert_true(proto_phase_is_build(PH_REFERENCE));
 	assert_false(proto_phase_is_build(PH_TIMING));
+	assert_false(proto_phase_is_build(PH_AUDIT));
 }
 
 static void verdicts_round_trip_and_which_end_a_job(void **state)
