@@ -14,7 +14,8 @@ command -v dpkg-query >/dev/null 2>&1 || {
 pkgs=
 for group in "$@"; do
 	case $group in
-	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev libyajl-dev zlib1g-dev" ;;
+	# libseccomp2: the candidate process's seccomp filter (replay/hrworker/seccomp.py).
+	build) pkgs="$pkgs gcc make pkg-config libarchive-dev libcjson-dev libsqlite3-dev libssl-dev libyajl-dev zlib1g-dev libseccomp2" ;;
 	# slurm-wlm (slurmctld, slurmd, the sbatch of slurm-client) and munge:
 	# the one-node cluster of tests/cli/replay-slurm-shards-merge-as-one-run.
 	# chromium: the headless browser of tests/cli/report-html-in-headless-chromium.

@@ -36,6 +36,7 @@ from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.redraw import constant
 from hrworker.sandbox import isolate_network, read_roots
+from hrworker.seccomp import refuse_clone_parent
 from hrworker.timing import Timing
 from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
 
@@ -489,7 +490,8 @@ def confine(cfg, jobdir, chan_fd):
     processes only, the job's own uid; process and file size limits in
     any case), else a network namespace (unprivileged user namespaces),
     Landlock (reads, writes, TCP, signals and abstract sockets outside the
-    process), the audit hook.  Returns what took (the judge records it)."""
+    process), a seccomp filter (no process made outside its own tree:
+    hrworker/seccomp.py), the audit hook.  Returns what took (the judge records it)."""
     close_fds(chan_fd)
     cand_dir = os.path.join(jobdir, "candidate")
     os.makedirs(cand_dir, exist_ok=True)
@@ -516,6 +518,10 @@ def confine(cfg, jobdir, chan_fd):
             got["landlock"] = "not applied: %s" % e
     else:
         got["landlock"] = "none: %s" % cfg.jail.why
+    try:
+        got["seccomp"] = refuse_clone_parent()
+    except OSError as e:
+        got["seccomp"] = "none: %s" % e
     cfg.sandbox.active = True
     return got
 

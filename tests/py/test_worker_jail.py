@@ -6,7 +6,8 @@ A door that reopens fails its check.  As root (CI): /etc/shadow cannot
 be read, a Unix socket outside the scratch cannot be reached, /proc shows
 the candidate's own processes only, and the candidate runs as the job's
 own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
-job's uid), a file stops at RLIMIT_FSIZE.  And an honest twin builds its
+job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
+candidate's own tree (clone's CLONE_PARENT: the seccomp filter).  And an honest twin builds its
 C++ extension (load_inline, ninja, into the build cache) and passes."""
 import json
 import os
@@ -153,6 +154,41 @@ report(below=below, past=past)
           "a write past RLIMIT_FSIZE (%d bytes) fails with EFBIG (%s)" % (FSIZE_MAX, got), w)
 
 
+def clone_parent(w):
+    """A process made with clone(2)'s CLONE_PARENT would be the judge's
+    child, outside the candidate's tree, where the CPU account of its
+    processes does not look: the seccomp filter refuses it (EPERM), and
+    clone3 (whose flags a filter cannot read) answers ENOSYS; a fork and
+    a thread still work."""
+    got = attack(w, '''
+import platform, signal, threading
+nr = {"x86_64": 56, "aarch64": 220}[platform.machine()]
+sysc = ctypes.PyDLL(None, use_errno=True).syscall
+sysc.restype = ctypes.c_long
+pid = sysc(ctypes.c_long(nr), ctypes.c_long(0x8000 | signal.SIGCHLD), ctypes.c_long(0),
+           ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0))
+if pid == 0:
+    os._exit(0)
+err = ctypes.get_errno()
+nr3 = {"x86_64": 435, "aarch64": 435}[platform.machine()]
+r3 = sysc(ctypes.c_long(nr3), ctypes.c_long(0), ctypes.c_long(0))
+err3 = ctypes.get_errno()
+k = os.fork()
+if k == 0:
+    os._exit(3)
+forked = os.waitpid(k, 0)[1] >> 8
+seen = []
+t = threading.Thread(target=lambda: seen.append(1))
+t.start()
+t.join()
+report(pid=pid, errno=err, clone3=r3, errno3=err3, forked=forked, thread=len(seen))
+''')
+    check(got.get("pid") == -1 and got.get("errno") == 1 and got.get("clone3") == -1
+          and got.get("errno3") == 38 and got.get("forked") == 3 and got.get("thread") == 1,
+          "clone with CLONE_PARENT is refused (EPERM), clone3 answers ENOSYS; a fork "
+          "and a thread still work (%s)" % got, w)
+
+
 def private_tmp(w):
     """A candidate that builds in a folder of its own under /tmp, as the
     original harness let it: it writes there, and what it wrote is in its
@@ -203,6 +239,7 @@ def main():
                   "this test does not run as root (CI does)")
         fork_bomb(w)
         file_bomb(w)
+        clone_parent(w)
         honest_twin(w)
     finally:
         w.close()
