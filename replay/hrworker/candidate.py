@@ -23,7 +23,7 @@ import platform
 import sys
 import time
 
-from hrworker import pch
+from hrworker import pch, seccomp
 from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
@@ -36,7 +36,6 @@ from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.redraw import constant
 from hrworker.sandbox import isolate_network, read_roots
-from hrworker.seccomp import refuse_clone_parent
 from hrworker.timing import Timing
 from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
 
@@ -490,7 +489,8 @@ def confine(cfg, jobdir, chan_fd):
     processes only, the job's own uid; process and file size limits in
     any case), else a network namespace (unprivileged user namespaces),
     Landlock (reads, writes, TCP, signals and abstract sockets outside the
-    process), a seccomp filter (no process made outside its own tree:
+    process), a seccomp filter (no process made outside its own tree, no
+    signal, scheduling or tracing of the judge and the processes above it:
     hrworker/seccomp.py), the audit hook.  Returns what took (the judge records it)."""
     close_fds(chan_fd)
     cand_dir = os.path.join(jobdir, "candidate")
@@ -499,6 +499,7 @@ def confine(cfg, jobdir, chan_fd):
     for k in ("HOME", "TMPDIR", "TMP", "TEMP"):
         os.environ[k] = cand_dir
     reads = read_roots(cfg, cand_dir)
+    protected = seccomp.protected_pids(cfg.keeper_pid)   # before the jail hides them
     got, own_net = confine_candidate(cfg, cand_dir, reads)
     os.chdir(cand_dir)
     got["network"] = "own namespace" if own_net else isolate_network()
@@ -519,7 +520,7 @@ def confine(cfg, jobdir, chan_fd):
     else:
         got["landlock"] = "none: %s" % cfg.jail.why
     try:
-        got["seccomp"] = refuse_clone_parent()
+        got["seccomp"] = seccomp.load(protected)
     except OSError as e:
         got["seccomp"] = "none: %s" % e
     cfg.sandbox.active = True

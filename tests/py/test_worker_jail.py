@@ -7,7 +7,9 @@ be read, a Unix socket outside the scratch cannot be reached, /proc shows
 the candidate's own processes only, and the candidate runs as the job's
 own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
-candidate's own tree (clone's CLONE_PARENT: the seccomp filter).  And an honest twin builds its
+candidate's own tree (clone's CLONE_PARENT: the seccomp filter), and,
+running as the judge's uid without Landlock, it cannot signal, renice or
+trace the judge (the seccomp filter).  And an honest twin builds its
 C++ extension (load_inline, ninja, into the build cache) and passes."""
 import json
 import os
@@ -189,6 +191,54 @@ report(pid=pid, errno=err, clone3=r3, errno3=err3, forked=forked, thread=len(see
           "and a thread still work (%s)" % got, w)
 
 
+def judge_untouchable():
+    """In a worker whose candidate runs as the judge's own uid (the job
+    jail off, as under CUDA or for a worker that is not root) and without
+    Landlock (as on a kernel before 6.12, which cannot scope signals): a
+    signal to the judge (kill with signal 0: the same permission check
+    as SIGSTOP's), to its process group or to all, a tgkill, a pidfd of
+    it, a new priority for it (its own again) or a ptrace seize are
+    refused by the seccomp filter (EPERM); a signal to its own process is
+    not.  Each attempt is harmless where it succeeds: the door fails its
+    check, never the test's run."""
+    old = {k: os.environ.get(k) for k in ("HEADROOM_JOB_JAIL", "HEADROOM_FS_JAIL")}
+    os.environ.update(HEADROOM_JOB_JAIL="0", HEADROOM_FS_JAIL="0")
+    try:
+        w = Worker()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    try:
+        got = attack(w, '''
+import platform
+judge = os.getppid()
+nr = {"x86_64": (234, 434), "aarch64": (131, 434)}[platform.machine()]
+def err(rc):
+    return ctypes.get_errno() if rc == -1 else "rc %d" % rc
+got = {"judge_same_uid": os.stat("/proc/%d" % judge).st_uid == os.getuid()}
+got["kill_judge"] = err(libc.kill(judge, 0))
+got["kill_group"] = err(libc.kill(0, 0))
+got["kill_all"] = err(libc.kill(-1, 0))
+got["tgkill_judge"] = err(libc.syscall(nr[0], judge, judge, 0))
+got["pidfd_judge"] = err(libc.syscall(nr[1], judge, 0))
+got["renice_judge"] = err(libc.setpriority(0, judge, os.getpriority(os.PRIO_PROCESS, judge)))
+got["ptrace_judge"] = err(libc.ptrace(0x4206, judge, 0, 0))     # PTRACE_SEIZE: no stop
+got["kill_self"] = err(libc.kill(os.getpid(), 0))
+report(**got)
+''')
+        doors = ("kill_judge", "kill_group", "kill_all", "tgkill_judge", "pidfd_judge",
+                 "renice_judge", "ptrace_judge")
+        check(got.get("judge_same_uid") is True and all(got.get(k) == 1 for k in doors)
+              and got.get("kill_self") == "rc 0",
+              "the judge's own uid, no Landlock: signals, a pidfd, a new priority and "
+              "ptrace of the judge are refused (EPERM), its own signals are not (%s)" % got, w)
+    finally:
+        w.close()
+
+
 def private_tmp(w):
     """A candidate that builds in a folder of its own under /tmp, as the
     original harness let it: it writes there, and what it wrote is in its
@@ -240,6 +290,7 @@ def main():
         fork_bomb(w)
         file_bomb(w)
         clone_parent(w)
+        judge_untouchable()
         honest_twin(w)
     finally:
         w.close()
