@@ -79,12 +79,17 @@ stage_worker_tests() {
 # The jobs' Landlock jail under CUDA (on by default; docs/replay.md,
 # Sandbox): tests/gpu/jail_probe.py (a jailed child's CUDA tensor, then a
 # lent one over CUDA IPC; --strace's refused file calls where strace is
-# installed), then tests/gpu/replay.sh with HEADROOM_FS_JAIL=0, the control
+# installed; --layers: each layer of the candidate's confinement alone),
+# then tests/gpu/replay.sh with HEADROOM_FS_JAIL=0, the control
 # (its escape_libc fixture's write from C goes through without the jail;
 # worker_tests runs it jailed), each stopped after CAP_WORKER s (default 150).
 stage_jail() {
 	local rc=0
 	timeout "${CAP_WORKER:-150}" python3 tests/gpu/jail_probe.py || rc=1
+	# Each layer of the candidate's confinement alone under CUDA IPC, then
+	# all of them: which keeps the job jail off under CUDA, and that the
+	# seccomp filter does not.
+	timeout "${CAP_WORKER:-150}" python3 tests/gpu/jail_probe.py --layers || rc=1
 	if command -v strace >/dev/null; then
 		timeout "${CAP_WORKER:-150}" python3 tests/gpu/jail_probe.py --strace
 	fi

@@ -11,7 +11,14 @@ its own CUDA tensor, then opens the holder's, as a job opens a lent set.
 Each step prints "ok" or its traceback; the exit status is 1 when one
 failed.  With --strace (strace on PATH) it runs itself under `strace -f
 -e trace=%file` and prints the file calls that were refused (EACCES,
-EPERM): the writes the jail's rules lack."""
+EPERM): the writes the jail's rules lack.  With --layers it runs the
+same two steps once per layer of the candidate process's confinement, each
+alone in a fresh pair of children, then all of them as the worker stacks
+them (docs/replay.md, the worker's table of layers): which one keeps a
+candidate from the judge's CUDA IPC memory (the job jail, on under CUDA,
+did: cudaErrorMapBufferObjectFailed), and that the seccomp filter does not.
+One line a layer, "LAYER: ok" or "LAYER: FAILED at STEP: ERROR"; the exit
+status is 1 when the seccomp filter or Landlock alone failed."""
 import os
 import subprocess
 import sys
@@ -21,7 +28,58 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def probe():
+LAYERS = ("seccomp", "landlock", "netns", "uid", "root", "root+uid", "all")
+
+
+def apply_layer(layer, root):
+    """This process confined by one layer (or a stack) of the worker's:
+    seccomp (hrworker/seccomp.py), landlock (sandbox.Landlock), netns (a
+    network namespace), uid (the job's uid, as jail.drop_ids), root (a
+    mount namespace whose root is a tmpfs holding / read-only and a
+    procfs with hidepid, as jail.own_root), and their stacks."""
+    import ctypes
+    from hrworker import jail, seccomp
+    from hrworker.sandbox import Landlock
+    parts = {"all": ("root", "netns", "uid", "landlock", "seccomp"),
+             "root+uid": ("root", "uid")}.get(layer, (layer,))
+    protected = seccomp.protected_pids()
+    for part in parts:
+        if part == "seccomp":
+            seccomp.load(protected)
+        elif part == "landlock":
+            Landlock().apply([root])
+        elif part == "netns":
+            if jail.LIBC.unshare(ctypes.c_int(jail.CLONE_NEWNET)) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+        elif part == "uid":
+            jail.drop_ids(jail.JOB_ID_BASE + os.getpid(), jail.JOB_ID_BASE)
+        elif part == "root":
+            if jail.LIBC.unshare(ctypes.c_int(jail.CLONE_NEWNS)) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+            reads = ["/" + d for d in os.listdir("/")
+                     if d not in ("proc", "tmp") and os.path.isdir("/" + d)
+                     and not os.path.islink("/" + d)]
+            new = tempfile.mkdtemp(prefix="hr-jail-root-")
+            jail.own_root(new, reads, [root])
+
+
+def layers():
+    """probe() once per layer; the lines it printed, summed up."""
+    bad = 0
+    for layer in LAYERS:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--layer", layer],
+                           capture_output=True, text=True)
+        failed = [x for x in p.stdout.splitlines() if "FAILED" in x]
+        print("%s: %s" % (layer, ("FAILED at " + failed[0]) if failed or p.returncode else "ok"),
+              flush=True)
+        if (failed or p.returncode) and layer in ("seccomp", "landlock"):
+            bad = 1
+        if failed or p.returncode:
+            print("  " + (p.stdout + p.stderr).strip().replace("\n", "\n  ")[-1500:])
+    return bad
+
+
+def probe(layer="landlock"):
     sys.path.insert(0, os.path.join(ROOT, "replay"))
     import pickle
     from hrworker.sandbox import Landlock
@@ -45,11 +103,15 @@ def probe():
     os.close(to_job_w)   # the holder's end only: its death is the job's EOF
     job = os.fork()
     if job == 0:
-        step = "landlock"
+        step = layer
         try:
-            jail = Landlock()
-            print("landlock:", jail.describe(), flush=True)
-            jail.apply([root])
+            if layer == "landlock":
+                jail = Landlock()
+                print("landlock:", jail.describe(), flush=True)
+                jail.apply([root])
+            else:
+                apply_layer(layer, root)
+            print("jailed: %s: ok" % step, flush=True)
             step = "a CUDA tensor of its own"
             x = torch.zeros(1, device="cuda")
             print("jailed: %s: ok" % step, x.item(), flush=True)
@@ -77,6 +139,10 @@ def probe():
 
 
 def main(argv):
+    if "--layers" in argv:
+        return layers()
+    if "--layer" in argv:
+        return probe(argv[argv.index("--layer") + 1])
     if "--strace" not in argv:
         return probe()
     log = tempfile.mktemp(prefix="hr-jail-strace-")
