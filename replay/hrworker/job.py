@@ -15,7 +15,7 @@ from hrworker.checks import Checks, audit_problem
 from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
-from hrworker.precision import precision_flags
+from hrworker.precision import apply_settings, precision_flags
 from hrworker.redraw import Redraw, spec_entries
 from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
@@ -514,12 +514,19 @@ class Job:
     def global_state(self, changed):
         """checks.global_state_changed: the process-wide settings the
         candidate's import changed (candidate.global_state), as its process
-        reported them.  A signal: the reference runs in the judge, whose
-        settings the candidate cannot reach, and a precision flag lowered
-        is evidence where it matters, at the call (precision-downgrade)."""
+        reported them.  A faithful job's reference then runs under them, as
+        KernelBench's does in the one process it shares with the candidate
+        (checks.global_state_applied: what the judge set, and what it
+        would not); a robust job's judge keeps its own.  A signal: a
+        precision flag lowered is evidence where it matters, at the call
+        (precision-downgrade)."""
         if isinstance(changed, dict) and changed:
-            self.checks["global_state_changed"] = {
-                str(k)[:80]: v for k, v in list(changed.items())[:32] if isinstance(v, dict)}
+            changed = {str(k)[:80]: v for k, v in list(changed.items())[:32]
+                       if isinstance(v, dict)}
+            self.checks["global_state_changed"] = changed
+            if self.mode == vocab.MODE_FAITHFUL:
+                done, refused = apply_settings(self.torch, changed)
+                self.checks["global_state_applied"] = {"set": done, "not_set": refused}
 
     def background_check(self):
         """background-work: the candidate's processes ran outside its calls

@@ -54,6 +54,62 @@ TORCH_DEFAULTS = {"matmul.allow_tf32": False, "cudnn.allow_tf32": True,
                   "cudnn.conv.fp32_precision": "tf32"}
 
 
+# The settings a candidate's import may change that KernelBench's own
+# reference then runs under (one process): how to set each, and the values
+# a setting takes (a value the candidate process reports is not trusted).
+def _setter(path):
+    def put(torch, v):
+        obj = torch.backends
+        parts = path.split(".")
+        for p in parts[:-1]:
+            obj = getattr(obj, p)
+        setattr(obj, parts[-1], v)
+    return put
+
+
+_PRECISIONS = ("ieee", "tf32", "none", "bf16")
+SETTABLE = {
+    "matmul.allow_tf32": ((True, False), _setter("cuda.matmul.allow_tf32")),
+    "cudnn.allow_tf32": ((True, False), _setter("cudnn.allow_tf32")),
+    "float32_matmul_precision": (("highest", "high", "medium"),
+                                 lambda torch, v: torch.set_float32_matmul_precision(v)),
+    "matmul.allow_fp16_reduced_precision_reduction":
+        ((True, False), _setter("cuda.matmul.allow_fp16_reduced_precision_reduction")),
+    "matmul.allow_bf16_reduced_precision_reduction":
+        ((True, False), _setter("cuda.matmul.allow_bf16_reduced_precision_reduction")),
+    "fp32_precision": (_PRECISIONS, _setter("fp32_precision")),
+    "matmul.fp32_precision": (_PRECISIONS, _setter("cuda.matmul.fp32_precision")),
+    "cudnn.conv.fp32_precision": (_PRECISIONS, _setter("cudnn.conv.fp32_precision")),
+    "cudnn.rnn.fp32_precision": (_PRECISIONS, _setter("cudnn.rnn.fp32_precision")),
+    "cudnn.benchmark": ((True, False), _setter("cudnn.benchmark")),
+    "cudnn.deterministic": ((True, False), _setter("cudnn.deterministic")),
+    "deterministic_algorithms": ((True, False),
+                                 lambda torch, v: torch.use_deterministic_algorithms(v)),
+}
+
+
+def apply_settings(torch, changed):
+    """Set in this process the settings changed maps to their "after"
+    values (candidate.global_state's report), each only to a value it
+    takes; {key: value set} and {key: why not}."""
+    done, refused = {}, {}
+    for key, rec in changed.items():
+        v = rec.get("after") if isinstance(rec, dict) else None
+        if key not in SETTABLE:
+            refused[key] = "not a setting the judge sets"
+            continue
+        allowed, put = SETTABLE[key]
+        if type(v) not in (bool, str) or v not in allowed:
+            refused[key] = "value %r not one of %r" % (str(v)[:40], allowed)
+            continue
+        try:
+            put(torch, v)
+            done[key] = v
+        except Exception as e:      # noqa: BLE001 - absent in this torch
+            refused[key] = str(e)[:200]
+    return done, refused
+
+
 def flags_lowered(before, at_call):
     """The flags at_call lowers against before (None: torch's defaults)."""
     before = TORCH_DEFAULTS if before is None else before

@@ -170,6 +170,52 @@ w.close()
 
 # The verify library (verify/verify.h through ctypes) gives the same verdicts
 # as torch.allclose; checked when build/libhrverify.so is built.
+# The settings a candidate's import changes are KernelBench's reference's
+# too (one process): a reference whose answer shows the float32 matmul
+# precision it runs under doubles under "medium"; the candidate sets it at
+# import and doubles.  Faithful: the judge's reference runs under it, as
+# KernelBench's would (correct); robust: the judge keeps its own (the
+# candidate's answer is wrong there).
+SETTING_PROBLEM = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * (1.0 if torch.get_float32_matmul_precision() == "highest" else 2.0)
+
+def get_inputs():
+    return [torch.rand(16)]
+
+def get_init_inputs():
+    return []
+'''
+SETTING_CAND = '''
+import torch
+import torch.nn as nn
+torch.set_float32_matmul_precision("medium")
+torch.backends.cudnn.benchmark = not torch.backends.cudnn.benchmark
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x * 2.0
+'''
+w = Worker()
+for mode, want in (("faithful", "correct"), ("robust", "incorrect")):
+    _, res = w.run(SETTING_PROBLEM, SETTING_CAND, mode=mode, perf_trials=2, robust_rounds=2,
+                   robust_inputs=1, bootstrap=20)
+    applied = res["checks"].get("global_state_applied")
+    changed = res["checks"].get("global_state_changed") or {}
+    if mode == "faithful":
+        ok = (applied is not None and applied["set"].get("float32_matmul_precision") == "medium"
+              and "cudnn.benchmark" in applied["set"] and not applied["not_set"])
+    else:
+        ok = applied is None
+    check(res["verdict"] == want and ok and "float32_matmul_precision" in changed,
+          "%s: the candidate's import-time settings %s the reference's (%s; applied %s)"
+          % (mode, "are" if mode == "faithful" else "are not", res["verdict"], applied))
+w.close()
+
 lib = os.environ.get("HR_VERIFY_LIB") or os.path.join(ROOT, "build", "libhrverify.so")
 if not os.path.exists(lib):
     print("skip: %s not built; verify-library checks not run" % lib)
