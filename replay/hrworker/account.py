@@ -261,11 +261,12 @@ class Family:
     def thread_reading(self):
         """The candidate process's threads (thread_times) and its own CPU
         clock (every thread's, ended ones included), read together."""
+        threads = thread_times(self.root)
         try:
             root = time.clock_gettime_ns(process_clock(self.root))
         except OSError:
             root = self.root_seen
-        return thread_times(self.root), root
+        return threads, root
 
     def leave(self, what=None):
         """A final reply (of type what) came in: a window outside the calls

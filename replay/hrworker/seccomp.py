@@ -13,13 +13,24 @@ sample's matmul, robust 1.83x with no finding.  Refused (EPERM):
   sit in memory a filter cannot): such a process is the judge's child,
   outside the candidate's tree and the CPU account of its processes
   (account.Family);
-- kill to a protected pid, to pid 0 or any negative pid (a process group:
-  the candidate shares the judge's), tkill, tgkill, rt_sigqueueinfo,
-  rt_tgsigqueueinfo and pidfd_open for a protected pid, pidfd_send_signal;
-- setpriority of a protected process, of any process group or user;
+- kill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_open of a
+  protected pid; kill of a protected process group (pid 0 too: the
+  candidate shares the judge's) or of all (-1); tkill,
+  pidfd_send_signal and pidfd_getfd;
+- setpriority of a protected process or process group, or of a user;
   sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr and
   prlimit64 of a protected pid;
+- a descriptor's SIGIO owner (fcntl F_SETOWN, F_SETOWN_EX; ioctl
+  FIOSETOWN, SIOCSPGRP), which F_SETSIG turns into any signal;
 - ptrace, process_vm_readv and process_vm_writev.
+
+Not closed: the judge's other threads.  kill(TID) with the id of any of
+its threads signals the whole judge, and sched_setaffinity(TID) pins that
+thread; their ids are born after the filter and cannot be named in it.
+Nor /proc/PID/mem of a process of the same uid where no Landlock
+confines the candidate.  Those close only with a uid of the candidate's
+own (the job jail's ids, off under CUDA) or a PID namespace, both of
+which CUDA IPC may refuse (tests/gpu/jail_probe.py --layers asks).
 
 Every other call is allowed: threads, fork, posix_spawn, vfork, the
 compilers, signals to its own processes.  HEADROOM_SECCOMP=0 in the
@@ -42,11 +53,17 @@ LOW32 = 0xFFFFFFFF
 PRIO_PROCESS, PRIO_PGRP, PRIO_USER = 0, 1, 2
 
 # Calls whose first argument names a process: refused for a protected one.
-BY_PID = ("kill", "tgkill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
+BY_PID = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
           "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr",
           "prlimit64")
-# Calls refused whatever their arguments.
-ALWAYS = ("pidfd_send_signal", "ptrace", "process_vm_readv", "process_vm_writev")
+# Calls refused whatever their arguments (tkill: glibc signals a thread
+# with tgkill; pidfd_getfd: another process's descriptors).
+ALWAYS = ("tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
+          "process_vm_writev")
+# Who gets a descriptor's SIGIO (and so any signal F_SETSIG names): fcntl's
+# F_SETOWN, F_SETOWN_EX; ioctl's FIOSETOWN, SIOCSPGRP.
+F_SETOWN, F_SETOWN_EX = 8, 15
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902
 
 
 def scmp_act_errno(e):
@@ -89,12 +106,33 @@ def ancestors(pid, n):
 
 def protected_pids(keeper_pid=None):
     """The processes the candidate must not touch, read before any jail
-    hides them: its parent (the judge), the worker and the orchestrator
-    above it, and the keeper."""
+    hides them: its parent (the judge), the worker and the process that
+    started it (the orchestrator, or whatever ran the worker), and the
+    keeper."""
     pids = ancestors(os.getppid(), 3)
     if keeper_pid:
         pids.append(int(keeper_pid))
     return sorted(set(pids))
+
+
+def groups_of(pids):
+    """The process groups of pids (/proc/PID/stat), those that can be read."""
+    out = set()
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as f:
+                out.add(int(f.read().rsplit(b")", 1)[1].split()[2]))
+        except (OSError, ValueError, IndexError):
+            pass
+    return sorted(g for g in out if g > 1)
+
+
+def expandable_segments():
+    """Whether torch's allocator is set to expandable segments, whose CUDA
+    IPC takes the sharer's memory through pidfd_open and pidfd_getfd."""
+    conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "") + "," + \
+        os.environ.get("PYTORCH_ALLOC_CONF", "")
+    return "expandable_segments:true" in conf.replace(" ", "").lower()
 
 
 def load(protected):
@@ -120,28 +158,46 @@ def load(protected):
         if rc < 0:
             raise OSError(-rc, "seccomp rule for %s: %s" % (name, os.strerror(-rc)))
 
+    pidfds = not expandable_segments()
     try:
         rule("clone", ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT))
         rule("clone3", action=scmp_act_errno(errno.ENOSYS))
         for name in BY_PID:
+            if name == "pidfd_open" and not pidfds:
+                continue
             for pid in protected:
                 rule(name, ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, pid & LOW32))
-        rule("kill", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, 0))
-        rule("kill", ArgCmp(0, SCMP_CMP_MASKED_EQ, 1 << 31, 1 << 31))
+        # Process groups: the protected ones (the candidate's own is the
+        # judge's: kill(0) and PRIO_PGRP 0 name it) and all (-1).
+        groups = groups_of(protected)
+        own = os.getpgrp() in groups
+        for pid in [-g for g in groups] + [-1] + ([0] if own else []):
+            rule("kill", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, pid & LOW32))
         for pid in protected:
             rule("setpriority", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, PRIO_PROCESS),
                  ArgCmp(1, SCMP_CMP_MASKED_EQ, LOW32, pid & LOW32))
-        for which in (PRIO_PGRP, PRIO_USER):
-            rule("setpriority", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, which))
+        for g in groups + ([0] if own else []):
+            rule("setpriority", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, PRIO_PGRP),
+                 ArgCmp(1, SCMP_CMP_MASKED_EQ, LOW32, g & LOW32))
+        rule("setpriority", ArgCmp(0, SCMP_CMP_MASKED_EQ, LOW32, PRIO_USER))
+        for cmd in (F_SETOWN, F_SETOWN_EX):
+            rule("fcntl", ArgCmp(1, SCMP_CMP_MASKED_EQ, LOW32, cmd))
+        for cmd in (FIOSETOWN, SIOCSPGRP):
+            rule("ioctl", ArgCmp(1, SCMP_CMP_MASKED_EQ, LOW32, cmd))
         for name in ALWAYS:
-            rule(name)
+            if name != "pidfd_getfd" or pidfds:
+                rule(name)
         rc = lib.seccomp_load(ctx)
         if rc < 0:
             raise OSError(-rc, "seccomp_load: %s" % os.strerror(-rc))
     finally:
         lib.seccomp_release(ctx)
-    return {"filter": "libseccomp", "protected": protected,
-            "refused": "clone with CLONE_PARENT (clone3: ENOSYS); signals, scheduling and "
-                       "limits of a protected pid; kill of a process group or all; ptrace, "
-                       "process_vm_readv and process_vm_writev, pidfd_send_signal",
-            "not_on_this_architecture": skipped}
+    return {"filter": "libseccomp", "protected": protected, "groups": groups,
+            "refused": "clone with CLONE_PARENT (clone3: ENOSYS); signals, pidfds, "
+                       "scheduling and limits of a protected pid; kill and setpriority of a "
+                       "protected process group or of all; a descriptor's SIGIO owner; "
+                       "tkill, ptrace, process_vm_readv, process_vm_writev, "
+                       "pidfd_send_signal, pidfd_getfd",
+            "not_on_this_architecture": skipped,
+            "pidfds": "refused" if pidfds else
+                      "allowed: torch's expandable segments share CUDA memory through them"}

@@ -61,6 +61,14 @@ class Timing:
         # In the judge, on a GPU: the clocks sampled around the timed calls
         # (nvml.Sampler; clock_sampler), None elsewhere.
         self.clocks = None
+        self.on_audit = None        # called once the timed calls are over
+
+    def audit_begins(self):
+        """The timed calls are over: what follows is the audit's own calls
+        (the judge's on_audit: the job's audit phase, with a limit of its
+        own)."""
+        if self.on_audit is not None:
+            self.on_audit()
 
     def clock_sampler(self):
         """The judge's NVML sampler for the job's GPU (nvml.py): the SM
@@ -245,6 +253,7 @@ class Timing:
                            speedup=finite(rs["mean"] / cs["mean"]) if cs["mean"] else None)
         if self.m.get("compile_baseline"):
             self.time_compiled(cs["mean"])
+        self.audit_begins()
         # The audit's calls, after the harness's: the same inputs once
         # more, then fresh content, checked; the candidate timed on fresh
         # content beside the harness's repeated inputs; the floor.
@@ -318,6 +327,7 @@ class Timing:
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 last = inp
             fastest = self.fastest(mark, new_t)
+            self.audit_begins()
             with spent(self.ctx, "timing", "recheck_fresh"):
                 self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
         timed_rounds = rounds

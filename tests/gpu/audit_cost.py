@@ -3,9 +3,9 @@
 replay (the latest run, the run RUN_ID, or the latest run of MODE, robust
 or faithful):
 per job and in all, checks.audit_seconds (correctness, timing) against the
-job's seconds in those phases (checks.phase_seconds), and its findings.
-The GPU-escapes pass (audit_seconds.escapes) runs inside the timing phase
-and counts as audit; its own column shows what it adds.
+job's seconds in those phases and the audit phase (checks.phase_seconds),
+and its findings.  The GPU-escapes pass (audit_seconds.escapes) runs in
+the audit phase and counts as audit; its own column shows what it adds.
 Prints a Markdown table; the issue's goal is a share of at most 20 %;
 then the audit's seconds by check (checks.audit_parts) and the escapes
 pass's parts (checks.escapes.seconds from the candidate process,
@@ -54,7 +54,7 @@ for pid, sid, verdict, audit, checks in rows:
     print("| %s | %s | %s | %s | %.3f | %.3f | %.3f | %.1f %% |"
           % (pid, sid, verdict, audit, p, a, e, 100 * a / p))
 if tot_p:
-    print("\nall jobs: %.2f s of %.2f s in the correctness and timing phases: %.1f %% "
+    print("\nall jobs: %.2f s of %.2f s in the correctness, timing and audit phases: %.1f %% "
           "(the checks' share of what the GPU work would be without them: %.1f %%)"
           % (tot_a, tot_p, 100 * tot_a / tot_p, 100 * tot_a / (tot_p - tot_a)))
     print("of which the GPU-escapes pass: %.2f s (%.1f %% of the phases)"

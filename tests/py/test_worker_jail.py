@@ -197,9 +197,10 @@ def judge_untouchable():
     Landlock (as on a kernel before 6.12, which cannot scope signals): a
     signal to the judge (kill with signal 0: the same permission check
     as SIGSTOP's), to its process group or to all, a tgkill, a pidfd of
-    it, a new priority for it (its own again) or a ptrace seize are
-    refused by the seccomp filter (EPERM); a signal to its own process is
-    not.  Each attempt is harmless where it succeeds: the door fails its
+    it, a new priority for it (its own again), a ptrace seize or making it
+    a descriptor's SIGIO owner are refused by the seccomp filter (EPERM);
+    a signal to its own process, or to the process group of a child it
+    made, is not.  The judge's other threads stay open (seccomp.py).  Each attempt is harmless where it succeeds: the door fails its
     check, never the test's run."""
     old = {k: os.environ.get(k) for k in ("HEADROOM_JOB_JAIL", "HEADROOM_FS_JAIL")}
     os.environ.update(HEADROOM_JOB_JAIL="0", HEADROOM_FS_JAIL="0")
@@ -227,14 +228,26 @@ got["pidfd_judge"] = err(libc.syscall(nr[1], judge, 0))
 got["renice_judge"] = err(libc.setpriority(0, judge, os.getpriority(os.PRIO_PROCESS, judge)))
 got["ptrace_judge"] = err(libc.ptrace(0x4206, judge, 0, 0))     # PTRACE_SEIZE: no stop
 got["kill_self"] = err(libc.kill(os.getpid(), 0))
+r, w_ = os.pipe()
+got["sigio_owner_judge"] = err(libc.fcntl(r, 8, judge))          # F_SETOWN
+k = os.fork()
+if k == 0:
+    os.setpgid(0, 0)
+    os.read(r, 1)
+    os._exit(0)
+os.setpgid(k, k)
+got["kill_own_group"] = err(libc.kill(-k, 0))       # as ninja or timeout(1) would
+os.write(w_, b"x")
+os.waitpid(k, 0)
 report(**got)
 ''')
         doors = ("kill_judge", "kill_group", "kill_all", "tgkill_judge", "pidfd_judge",
-                 "renice_judge", "ptrace_judge")
+                 "renice_judge", "ptrace_judge", "sigio_owner_judge")
         check(got.get("judge_same_uid") is True and all(got.get(k) == 1 for k in doors)
-              and got.get("kill_self") == "rc 0",
-              "the judge's own uid, no Landlock: signals, a pidfd, a new priority and "
-              "ptrace of the judge are refused (EPERM), its own signals are not (%s)" % got, w)
+              and got.get("kill_self") == "rc 0" and got.get("kill_own_group") == "rc 0",
+              "the judge's own uid, no Landlock: signals, a pidfd, a new priority, "
+              "ptrace and SIGIO ownership of the judge are refused (EPERM), its own "
+              "signals and its child's group's are not (%s)" % got, w)
     finally:
         w.close()
 
