@@ -37,7 +37,7 @@ def robust_calls(cuda):
 
     sets = types.SimpleNamespace(pool_seeds=[1, 2], fresh_content=lambda s: [torch.ones(2)])
     tm.torch, tm.cuda, tm.m, tm.seed = torch, cuda, {"robust_rounds": 4, "bootstrap": 50}, 42
-    tm.ref, tm.new, tm.sets, tm.clocks = ref, new, sets, None
+    tm.ref, tm.new, tm.sets, tm.clocks, tm.on_audit = ref, new, sets, None, None
     tm.checks, tm.result = {}, {}
     tm.ctx = types.SimpleNamespace(checks=tm.checks)
     tm.fresh_inputs = lambda s: [torch.ones(2)]
