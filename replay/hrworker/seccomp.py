@@ -45,6 +45,8 @@ import ctypes.util
 import errno
 import os
 
+from hrworker.account import stat_fields
+
 CLONE_PARENT = 0x00008000
 SCMP_ACT_ALLOW = 0x7FFF0000
 SCMP_CMP_EQ = 4
@@ -98,7 +100,7 @@ def ancestors(pid, n):
         out.append(pid)
         try:
             with open("/proc/%d/stat" % pid, "rb") as f:
-                pid = int(f.read().rsplit(b")", 1)[1].split()[1])
+                pid = int(stat_fields(f.read())[1])
         except (OSError, ValueError, IndexError):
             break
     return out
@@ -121,7 +123,7 @@ def groups_of(pids):
     for pid in pids:
         try:
             with open("/proc/%d/stat" % pid, "rb") as f:
-                out.add(int(f.read().rsplit(b")", 1)[1].split()[2]))
+                out.add(int(stat_fields(f.read())[2]))
         except (OSError, ValueError, IndexError):
             pass
     return sorted(g for g in out if g > 1)
