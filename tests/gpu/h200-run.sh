@@ -335,6 +335,7 @@ stage_planted() {
 	fi
 	if [ -z "${parts##* replay *}" ]; then
 		HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
+			PLANTED_DB_OUT="$OUT/planted.db" \
 			timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
 			>"$OUT/planted-replay.log" 2>&1 || rc=1
 		grep -v '^ok' "$OUT/planted-replay.log" | tail -60
