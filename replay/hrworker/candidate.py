@@ -15,48 +15,37 @@ Must not: hold a descriptor of the judge's besides the channel, or send
 anything but JSON."""
 import base64
 import contextlib
+import hashlib
 import json
 import linecache
 import mmap
 import os
-import platform
-import sys
 import time
 
-from hrworker import pch, seccomp
+from hrworker import builder
 from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
+from hrworker.confine import confine, run_child
 from hrworker.context import JobContext, problem_namespace
 from hrworker.escapes import candidate_pass
-from hrworker.jail import confine_candidate
 from hrworker.l2 import l2_note
 from hrworker.outputs import elements, is_tuple
 from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.redraw import constant
-from hrworker.sandbox import isolate_network, read_roots
 from hrworker.timing import Timing
 from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
 
 
-def cache_dir(cfg, torch, what):
-    """Content-addressed build directory: what is built (an extension's
-    sources and options, or a whole candidate), torch, CUDA, arch, flags."""
-    import hashlib
-    flags = "|".join("%s=%s" % (k, os.environ.get(k, "")) for k in
-                     ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS"))
-    key = "\n".join([what, torch.__version__, str(torch.version.cuda), cfg.arch, flags,
-                     platform.machine()])
-    return os.path.join(cfg.cache, hashlib.sha256(key.encode()).hexdigest()[:24])
-
-
-def hook_load_inline(cfg, torch, exts):
-    """Give each load_inline call without a build_directory one keyed by
-    its own arguments, so an identical extension is built once whatever
-    Python wraps it; record hit or miss per extension.  A build the
-    compiler rejected is kept too (its error text), and answered again
-    from the cache."""
+def hook_load_inline(cfg, torch, exts, ask, readable, own):
+    """Answer each load_inline call without a build_directory from the
+    build cache, whose entries only builder processes write (builder.py):
+    an entry there is imported; a missing one is asked of the judge (ask:
+    the compile message, its answer); a call the builder cannot take is
+    built here, in own (this process's folder), uncached.  A build the
+    compilers rejected is kept too (its error text) and raised again.
+    Records hit, miss or private per extension."""
     import inspect
     import torch.utils.cpp_extension as cpp
     orig = cpp.load_inline
@@ -66,35 +55,45 @@ def hook_load_inline(cfg, torch, exts):
         ba = sig.bind(*args, **kwargs)
         if ba.arguments.get("build_directory"):
             return orig(*args, **kwargs)
-        what = json.dumps({k: v for k, v in ba.arguments.items() if k != "verbose"},
-                          sort_keys=True, default=repr)
-        d = cache_dir(cfg, torch, "load_inline\n" + what)
-        hit = os.path.isdir(d) and any(f.endswith(".so") for f in os.listdir(d))
-        os.makedirs(d, exist_ok=True)
-        ba.arguments["build_directory"] = d
-        t0, cpu0 = time.monotonic(), children_cpu()
-        rec = {"name": ba.arguments.get("name"), "dir": os.path.basename(d),
-               "cache": "hit" if hit else "miss"}
+        name = ba.arguments.get("name")
+        rec = {"name": name}
         exts.append(rec)
-        failed = os.path.join(d, ".headroom-build-failed")
+        t0 = time.monotonic()
         try:
-            if not hit and os.path.exists(failed):
-                rec.update(cache="hit", failed=True)
-                with open(failed) as f:
-                    raise RuntimeError(f.read())
-            rec.update(pch.prepare(cfg, torch, cpp, ba.arguments, d, hit))
-            return orig(*ba.args, **ba.kwargs)
-        except Exception as e:
-            # The compiler's "no" is as deterministic as its "yes" for
-            # this key; lock or I/O trouble is not, and is not kept.
-            if "Error building extension" in str(e) and not rec.get("failed"):
-                with open(failed, "w") as f:
-                    f.write(str(e))
-            raise
-        finally:
-            rec["seconds"] = round(time.monotonic() - t0, 3)
-            # the compilers' CPU time (ninja and what it ran, reaped)
-            rec["cpu_seconds"] = round(children_cpu() - cpu0, 3)
+            call = builder.call_of(ba.arguments, os.environ, readable)
+        except builder.Private as p:
+            # As the original harness: built in this process, in a folder
+            # of its own (its name: the call's arguments).
+            what = json.dumps({k: v for k, v in ba.arguments.items() if k != "verbose"},
+                              sort_keys=True, default=repr)
+            d = os.path.join(own, "ext-" + hashlib.sha256(what.encode()).hexdigest()[:24])
+            os.makedirs(d, exist_ok=True)
+            ba.arguments["build_directory"] = d
+            rec.update(dir=os.path.basename(d), cache="private", private=str(p)[:500])
+            cpu0 = children_cpu()
+            try:
+                return orig(*ba.args, **ba.kwargs)
+            finally:
+                rec["seconds"] = round(time.monotonic() - t0, 3)
+                rec["cpu_seconds"] = round(children_cpu() - cpu0, 3)
+        d = os.path.join(cfg.cache, builder.entry_name(cfg, torch, call))
+        rec.update(dir=os.path.basename(d), cache="hit")
+        if not os.path.isdir(d):
+            ans = ask(call)
+            d = os.path.join(cfg.cache, os.path.basename(str(ans.get("dir") or d)))
+            rec.update({k: ans[k] for k in ("cache", "cpu_seconds", "pch", "pch_unusable",
+                                            "pch_cpu_seconds") if k in ans})
+            if not ans.get("ok") and not os.path.exists(os.path.join(d, builder.FAILED)):
+                rec["seconds"] = round(time.monotonic() - t0, 3)
+                raise RuntimeError(str(ans.get("error")))
+        rec["seconds"] = round(time.monotonic() - t0, 3)
+        failed = os.path.join(d, builder.FAILED)
+        if os.path.exists(failed):
+            rec["failed"] = True
+            with open(failed) as f:
+                raise RuntimeError(f.read())
+        return cpp._import_module_from_library(name, d, ba.arguments.get("is_python_module",
+                                                                         True))
     cpp.load_inline = load_inline
 
 
@@ -141,6 +140,17 @@ class Candidate:
             os.close(fd)
         if req.get("op") != "go":
             raise ChannelError("expected go, got %r" % req.get("op"))
+
+    def compile(self, call):
+        """A load_inline call the cache does not hold, asked of the judge
+        (its builder process builds it): the judge's answer."""
+        self.end.send({"t": "compile", "call": call})
+        req, fds = self.end.recv()
+        for fd in fds:
+            os.close(fd)
+        if req.get("op") != "compiled":
+            raise ChannelError("expected compiled, got %r" % req.get("op"))
+        return req
 
     def done(self, ms):
         """The timed call ended (synchronised): its own clock's reading."""
@@ -201,9 +211,13 @@ class Candidate:
         (rebound), its build records (load_inline into the cache)."""
         cfg, t = self.cfg, self.torch
         exts = []
-        hook_load_inline(cfg, t, exts)
+        own = os.getcwd()
+        readable = [r for r in cfg.sandbox.reads if r != own]
+        hook_load_inline(cfg, t, exts, self.compile, readable, own)
         code = req["code"]
-        os.environ["TORCH_EXTENSIONS_DIR"] = cache_dir(cfg, t, "candidate\n" + code)
+        # Other builders (load, setup-style) build in this process's folder,
+        # uncached, as Triton and inductor keep their caches there.
+        os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(own, "torch_extensions")
         ns = problem_namespace(req["problem_code"], req.get("problem_file"))
         before = namespace_snapshot(ns, (ns.get("get_inputs"), ns.get("get_init_inputs")))
         t0 = time.monotonic()
@@ -476,77 +490,21 @@ def global_state(torch):
     return out
 
 
-def close_fds(keep):
-    """Close every descriptor but stdin, stdout, stderr and keep."""
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
-
-
-def confine(cfg, jobdir, chan_fd):
-    """The candidate process's confinement, in order: descriptors, the jail
-    (hrworker/jail.py: as root, a mount and network namespace whose root
-    holds only what it may read and write, a procfs showing its own
-    processes only, the job's own uid; process and file size limits in
-    any case), else a network namespace (unprivileged user namespaces),
-    Landlock (reads, writes, TCP, signals and abstract sockets outside the
-    process), a seccomp filter (no process made outside its own tree, no
-    signal, scheduling or tracing of the judge and the processes above it:
-    hrworker/seccomp.py), the audit hook.  Returns what took (the judge records it)."""
-    close_fds(chan_fd)
-    cand_dir = os.path.join(jobdir, "candidate")
-    os.makedirs(cand_dir, exist_ok=True)
-    os.chdir(cand_dir)
-    for k in ("HOME", "TMPDIR", "TMP", "TEMP"):
-        os.environ[k] = cand_dir
-    reads = read_roots(cfg, cand_dir)
-    protected = seccomp.protected_pids(cfg.keeper_pid)   # before the jail hides them
-    got, own_net = confine_candidate(cfg, cand_dir, reads)
-    os.chdir(cand_dir)
-    got["network"] = "own namespace" if own_net else isolate_network()
-    writes = [cand_dir, cfg.cache]
-    if got.get("tmp"):      # the jail's /tmp: the job's own, in its scratch
-        writes.append(got["tmp"])
-    cfg.sandbox.roots = [os.path.realpath(r) for r in writes]
-    cfg.sandbox.deny = [cfg.inputs_dir]
-    cfg.sandbox.no_network = True
-    cfg.sandbox.reads = reads
-    if cfg.jail.abi:
-        try:
-            got["landlock"] = cfg.jail.apply_candidate(
-                cfg.sandbox.roots, cfg.sandbox.reads,
-                shm="cuda" if cfg.device.startswith("cuda") else None)
-        except OSError as e:
-            got["landlock"] = "not applied: %s" % e
-    else:
-        got["landlock"] = "none: %s" % cfg.jail.why
-    try:
-        got["seccomp"] = seccomp.load(protected)
-    except OSError as e:
-        got["seccomp"] = "none: %s" % e
-    cfg.sandbox.active = True
-    return got
-
-
 def candidate_main(cfg, torch, sock, msg, jobdir):
     """The candidate process, from its fork to its exit; never returns."""
-    code = 0
-    try:
+    def body():
         set_pdeathsig()
         # An orphan among its descendants stays beneath it, where the
         # judge's account of its processes looks (account.Family).
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
         end = CandidateEnd(sock)
-        got = confine(cfg, jobdir, sock.fileno())
+        got = confine(cfg, os.path.join(jobdir, "candidate"), sock.fileno(),
+                      protect=[cfg.builder_pid])
+        # Compilers torch may call keep their caches in its own folder
+        # (the build cache is read-only to it).
+        for k, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor")):
+            os.environ[k] = os.path.join(os.getcwd(), sub)
         end.send({"t": "hello", "pid": os.getpid(), "confined": got})
         Candidate(cfg, torch, end, msg).serve()
-    except ChannelError:
-        code = 0
-    except BaseException as e:  # noqa: say why, then go
-        try:
-            sys.stderr.write("headroom candidate process: %s\n" % exc_text(e))
-        except OSError:
-            pass
-        code = 70
-    finally:
-        os._exit(code)
+    run_child("candidate", body)

@@ -23,11 +23,14 @@ PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}     # syscall numbers
 
 # A job's candidate process runs as uid JOB_ID_BASE + the judge's pid
 # (every live job has its own: its processes are counted, signalled and
-# traced apart from every other job's) and gid JOB_ID_BASE, shared by
-# every job, which owns the build cache.  No account has such ids on a
+# traced apart from every other job's), its builder process (builder.py)
+# as JOB_ID_BASE + BUILDER_UIDS + the judge's pid (pids stay below 2^22,
+# the kernel's largest pid_max), both with gid JOB_ID_BASE, shared by
+# every job, which reads the build cache.  No account has such ids on a
 # usual system (2^30, above every distribution's range and the subuid
 # ranges of rootless containers, 100000 + 65536 n).
 JOB_ID_BASE = 1 << 30
+BUILDER_UIDS = 1 << 22
 
 # RLIMIT_FSIZE: no file a candidate writes (its build's objects and
 # library, its own scratch files) may reach 4 GiB; an nvcc build of a
@@ -174,12 +177,15 @@ def jail_off(device):
     return None
 
 
-def confine_candidate(cfg, cand_dir, reads):
-    """The candidate process's jail, as far as this process may make it:
-    as root, a mount and a network namespace of its own (own_root on
-    cand_dir/../root), then ids of the job's own (JOB_ID_BASE + the
-    judge's pid); the limits in any case.  Returns (what took, whether
-    the network namespace is made); seconds: what it took."""
+def confine_candidate(cfg, own_dir, reads, uid_offset=0):
+    """The jail of a process that runs what is not the project's (the
+    candidate process, the builder process: hrworker/confine.py), as far
+    as this process may make it: as root, a mount and a network namespace
+    of its own (own_root on own_dir/../root: the read roots read-only,
+    own_dir and own_dir/../tmp, its /tmp, writable), then ids of the
+    job's own (uid JOB_ID_BASE + uid_offset + the judge's pid); the
+    limits in any case.  Returns (what took, whether the network
+    namespace is made); seconds: what it took."""
     import time
     t0 = time.monotonic()
     got = {}
@@ -196,26 +202,26 @@ def confine_candidate(cfg, cand_dir, reads):
         got["root"] = "shared (unshare: %s)" % why
     else:
         own_net = True
-        uid, gid = JOB_ID_BASE + os.getppid(), JOB_ID_BASE
-        new = os.path.join(os.path.dirname(cand_dir), "root")
+        uid, gid = JOB_ID_BASE + uid_offset + os.getppid(), JOB_ID_BASE
+        new = os.path.join(os.path.dirname(own_dir), "root")
         try:
-            os.chown(cand_dir, uid, gid)
+            os.chown(own_dir, uid, gid)
             os.makedirs(new, exist_ok=True)
-            tmp = os.path.join(os.path.dirname(cand_dir), "tmp")
+            tmp = os.path.join(os.path.dirname(own_dir), "tmp")
             os.makedirs(tmp, exist_ok=True)
             os.chmod(tmp, 0o1777)
-            got["proc"] = own_root(new, reads, [cand_dir, cfg.cache], tmp=tmp)
+            got["proc"] = own_root(new, reads, [own_dir], tmp=tmp)
         except OSError as e:
             # Still on the machine's root (pivot is the last step): the
             # job's uid could not reach Python there; root it stays.
             got["ids"] = "root (its own root not made: %s)" % e
             got["root"] = "shared (%s)" % e
         else:
-            got["root"] = ("own (pivot_root): the read roots read-only, its scratch and "
-                           "the build cache writable, /tmp its own (in its scratch)")
+            got["root"] = ("own (pivot_root): the read roots (the build cache among them) "
+                           "read-only, its own folder writable, /tmp its own (beside it)")
             got["tmp"] = "/tmp"
             drop_ids(uid, gid)
-            os.umask(0o002)     # the cache is the jobs' group's
+            os.umask(0o022)
             got["ids"] = {"uid": uid, "gid": gid}
     got["limits"] = set_limits()
     got["seconds"] = round(time.monotonic() - t0, 4)
@@ -223,10 +229,11 @@ def confine_candidate(cfg, cand_dir, reads):
 
 
 def share_cache(cache):
-    """The build cache belongs to the jobs' group (JOB_ID_BASE), group-
-    writable, its directories set-group-ID, so that every job's uid
-    builds and reuses extensions there.  At the worker's start, as root;
-    returns how many entries changed."""
+    """The build cache is the judges': the jobs' group (JOB_ID_BASE) may
+    read it (and search its directories), nobody but its owner write it
+    (an entry is written by a job's builder process in a folder of its
+    own and renamed into place by the judge: builder.py).  At the
+    worker's start, as root; returns how many entries changed."""
     n = 0
     gid = JOB_ID_BASE
     for top, dirs, files in os.walk(cache):
@@ -238,7 +245,7 @@ def share_cache(cache):
                 st = os.lstat(p)
                 if os.path.islink(p):
                     continue
-                want = st.st_mode | 0o060 | (0o2010 if os.path.isdir(p) else 0)
+                want = (st.st_mode | 0o040 | (0o010 if os.path.isdir(p) else 0)) & ~0o2022
                 if st.st_gid != gid:
                     os.chown(p, -1, gid)
                     n += 1

@@ -45,7 +45,7 @@ def memory_note(torch):
     return note
 
 # The fields of a build record the judge keeps from the candidate process.
-EXT_FIELDS = {"name": str, "dir": str, "cache": str, "seconds": (int, float),
+EXT_FIELDS = {"name": str, "dir": str, "cache": str, "private": str, "seconds": (int, float),
               "cpu_seconds": (int, float), "failed": bool, "pch": str,
               "pch_unusable": bool, "pch_cpu_seconds": (int, float)}
 
@@ -116,6 +116,8 @@ class Job:
                                    error=Sandbox.describe(refused[0]))
         if self.cand is not None:
             self.checks["candidate_process"] = self.cand.hello.get("confined")
+            if self.cand.builder is not None:
+                self.checks["builder_process"] = self.cand.builder.hello.get("confined")
         err = self.checks.get("audit_error")
         if err and self.result.get("verdict") == vocab.PV_CORRECT and self.out_of_memory(err, "audit"):
             self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
@@ -240,8 +242,9 @@ class Job:
 
         # Build: executing the candidate (after the problem's code, in one
         # namespace of the candidate process's, as KernelBench) runs
-        # load_inline into the cache.  Other builders (load, setup-style)
-        # land in a directory keyed by the whole candidate, through
+        # load_inline, answered from the cache, whose entries the job's
+        # builder process makes (builder.py).  Other builders (load,
+        # setup-style) build in the candidate process's own folder, through
         # TORCH_EXTENSIONS_DIR as KernelBench.
         self.phase(vocab.PH_BUILD)
         if stop != vocab.STOP_BUILD:

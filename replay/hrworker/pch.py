@@ -32,8 +32,14 @@ cache hit or another job building the same extension at the same time:
 ninja finds the same command, compiles nothing again, and never rewrites
 a module another process may be loading.
 
-Owns: CACHE/pch/ (one directory a key, its .lock and .failed beside it,
-a .seen marker), the .headroom-pch note in an extension's directory.
+In a job the headers are made by its builder process (builder.py), in
+the folder of its call (cfg.pch_out: pch_dirs), and published into
+CACHE/pch by the judge as their bytes were when made; a build reads the
+published ones.
+
+Owns: the header folders (one directory a key, its .lock and .failed
+beside it, a .seen marker), the .headroom-pch note in an extension's
+directory.
 Must not: change what an extension compiles to, wait on another job's
 header build, or let a failure of its own fail a build (any trouble is a
 plain build)."""
@@ -203,19 +209,31 @@ def probe(d, cxx, flags):
     return None
 
 
+def pch_dirs(cfg):
+    """(where the cache's published headers are, where this process makes
+    one): the same folder, CACHE/pch, unless the process is a builder
+    (builder.py: cfg.pch_out, a folder of its call's, which the judge
+    publishes from)."""
+    root = os.path.join(cfg.cache, "pch")
+    return root, getattr(cfg, "pch_out", None) or root
+
+
 def ensure(cfg, key, cxx, flags, how, wait=False):
     """The directory of key's header once it is ready, and whether this
     call built it; else Plain.  wait: take the lock even while another
     job holds it (a build that must use this header)."""
-    root = os.path.join(cfg.cache, "pch")
-    d = os.path.join(root, key)
-    if os.path.exists(os.path.join(d, "ok")):
-        return d, False
-    if os.path.exists(d + ".failed"):
-        with open(d + ".failed") as f:
-            raise Plain(f.read())
-    os.makedirs(root, exist_ok=True)
-    if how == "second" and not os.path.exists(d + ".seen"):
+    root, out = pch_dirs(cfg)
+    for r in dict.fromkeys((root, out)):
+        d = os.path.join(r, key)
+        if os.path.exists(os.path.join(d, "ok")):
+            return d, False
+        if os.path.exists(d + ".failed"):
+            with open(d + ".failed") as f:
+                raise Plain(f.read())
+    d = os.path.join(out, key)
+    os.makedirs(out, exist_ok=True)
+    if how == "second" and not any(os.path.exists(os.path.join(r, key + ".seen"))
+                                   for r in (root, out)):
         open(d + ".seen", "w").close()
         raise Plain("the first extension of these flags (the header is built for the second)",
                     unusable=False)
@@ -282,7 +300,7 @@ def plan(cfg, torch, cpp, args, build_dir):
     key = hashlib.sha256(json.dumps(
         [torch.__version__, os.path.dirname(torch.__file__), ident, flags, cfg.arch,
          platform.machine(), HEADER_TEXT]).encode()).hexdigest()[:24]
-    if not SAFE_PATH.match(os.path.join(cfg.cache, "pch", key, HEADER)):
+    if not all(SAFE_PATH.match(os.path.join(r, key, HEADER)) for r in pch_dirs(cfg)):
         raise Plain("the cache's path has characters ninja would split")
     return key, cxx, flags
 
@@ -291,15 +309,17 @@ def decide(cfg, torch, cpp, args, build_dir, how):
     """A first decision for build_dir: (note, this call's own record
     fields)."""
     cpu0 = children_cpu()
+    key = None
     try:
         key, cxx, flags = plan(cfg, torch, cpp, args, build_dir)
         d, built = ensure(cfg, key, cxx, flags, how)
     except Plain as p:
-        return {"plain": p.why[:1000], "unusable": p.unusable}, {}
+        rec = {"pch_key": key} if key else {}
+        return {"plain": p.why[:1000], "unusable": p.unusable}, rec
     except OSError as e:        # the cache's trouble: a plain build
         return {"plain": "cache: %s" % e, "unusable": False}, {}
     rec = {"pch_cpu_seconds": round(children_cpu() - cpu0, 3)} if built else {}
-    return {"key": key, "cxx": cxx, "cflags": flags}, rec
+    return {"key": key, "cxx": cxx, "cflags": flags}, dict(rec, pch_key=key)
 
 
 def prepare(cfg, torch, cpp, args, build_dir, hit):
@@ -331,17 +351,14 @@ def prepare(cfg, torch, cpp, args, build_dir, hit):
             note = {"plain": "cache: %s" % e, "unusable": False}
     key = note.get("key")
     if key:
-        d = os.path.join(cfg.cache, "pch", str(key))
         try:
-            if not os.path.exists(os.path.join(d, "ok")):
-                # The header this directory was built with is gone: make
-                # it again (the extension's command names it).
-                cpu0 = children_cpu()
-                d, built = ensure(cfg, str(key), str(note.get("cxx")),
-                                  [str(f) for f in note.get("cflags") or []], "eager",
-                                  wait=True)
-                if built:
-                    rec["pch_cpu_seconds"] = round(children_cpu() - cpu0, 3)
+            # The header this directory was built with, where it is; gone,
+            # it is made again (the extension's command names it).
+            cpu0 = children_cpu()
+            d, built = ensure(cfg, str(key), str(note.get("cxx")),
+                              [str(f) for f in note.get("cflags") or []], "eager", wait=True)
+            if built:
+                rec["pch_cpu_seconds"] = round(children_cpu() - cpu0, 3)
             use(args, d)
             rec["pch"] = "built" if "pch_cpu_seconds" in rec else "used"
             return rec

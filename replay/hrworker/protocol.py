@@ -186,8 +186,8 @@ class Request(TypedDict, total=False):
 
 
 class CandidateHello(TypedDict):
-    """The candidate process's first reply: confined, what took
-    (candidate.confine)."""
+    """The candidate process's (and the builder process's) first reply:
+    confined, what took (confine.confine)."""
     t: str
     pid: int
     confined: Record

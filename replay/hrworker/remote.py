@@ -359,8 +359,10 @@ def host_steal_ms():
 class CandidateProcess:
     """The candidate process of one job, seen from the judge."""
 
-    def __init__(self, pid, end, torch, device, ctx=None):
+    def __init__(self, pid, end, torch, device, ctx=None, builder=None):
         self.pid, self.end, self.torch, self.device = pid, end, torch, device
+        self.builder = builder      # builder.Builder: its compile messages' answers
+        self.compiles = 0           # compile messages answered
         self.cuda = device.startswith("cuda")
         self.shared = Shared(torch)
         self.ctx = ctx
@@ -405,10 +407,23 @@ class CandidateProcess:
         return CandidateGone("the candidate process ended (%s)" % text, text, how=how)
 
     def recv(self):
-        try:
-            return self.end.recv()
-        except ChannelError as e:
-            raise self.gone(str(e))
+        """The next reply; a compile message before it (a load_inline call
+        the cache does not hold, in whatever request) is answered by the
+        builder process (builder.py) and the wait goes on."""
+        while True:
+            try:
+                rep = self.end.recv()
+            except ChannelError as e:
+                raise self.gone(str(e))
+            if rep.get("t") != "compile":
+                return rep
+            self.compiles += 1
+            ans = (self.builder.serve(rep) if self.builder is not None else
+                   {"ok": False, "error": "no builder process", "kept": False})
+            try:
+                self.end.send(dict(ans, op="compiled"))
+            except OSError as e:
+                raise self.gone(str(e))
 
     def reply(self, want):
         """The next reply, which must be of type want (or "error": raised
@@ -654,7 +669,7 @@ class CandidateProcess:
             t0 = PERF_NS()
             try:
                 self.end.send({"op": "go"})
-                done = self.end.recv()
+                done = self.recv()
             except (ChannelError, OSError) as e:
                 raise self.gone(str(e))
             wall = (PERF_NS() - t0) / 1e6
@@ -775,6 +790,8 @@ class CandidateProcess:
         self.end.close()
         self.run_delay.close()
         self.family.close()
+        if self.builder is not None:
+            self.builder.close()
 
 
 class RemoteModel:

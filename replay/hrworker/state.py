@@ -45,6 +45,8 @@ class WorkerState:
     # kept between jobs
     keeper: socket.socket | None = None   # the worker's end of the keeper socket
     keeper_pid: int | None = None
+    builder_pid: int | None = None  # the job's builder process (builder.py)
+    pch_out: str | None = None      # a builder's call's folder for the header it makes (pch.py)
     keeper_stopped: bool = False    # stopped for a job run alone; started again after
     keeper_conn: socket.socket | None = None   # a job's connection to the keeper (loan.py)
     job_t0: float | None = None     # when the running job's process started

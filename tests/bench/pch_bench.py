@@ -34,10 +34,12 @@ BUILD = r'''
 import json, os, sys, types
 sys.path.insert(0, os.path.join(%(root)r, "replay"))
 import torch
+from hrworker.builder import LocalBuilder
 from hrworker.candidate import hook_load_inline
 cfg = types.SimpleNamespace(cache=sys.argv[1], arch="cpu-bench")
 exts = []
-hook_load_inline(cfg, torch, exts)
+b = LocalBuilder(cfg, torch)
+hook_load_inline(cfg, torch, exts, lambda call: b.serve({"call": call}), ["/"], os.getcwd())
 code = open(sys.argv[2]).read()
 ns = {"__name__": "candidate"}
 try:

@@ -2,7 +2,7 @@
 the module built with the header is the module built without it (the same
 object file, byte for byte; it imports and answers the same); a later
 extension of the same flags uses the header and compiles for less CPU; a
-cache hit repeats the build's decision and compiles nothing, and the first
+cache hit imports the entry and compiles nothing, and the first
 decision for a build directory is the one a concurrent build follows; flags that
 make the header unusable give a plain build, and a job's build log says
 so.  Each build runs in a process of its own, as a job's candidate process
@@ -42,10 +42,13 @@ def build_here(cache, name, source, func, flags):
     record, its answer on fixed inputs and its build directory."""
     import torch
     from torch.utils import cpp_extension as cpp
-    from hrworker.candidate import hook_load_inline, cache_dir
+    from hrworker.builder import LocalBuilder
+    from hrworker.candidate import hook_load_inline
     cfg = types.SimpleNamespace(cache=cache, arch="cpu-test")
     exts = []
-    hook_load_inline(cfg, torch, exts)
+    b = LocalBuilder(cfg, torch)
+    hook_load_inline(cfg, torch, exts, lambda call: b.serve({"call": call}), ["/"],
+                     os.getcwd())
     kw = {} if flags is None else {"extra_cflags": flags}
     mod = cpp.load_inline(name=name, cpp_sources=[source], functions=[func], **kw)
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4) - 5
@@ -79,8 +82,9 @@ def main():
     check(a["rec"].get("pch") == "built" and a["rec"].get("pch_cpu_seconds", 0) > 0,
           "the first extension of its flags builds the header and uses it: %r" % a["rec"])
     ninja = read(os.path.join(a["dir"], "build.ninja")).decode()
-    check("-include " + os.path.join(with_pch, "pch") in ninja,
-          "its ninja file forces the header from the cache")
+    check("-include " + os.path.join(with_pch, ".building") in ninja and
+          "/pch/" in ninja and len(os.listdir(os.path.join(with_pch, "pch"))) == 1,
+          "its ninja file forces the header its builder made, which joined the cache")
     p = build(plain, "hr_pch_affine", SOURCE, "affine", pch="0")
     check(p["rec"].get("pch") == "off" and "-include" not in
           read(os.path.join(p["dir"], "build.ninja")).decode(),
@@ -91,17 +95,20 @@ def main():
           "the object file built with the header is the plain one, byte for byte")
 
     b = build(with_pch, "hr_pch_rowmax", OTHER, "row_max")
-    check(b["rec"].get("pch") == "used" and b["out"] == [-2.0, 2.0, 6.0],
-          "a second extension of the same flags uses the header: %r" % b["rec"])
+    check(b["rec"].get("pch") == "used" and b["out"] == [-2.0, 2.0, 6.0] and
+          "-include " + os.path.join(with_pch, "pch") in
+          read(os.path.join(b["dir"], "build.ninja")).decode(),
+          "a second extension of the same flags uses the header from the cache: %r"
+          % b["rec"])
     check(b["rec"]["cpu_seconds"] < 0.8 * p["rec"]["cpu_seconds"],
           "and compiles for less CPU than a plain build (%.1f s, plain %.1f s)"
           % (b["rec"]["cpu_seconds"], p["rec"]["cpu_seconds"]))
 
     mtime = os.stat(os.path.join(b["dir"], "main.o")).st_mtime_ns
     h = build(with_pch, "hr_pch_rowmax", OTHER, "row_max")
-    check(h["rec"].get("cache") == "hit" and h["rec"].get("pch") == "used"
+    check(h["rec"].get("cache") == "hit" and h["out"] == b["out"]
           and os.stat(os.path.join(b["dir"], "main.o")).st_mtime_ns == mtime,
-          "a cache hit repeats the decision and compiles nothing: %r" % h["rec"])
+          "a cache hit imports the entry and compiles nothing: %r" % h["rec"])
 
     # Unusable: the reason is recorded, and the build is the plain one.
     from hrworker import pch

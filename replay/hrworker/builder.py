@@ -1,0 +1,377 @@
+"""hrworker/builder.py - the build cache's one writer.  A candidate's
+load_inline call is compiled by its job's builder process, never by the
+candidate process: the judge forks the builder before the candidate
+process (neither has a CUDA context yet); it confines itself as the
+candidate process does (confine.py), with a uid of its own where the job
+jail makes ids, the cache read-only and one folder it may write,
+CACHE/.building/JOB/work.  For each call it runs torch's own build
+(cpp_extension.load_inline, the module not imported) into a fresh folder
+of a name the judge chose, then kills whatever the build left running.
+The judge renames that folder into place as the cache entry of the
+call's arguments (entry_name); the candidate process, to which the cache
+is read-only, imports the module from there
+(cpp_extension._import_module_from_library, as load_inline ends).
+
+So an entry holds what the compilers made of its own key's arguments,
+whatever any candidate did: no candidate writes an entry, a
+compile-failure marker or a precompiled header, and a program the
+candidate's flags make the compilers run (gcc's -wrapper, nvcc's -ccbin)
+writes only into the folder of its own call, under its own key.  A
+precompiled header built for a call (pch.py) is published only as its
+bytes were when the builder made it, before the extension's compilers
+ran (a hash the judge checks).
+
+A call the builder cannot take is built by the candidate process in its
+own folder, uncached, as the original harness would (call_of says why:
+arguments that are not JSON, a flag or include path outside the read
+roots, "..").  A build that fails for want of processes, memory or disk
+is not kept.
+
+Message (candidate to judge, inside any request): {"t": "compile",
+"call": {"args": {...}, "env": {...}}}; the judge's answer: {"op":
+"compiled", "ok", "dir" (the entry's name), "cache": "hit" | "miss",
+"error", "seconds", "cpu_seconds", the pch fields}.
+Owns: CACHE/.building/, the entries' names, .headroom-build-failed.
+Must not: import the candidate's module into the builder, publish what
+another call's build left, or keep a failure that was the machine's."""
+import hashlib
+import json
+import os
+import platform
+import re
+import secrets
+import shutil
+import signal
+import time
+
+from hrworker import pch
+from hrworker.channel import CandidateEnd, ChannelError, JudgeEnd, pair
+from hrworker.confine import confine, run_child
+from hrworker.jail import BUILDER_UIDS
+from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
+
+FAILED = ".headroom-build-failed"
+BUILDING = ".building"
+PR_SET_DUMPABLE = 4
+# The environment torch's build and its compilers read; all but MAX_JOBS
+# change what is built (entry_name).
+BUILD_ENV = ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CXX", "CC",
+             "NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN", "MAX_JOBS")
+# load_inline's arguments that name flags and paths (what call_of reads).
+FLAG_ARGS = ("extra_cflags", "extra_cuda_cflags", "extra_sycl_cflags", "extra_ldflags",
+             "extra_include_paths")
+# Failures of the machine, not of the sources: never kept.
+MACHINE = re.compile(r"Resource temporarily unavailable|Cannot allocate memory|No space left|"
+                     r"out of memory|[Kk]illed|terminated by signal|cannot fork|"
+                     r"Too many open files|Disk quota", re.S)
+ABS_PATH = re.compile(r"(?:^|[=,:]|^-[A-Za-z-]+)(/[^\s,:;]*)")
+MAX_ERROR = 64 << 10
+
+
+class Private(Exception):
+    """A call the builder cannot take: built by the candidate process in
+    its own folder, uncached."""
+
+
+def call_of(arguments, environ, readable):
+    """The builder's request for a load_inline call's bound arguments
+    (without build_directory): {"args", "env"}; Private(why) where it must
+    be built in the candidate process.  readable: the read roots the
+    builder has (sandbox.read_roots, the candidate's own folder left
+    out)."""
+    args = {k: v for k, v in arguments.items() if k != "build_directory"}
+    try:
+        json.dumps(args, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise Private("arguments that are not JSON (%s)" % str(e)[:200])
+    for k in FLAG_ARGS:
+        v = args.get(k)
+        for f in ([v] if isinstance(v, str) else v if isinstance(v, (list, tuple)) else []):
+            if not isinstance(f, str):
+                continue
+            if ".." in f:
+                raise Private("%s has %r" % (k, f[:200]))
+            paths = [f] if k == "extra_include_paths" and f.startswith("/") else \
+                ABS_PATH.findall(f)
+            for p in paths:
+                if not any(p == r or p.startswith(r.rstrip("/") + "/") for r in readable):
+                    raise Private("%s names %s, which the build process cannot read"
+                                  % (k, p[:200]))
+    return {"args": args, "env": {k: environ[k] for k in BUILD_ENV if k in environ}}
+
+
+def entry_name(cfg, torch, call):
+    """The cache entry of a call: its arguments (verbose aside), the
+    environment that changes the build, torch, CUDA, arch, machine."""
+    args = {k: v for k, v in call["args"].items() if k != "verbose"}
+    env = call.get("env") or {}
+    key = "\n".join(["load_inline/2", json.dumps(args, sort_keys=True), torch.__version__,
+                     str(torch.version.cuda), cfg.arch, platform.machine()] +
+                    ["%s=%s" % (k, env.get(k, "")) for k in BUILD_ENV if k != "MAX_JOBS"])
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def tree_hash(d):
+    """sha256 over a folder's files (names and bytes), in name order."""
+    h = hashlib.sha256()
+    for top, dirs, files in os.walk(d):
+        dirs.sort()
+        for name in sorted(files):
+            p = os.path.join(top, name)
+            h.update(os.path.relpath(p, d).encode() + b"\0")
+            with open(p, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()
+
+
+def kept_failure(text):
+    """Is a failed build the sources' (kept in the cache, answered again)?"""
+    return "Error building extension" in text and not MACHINE.search(text)
+
+
+# ------------------------------------------------------------ the builder
+def build_into(cfg, torch, call, base):
+    """Build one call into base/ext (base/pch: a header it makes); the
+    reply's fields.  In the builder process (or a test's own)."""
+    import torch.utils.cpp_extension as cpp
+    d = os.path.join(base, "ext")
+    os.mkdir(d)
+    cfg.pch_out = os.path.join(base, "pch")
+    for k in BUILD_ENV:
+        v = (call.get("env") or {}).get(k)
+        if isinstance(v, str):
+            os.environ[k] = v
+        else:
+            os.environ.pop(k, None)
+    args = dict(call["args"], build_directory=d)
+    # Each build is the first of its name here: the module is name.so
+    # (torch names one built again in a process with other sources
+    # name_vN; the candidate process imports whichever entry it asked for).
+    cpp.JIT_EXTENSION_VERSIONER.entries.clear()
+    rep = {"ok": False}
+    t0, cpu0 = time.monotonic(), children_cpu()
+    saved = cpp._import_module_from_library
+    try:
+        rep.update(pch.prepare(cfg, torch, cpp, args, d, False))
+        key = rep.get("pch_key")
+        if rep.get("pch") == "built" and key:
+            rep["pch_sha256"] = tree_hash(os.path.join(cfg.pch_out, key))
+        if key and os.path.exists(os.path.join(cfg.pch_out, key + ".failed")):
+            with open(os.path.join(cfg.pch_out, key + ".failed")) as f:
+                rep["pch_failed"] = f.read(4000)
+        cpp._import_module_from_library = lambda name, path, is_python_module: path
+        cpp.load_inline(**args)
+        rep["ok"] = True
+    except Exception as e:      # noqa: the compilers' answer, sent as data
+        text = str(e) or exc_text(e)
+        rep.update(error=text[:MAX_ERROR], kept=kept_failure(text))
+    finally:
+        cpp._import_module_from_library = saved
+    rep["seconds"] = round(time.monotonic() - t0, 3)
+    rep["cpu_seconds"] = round(children_cpu() - cpu0, 3)
+    return rep
+
+
+def reap_all():
+    """Kill and reap every process beneath this one (a subreaper: what
+    its builds left running, however detached, is its child)."""
+    for _ in range(1000):
+        kids = set()
+        try:
+            for tid in os.listdir("/proc/self/task"):
+                with open("/proc/self/task/%s/children" % tid) as f:
+                    kids.update(int(p) for p in f.read().split())
+        except OSError:
+            pass
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def builder_main(cfg, torch, sock, work):
+    """The builder process, from its fork to its exit; never returns."""
+    def body():
+        set_pdeathsig()
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
+        cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
+        end = CandidateEnd(sock)
+        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS)
+        # Its memory is out of reach of what its builds run (the same uid).
+        prctl(PR_SET_DUMPABLE, 0)
+        end.send({"t": "hello", "pid": os.getpid(), "confined": got})
+        while True:
+            req, fds = end.recv()
+            for fd in fds:
+                os.close(fd)
+            if req.get("op") != "build":
+                return
+            base = os.path.join(work, str(req["out"]))
+            try:
+                os.mkdir(base)      # fresh: nothing a build before left
+                rep = build_into(cfg, torch, req["call"], base)
+            except Exception as e:  # noqa: said to the judge
+                rep = {"ok": False, "error": exc_text(e), "kept": False}
+            reap_all()
+            end.send(dict(rep, t="built"))
+    run_child("builder", body)
+
+
+# -------------------------------------------------------------- the judge
+def building_root(cfg):
+    """CACHE/.building/JOB: the builder's place (its work folder, its
+    jail's root and /tmp); a new one for each job process."""
+    root = os.path.join(cfg.cache, BUILDING, "%d-%s" % (os.getpid(), secrets.token_hex(4)))
+    os.makedirs(root)
+    return root
+
+
+class Builder:
+    """The judge's side of the builder process."""
+
+    def __init__(self, cfg, torch, pid, end, root, t0=None):
+        self.cfg, self.torch, self.pid, self.end, self.root = cfg, torch, pid, end, root
+        self.work = os.path.join(root, "work")
+        self.gone = None
+        self.hello = self.recv("hello")
+        if t0 is not None and isinstance(self.hello.get("confined"), dict):
+            # from the fork to its hello: what a builder costs a job
+            self.hello["confined"]["start_seconds"] = round(time.monotonic() - t0, 4)
+
+    def recv(self, want):
+        rep = self.end.recv()
+        if rep.get("t") != want:
+            raise ChannelError("the builder process sent %s where %s was due"
+                               % (str(rep.get("t"))[:40], want))
+        return rep
+
+    def serve(self, msg):
+        """The answer to a candidate's compile message."""
+        call = msg.get("call")
+        if not (isinstance(call, dict) and isinstance(call.get("args"), dict)
+                and isinstance(call.get("env", {}), dict)
+                and all(isinstance(v, str) for v in call.get("env", {}).values())):
+            return {"ok": False, "error": "a compile message the judge refuses", "kept": False}
+        call = {"args": call["args"], "env": {k: v for k, v in call.get("env", {}).items()
+                                             if k in BUILD_ENV}}
+        name = entry_name(self.cfg, self.torch, call)
+        entry = os.path.join(self.cfg.cache, name)
+        if os.path.isdir(entry):
+            return {"ok": True, "dir": name, "cache": "hit"}
+        if self.gone:
+            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+        out = secrets.token_hex(8)
+        try:
+            rep = self.build(call, out)
+        except (ChannelError, OSError) as e:
+            self.gone = "the build process ended: %s" % e
+            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+        ans = {"ok": rep.get("ok") is True, "dir": name, "cache": "miss"}
+        for k, typ in (("error", str), ("seconds", (int, float)), ("cpu_seconds", (int, float)),
+                       ("pch", str), ("pch_unusable", bool), ("pch_cpu_seconds", (int, float))):
+            if isinstance(rep.get(k), typ):
+                ans[k] = rep[k]
+        base = os.path.join(self.work, out)
+        try:
+            self.publish(rep, base, entry)
+        except OSError as e:     # the cache's trouble: this build is not kept
+            ans["publish_error"] = str(e)[:500]
+        shutil.rmtree(base, ignore_errors=True)
+        if not ans["ok"] and rep.get("kept") is not True:
+            ans["kept"] = False
+        return ans
+
+    def build(self, call, out):
+        """The builder process's reply for call, built into work/out."""
+        self.end.send({"op": "build", "call": call, "out": out})
+        return self.recv("built")
+
+    def publish(self, rep, base, entry):
+        """The call's folder becomes its entry (a build the sources
+        failed: with the failure marker); a header its build made joins
+        CACHE/pch as its bytes were when made."""
+        ext = os.path.join(base, "ext")
+        if rep.get("ok") is True or rep.get("kept") is True:
+            if rep.get("ok") is not True:
+                with open(os.path.join(ext, FAILED), "w") as f:
+                    f.write(str(rep.get("error")))
+            try:
+                os.rename(ext, entry)
+            except OSError:
+                if not os.path.isdir(entry):    # not another job's, published first
+                    raise
+        key = rep.get("pch_key")
+        if not (isinstance(key, str) and re.fullmatch(r"[0-9a-f]{24}", key)):
+            return
+        root = os.path.join(self.cfg.cache, "pch")
+        own = os.path.join(base, "pch")
+        os.makedirs(root, exist_ok=True)
+        if os.path.exists(os.path.join(own, key + ".seen")):
+            open(os.path.join(root, key + ".seen"), "a").close()
+        if isinstance(rep.get("pch_failed"), str) and not os.path.exists(
+                os.path.join(root, key + ".failed")):
+            with open(os.path.join(root, key + ".failed"), "w") as f:
+                f.write(rep["pch_failed"])
+        h = os.path.join(own, key)
+        if rep.get("pch_sha256") and os.path.isdir(h) and not os.path.exists(
+                os.path.join(root, key)) and tree_hash(h) == rep["pch_sha256"]:
+            try:
+                os.rename(h, os.path.join(root, key))
+            except OSError:
+                pass
+
+    def close(self):
+        try:
+            self.end.send({"op": "quit"})
+        except OSError:
+            pass
+        self.end.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class LocalBuilder(Builder):
+    """A builder in the calling process, unconfined (tests and benches that
+    build without a job: tests/py/test_pch.py); the same answers and the
+    same publishing."""
+
+    def __init__(self, cfg, torch):
+        self.cfg, self.torch, self.pid, self.end = cfg, torch, os.getpid(), None
+        self.root = building_root(cfg)
+        self.work = os.path.join(self.root, "work")
+        os.makedirs(self.work)
+        self.gone, self.hello = None, {}
+
+    def build(self, call, out):
+        base = os.path.join(self.work, out)
+        os.mkdir(base)
+        try:
+            return build_into(self.cfg, self.torch, call, base)
+        finally:
+            self.cfg.pch_out = None
+
+    def close(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start_builder(cfg, torch):
+    """Fork the job's builder process (before any CUDA context and before
+    the candidate process, which then has none of its descriptors);
+    the judge's Builder once it said hello."""
+    t0 = time.monotonic()
+    root = building_root(cfg)
+    mine, theirs = pair()
+    pid = os.fork()
+    if pid == 0:
+        mine.close()
+        builder_main(cfg, torch, theirs, os.path.join(root, "work"))
+    theirs.close()
+    return Builder(cfg, torch, pid, JudgeEnd(mine), root, t0)

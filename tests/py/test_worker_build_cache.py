@@ -1,0 +1,267 @@
+"""The build cache between jobs (hrworker/builder.py): its entries are
+written by the jobs' builder processes only, so that no candidate can make
+another's build fail or load what it did not build.  Each attack is a
+candidate of the test's own, run as a job before an honest twin that
+uses the same extension (tests/fixtures/replay/candidates/relu_fast.py):
+- it writes from C into the cache: the honest extension's entry, made
+  before it is built, with the compile-failure marker; every existing
+  entry's files; the cache's own folder;
+- its flags make the compiler write into the cache (-MF PATH);
+- its flags make the compiler's driver start a process that outlives
+  the build (gcc's -wrapper, setsid -f);
+and the twin that follows builds (or hits) and is correct, the cache
+unchanged.  A candidate whose include path is its own folder is built
+in its own process, uncached, and is correct.  Every check fails where
+the cache is writable to candidates again (the attack's writes report
+"ok")."""
+import json
+import os
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workerlib import ROOT, Worker, check  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures", "replay")
+PROBLEM = open(os.path.join(FIX, "problems", "level1", "1_ReLU.py")).read()
+HONEST = open(os.path.join(FIX, "candidates", "relu_fast.py")).read()
+# The honest candidate's extension source (its `source = """..."""`), so
+# that an attack can name the honest entry as the cache would.
+PRELUDE = HONEST.split("ext = load_inline(")[0]
+
+HEAD = '''
+import ctypes, json, os
+import torch
+import torch.nn as nn
+libc = ctypes.CDLL(None, use_errno=True)
+def report(**got):
+    raise RuntimeError("CACHE " + json.dumps(got))
+def write(path, data=b"x"):
+    """A write from C (no audit hook sees it): "ok" or the errno's name."""
+    import errno
+    fd = libc.open(path.encode(), 0o1 | 0o100 | 0o1000, 0o644)   # O_WRONLY|O_CREAT|O_TRUNC
+    if fd < 0:
+        return errno.errorcode.get(ctypes.get_errno(), "?")
+    libc.write(fd, data, len(data))
+    libc.close(fd)
+    return "ok"
+def mkdir(path):
+    import errno
+    if libc.mkdir(path.encode(), 0o777) != 0:
+        return errno.errorcode.get(ctypes.get_errno(), "?")
+    return "ok"
+'''
+
+
+def attack(w, body, **job):
+    _, res = w.run(PROBLEM, HEAD + body, stop_after="build", **job)
+    log = (res or {}).get("build_log") or ""
+    if "CACHE " not in log:
+        return {"no_report": (res or {}).get("verdict"), "log": log[-1500:],
+                "error": (res or {}).get("error")}
+    return json.loads(log.split("CACHE ", 1)[1].splitlines()[0])
+
+
+def honest(w, what):
+    _, res = w.run(PROBLEM, HONEST)
+    exts = ((res or {}).get("checks") or {}).get("build", {}).get("extensions") or []
+    check(res is not None and res.get("verdict") == "correct" and res.get("compiled"),
+          "%s: the honest twin builds and is correct (%s: %s %s)"
+          % (what, res and res.get("verdict"), res and (res.get("build_log") or
+                                                        res.get("error")), exts), w)
+    return exts
+
+
+def snapshot(cache):
+    """Every file of the cache but the builders' places: path -> bytes."""
+    out = {}
+    for top, dirs, files in os.walk(cache):
+        dirs[:] = [d for d in dirs if d != ".building"]
+        for name in files:
+            p = os.path.join(top, name)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, cache)] = f.read()
+    return out
+
+
+def write_into_cache(w, cache):
+    """Before the honest extension is built: its entry made with the
+    failure marker, the cache's folder written.  After: its files
+    overwritten, the marker planted beside them."""
+    body = PRELUDE + '''
+import inspect, platform, types
+import torch.utils.cpp_extension as cpp
+from hrworker import builder
+CACHE = %r
+orig = [c.cell_contents for c in cpp.load_inline.__closure__
+        if inspect.isfunction(c.cell_contents) and c.cell_contents.__name__ == "load_inline"][0]
+ba = inspect.signature(orig).bind(name="hr_fixture_relu", cpp_sources=[source],
+                                  functions=["relu_fast", "relu_slow", "relu_wrong"],
+                                  extra_cflags=["-O2"], verbose=False)
+cfg = types.SimpleNamespace(arch="cpu-" + platform.machine(), cache=CACHE)
+entry = os.path.join(CACHE, builder.entry_name(cfg, torch, builder.call_of(ba.arguments, os.environ, [])))
+got = {"entry": os.path.basename(entry), "exists": os.path.isdir(entry)}
+got["mkdir_entry"] = mkdir(entry)
+got["marker"] = write(os.path.join(entry, builder.FAILED), b"Error building extension: planted")
+got["cache_root"] = write(os.path.join(CACHE, "planted"))
+files = []
+for top, dirs, names in os.walk(CACHE):
+    files += [os.path.join(top, n) for n in names]
+got["files"] = sorted({write(p, b"planted") for p in files})
+report(**got)
+''' % cache
+    before = snapshot(cache)
+    got = attack(w, body)
+    print("cache write (fresh cache):", json.dumps(got))
+    check(got.get("exists") is False and got.get("mkdir_entry") != "ok"
+          and got.get("marker") != "ok" and got.get("cache_root") != "ok",
+          "a candidate cannot make another's entry, plant its failure marker or write the "
+          "cache's folder (%s)" % got, w)
+    check(snapshot(cache) == before, "the cache is as it was", w)
+    exts = honest(w, "after the planted marker")
+    check(exts and exts[0].get("cache") == "miss",
+          "the honest extension was built for it, not answered by a plant (%s)" % exts, w)
+    before = snapshot(cache)
+    got = attack(w, body)
+    print("cache write (the entry built):", json.dumps(got))
+    check(got.get("exists") is True and got.get("marker") != "ok"
+          and got.get("files") and "ok" not in got["files"],
+          "a candidate cannot write a built entry's files or plant the marker there (%s)"
+          % got, w)
+    check(snapshot(cache) == before, "the cache is as it was", w)
+    exts = honest(w, "after the attack on its entry")
+    check(exts and exts[0].get("cache") == "hit", "the honest twin hits its entry (%s)" % exts, w)
+
+
+def compiler_writes(w, cache):
+    """The candidate's flags make gcc write its dependency file into the
+    cache: the builder process cannot write there."""
+    before = snapshot(cache)
+    target = os.path.join(cache, "planted-by-gcc")
+    got = attack(w, '''
+from torch.utils.cpp_extension import load_inline
+try:
+    load_inline(name="hr_cache_mf", cpp_sources=["int hr_mf() { return 1; }"],
+                functions=["hr_mf"], extra_cflags=["-MD", "-MF%s"])
+    report(built=True)
+except RuntimeError as e:
+    report(built=False, error=str(e)[-300:])
+''' % target)
+    print("compiler writes:", json.dumps(got)[:600])
+    after = snapshot(cache)
+    check("built" in got and not os.path.exists(target)
+          and all(after.get(k) == v for k, v in before.items()),
+          "flags that make the compiler write into the cache write nothing there but their "
+          "own entry (%s)" % json.dumps(got)[:400], w)
+
+
+def alive(marker):
+    pids = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if marker.encode() in f.read():
+                        pids.append(int(pid))
+            except OSError:
+                pass
+    return pids
+
+
+def detached_process(w):
+    """gcc's -wrapper starts, for each of its compiler's passes, a process
+    in a new session (setsid -f) that would run on through the timed calls
+    (it closes its output first, so that ninja does not wait for it): the
+    builder process kills it when the build is over.  torch writes the
+    flags into the ninja file as they are, and ninja hands its commands to
+    sh: the quotes keep the wrapper one word."""
+    marker = "hr-build-stray-%d" % os.getpid()
+    code = "import os;import time;os.close(1);os.close(2);time.sleep(300)#" + marker
+    got = attack(w, '''
+import sys
+from torch.utils.cpp_extension import load_inline
+try:
+    load_inline(name="hr_cache_stray", cpp_sources=["int hr_stray() { return 1; }"],
+                functions=["hr_stray"],
+                extra_cflags=["-wrapper", "'/usr/bin/setsid,-f,%%s,-c,%s'" %% sys.executable])
+    report(built=True)
+except RuntimeError as e:
+    report(built=False, error=str(e)[-300:])
+''' % code)
+    print("detached process:", json.dumps(got)[:600])
+    time.sleep(0.5)
+    left = alive(marker)
+    for pid in left:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    check("built" in got and not left,
+          "a process a build started in a session of its own is gone when the build is "
+          "(%s, left: %s)" % (json.dumps(got)[:300], left), w)
+
+
+def private_build(w):
+    """An extension whose include path is the candidate's own folder (a
+    header it wrote there) is built by the candidate process, uncached,
+    and works."""
+    cand = '''
+import os
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "hr_relu.h"), "w") as f:
+    f.write("static inline float hr_relu(float v) { return v > 0.0f ? v : 0.0f; }\\n")
+ext = load_inline(name="hr_cache_private", cpp_sources=["""
+#include "hr_relu.h"
+torch::Tensor relu_own(torch::Tensor x) {
+    auto xc = x.contiguous();
+    auto y = torch::empty_like(xc);
+    const float *in = xc.data_ptr<float>();
+    float *out = y.data_ptr<float>();
+    for (int64_t i = 0; i < xc.numel(); i++)
+        out[i] = hr_relu(in[i]);
+    return y;
+}
+"""], functions=["relu_own"], extra_include_paths=[here])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_own(x)
+'''
+    _, res = w.run(PROBLEM, cand)
+    exts = ((res or {}).get("checks") or {}).get("build", {}).get("extensions") or []
+    check(res is not None and res.get("verdict") == "correct" and exts
+          and exts[0].get("cache") == "private" and "cannot read" in exts[0].get("private", ""),
+          "an extension that includes the candidate's own folder is built in its process, "
+          "uncached, and is correct (%s: %s %s)"
+          % (res and res.get("verdict"), res and (res.get("build_log") or res.get("error")),
+             exts), w)
+
+
+def main():
+    cache = os.path.join(ROOT, "build", "test-build-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    os.makedirs(cache)
+    w = Worker("--cache", cache)
+    fs = w.hello.get("fs_jail") or {}
+    if os.geteuid() != 0 and not fs.get("landlock_abi"):
+        # Nothing but the audit hook between a candidate and the cache:
+        # the doors this test checks are open there (docs/replay.md).
+        print("skip: neither root (the job jail) nor Landlock here: %s" % json.dumps(fs))
+        w.close()
+        sys.exit(77)
+    try:
+        write_into_cache(w, cache)
+        compiler_writes(w, cache)
+        detached_process(w)
+        private_build(w)
+        honest(w, "at the end")
+    finally:
+        w.close()
+
+
+main()
