@@ -40,6 +40,7 @@ from hrworker import vocab
 from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
+from hrworker.builder import tidy_building
 from hrworker.jail import FSIZE_MAX, JobCgroups, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
@@ -540,6 +541,7 @@ def main(argv):
     cfg.cgroups_left = []
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
                                                         "fsize": FSIZE_MAX})
+    tidy_building(cfg.cache)
     if jail_on and os.geteuid() == 0:
         t0 = time.monotonic()
         share_cache(cfg.cache)

@@ -60,10 +60,14 @@ BUILD_ENV = ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CXX", "CC
 # load_inline's arguments that name flags and paths (what call_of reads).
 FLAG_ARGS = ("extra_cflags", "extra_cuda_cflags", "extra_sycl_cflags", "extra_ldflags",
              "extra_include_paths")
-# Failures of the machine, not of the sources: never kept.
-MACHINE = re.compile(r"Resource temporarily unavailable|Cannot allocate memory|No space left|"
-                     r"out of memory|[Kk]illed|terminated by signal|cannot fork|"
-                     r"Too many open files|Disk quota", re.S)
+# Failures of the machine, not of the sources: never kept (gcc's report of
+# a pass killed, the shell's, ninja stopped by a signal, the C library's
+# and the compilers' words for a lack of processes, memory or disk).
+MACHINE = re.compile(r"signal terminated program|terminated by signal|(?m:^\s*Killed\b)|\d\s+Killed\b|"
+                     r"interrupted by user|Resource temporarily unavailable|"
+                     r"Cannot allocate memory|No space left on device|[Oo]ut of memory|"
+                     r"virtual memory exhausted|cannot fork|Too many open files|"
+                     r"Disk quota exceeded|File size limit exceeded")
 ABS_PATH = re.compile(r"(?:^|[=,:]|^-[A-Za-z-]+)(/[^\s,:;]*)")
 MAX_ERROR = 64 << 10
 
@@ -125,9 +129,15 @@ def tree_hash(d):
     return h.hexdigest()
 
 
-def kept_failure(text):
-    """Is a failed build the sources' (kept in the cache, answered again)?"""
-    return "Error building extension" in text and not MACHINE.search(text)
+def kept_failure(e):
+    """Is a failed build (load_inline's exception) the sources' doing, kept
+    in the cache and answered again?  Not where ninja ended by a signal
+    (torch raises from its CalledProcessError) or the text names the
+    machine's trouble."""
+    text = str(e)
+    code = getattr(e.__cause__, "returncode", None)
+    return ("Error building extension" in text and not MACHINE.search(text)
+            and not (isinstance(code, int) and code < 0))
 
 
 # ------------------------------------------------------------ the builder
@@ -165,7 +175,7 @@ def build_into(cfg, torch, call, base):
         rep["ok"] = True
     except Exception as e:      # noqa: the compilers' answer, sent as data
         text = str(e) or exc_text(e)
-        rep.update(error=text[:MAX_ERROR], kept=kept_failure(text))
+        rep.update(error=text[:MAX_ERROR], kept=kept_failure(e))
     finally:
         cpp._import_module_from_library = saved
     rep["seconds"] = round(time.monotonic() - t0, 3)
@@ -205,7 +215,9 @@ def builder_main(cfg, torch, sock, work):
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
         end = CandidateEnd(sock)
-        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS)
+        # umask 022: an entry it makes is its owner's to write, and only
+        # the judge (root) renames it into place.
+        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS, umask=0o022)
         # Its memory is out of reach of what its builds run (the same uid).
         prctl(PR_SET_DUMPABLE, 0)
         end.send({"t": "hello", "pid": os.getpid(), "confined": got})
@@ -233,6 +245,24 @@ def building_root(cfg):
     root = os.path.join(cfg.cache, BUILDING, "%d-%s" % (os.getpid(), secrets.token_hex(4)))
     os.makedirs(root)
     return root
+
+
+def tidy_building(cache):
+    """Remove the builders' places of jobs that no longer run (a job killed
+    before its judge closed its builder): CACHE/.building/PID-*, where no
+    process PID is.  At the worker's start; returns how many."""
+    top = os.path.join(cache, BUILDING)
+    n = 0
+    try:
+        names = os.listdir(top)
+    except OSError:
+        return 0
+    for name in names:
+        pid = name.split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists("/proc/" + pid):
+            shutil.rmtree(os.path.join(top, name), ignore_errors=True)
+            n += 1
+    return n
 
 
 class Builder:

@@ -29,15 +29,16 @@ def close_fds(keep):
     os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
 
 
-def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=()):
+def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
     """Confine this process: it may write beneath own_dir (its working
     directory, HOME and TMPDIR) and its jail's /tmp only, read the read
     roots (sandbox.read_roots: the build cache among them, read-only),
     touch none of the protected processes (the judge, the worker, the
     process that started it, the keeper, and protect).  uid_offset:
     added to the jail's uid (each process of a job that runs what is not
-    the project's has a uid of its own).  Returns what took (the judge
-    records it)."""
+    the project's has a uid of its own); umask: its own under the jail's
+    ids (jail.confine_candidate).  Returns what took (the judge records
+    it)."""
     close_fds(chan_fd)
     os.makedirs(own_dir, exist_ok=True)
     os.chdir(own_dir)
@@ -46,7 +47,7 @@ def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=()):
     reads = read_roots(cfg, own_dir)
     protected = sorted(set(seccomp.protected_pids(cfg.keeper_pid)) |
                        {int(p) for p in protect if p})   # before the jail hides them
-    got, own_net = confine_candidate(cfg, own_dir, reads, uid_offset)
+    got, own_net = confine_candidate(cfg, own_dir, reads, uid_offset, umask)
     os.chdir(own_dir)
     got["network"] = "own namespace" if own_net else isolate_network()
     writes = [own_dir]

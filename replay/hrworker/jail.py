@@ -177,15 +177,17 @@ def jail_off(device):
     return None
 
 
-def confine_candidate(cfg, own_dir, reads, uid_offset=0):
+def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
     """The jail of a process that runs what is not the project's (the
     candidate process, the builder process: hrworker/confine.py), as far
     as this process may make it: as root, a mount and a network namespace
     of its own (own_root on own_dir/../root: the read roots read-only,
     own_dir and own_dir/../tmp, its /tmp, writable), then ids of the
     job's own (uid JOB_ID_BASE + uid_offset + the judge's pid); the
-    limits in any case.  Returns (what took, whether the network
-    namespace is made); seconds: what it took."""
+    limits in any case; umask: the process's own once its ids are the
+    job's (002: a later job of the same scratch, of another uid but the
+    same group, may rewrite what it left).  Returns (what took, whether
+    the network namespace is made); seconds: what it took."""
     import time
     t0 = time.monotonic()
     got = {}
@@ -221,7 +223,7 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0):
                            "read-only, its own folder writable, /tmp its own (beside it)")
             got["tmp"] = "/tmp"
             drop_ids(uid, gid)
-            os.umask(0o022)
+            os.umask(umask)
             got["ids"] = {"uid": uid, "gid": gid}
     got["limits"] = set_limits()
     got["seconds"] = round(time.monotonic() - t0, 4)

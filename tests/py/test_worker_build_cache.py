@@ -23,6 +23,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from workerlib import ROOT, Worker, check  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.builder import kept_failure  # noqa: E402
+
 FIX = os.path.join(ROOT, "tests", "fixtures", "replay")
 PROBLEM = open(os.path.join(FIX, "problems", "level1", "1_ReLU.py")).read()
 HONEST = open(os.path.join(FIX, "candidates", "relu_fast.py")).read()
@@ -242,11 +245,48 @@ class ModelNew(nn.Module):
              exts), w)
 
 
+def kept():
+    """Which failed builds the cache keeps: the compiler's no, whatever the
+    extension is called; not a pass killed, ninja ended by a signal, or a
+    lack of processes, memory or disk."""
+    import subprocess
+
+    def failure(text, code=1):
+        try:
+            try:
+                raise subprocess.CalledProcessError(code, ["ninja"])
+            except subprocess.CalledProcessError as e:
+                raise RuntimeError("Error building extension 'x': " + text) from e
+        except RuntimeError as e:
+            return e
+    err = "main.cpp:1:1: error: expected unqualified-id\nninja: build stopped: subcommand failed."
+    check(kept_failure(failure(err)) and kept_failure(failure("hr_killed_once: " + err)),
+          "a compile error is kept, an extension named *killed* too")
+    for text, code in (("c++: fatal error: Killed signal terminated program cc1plus", 1),
+                       ("[1/2] c++ -c main.cpp", -9),
+                       ("ninja: build stopped: interrupted by user.", 2),
+                       ("/bin/sh: line 1:  4242 Killed  c++ -c main.cpp", 1),
+                       ("cc1plus: out of memory allocating 65536 bytes", 1),
+                       ("fork: Resource temporarily unavailable", 1),
+                       ("main.o: No space left on device", 1)):
+        check(not kept_failure(failure(text, code)),
+              "not kept: %r (exit %d)" % (text, code))
+
+
 def main():
+    kept()
     cache = os.path.join(ROOT, "build", "test-build-cache")
     shutil.rmtree(cache, ignore_errors=True)
-    os.makedirs(cache)
+    # A builder's place left by a job killed before its judge closed it
+    # (no process has that pid: above any pid_max), and a live one's.
+    stale = os.path.join(cache, ".building", "999999999-0badf00d")
+    live = os.path.join(cache, ".building", "%d-0badf00d" % os.getpid())
+    os.makedirs(os.path.join(stale, "work"))
+    os.makedirs(os.path.join(live, "work"))
     w = Worker("--cache", cache)
+    check(not os.path.exists(stale) and os.path.isdir(live),
+          "the worker removes a builder's place whose process is gone, not a live one's", w)
+    shutil.rmtree(live)
     fs = w.hello.get("fs_jail") or {}
     if os.geteuid() != 0 and not fs.get("landlock_abi"):
         # Nothing but the audit hook between a candidate and the cache:
