@@ -67,18 +67,24 @@ class Proto:
             view = view[n:]
 
 
-def llc_bytes():
-    """Size of the largest CPU cache (sysfs), 32 MiB when unknown."""
+def llc_bytes(base="/sys/devices/system/cpu/cpu0/cache"):
+    """Size of the largest CPU cache (sysfs: each indexN/size, whatever
+    else the folder lists, in whatever order), 32 MiB when none reads."""
     best = 0
-    base = "/sys/devices/system/cpu/cpu0/cache"
     try:
-        for d in os.listdir(base):
+        names = os.listdir(base)
+    except OSError:
+        names = []
+    for d in names:
+        if not d.startswith("index"):
+            continue
+        try:
             with open(os.path.join(base, d, "size")) as f:
                 s = f.read().strip()
-            mult = {"K": 1 << 10, "M": 1 << 20}.get(s[-1:], 1)
-            best = max(best, int(s.rstrip("KM")) * mult)
-    except (OSError, ValueError):
-        pass
+            mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1:], 1)
+            best = max(best, int(s.rstrip("KMG")) * mult)
+        except (OSError, ValueError):
+            continue
     return best or 32 << 20
 
 

@@ -61,6 +61,28 @@ class ModelNew(nn.Module):
         return x
 '''
 
+
+def llc():
+    """The largest CPU cache (hello's llc_bytes, the CPU flush's size) from
+    a sysfs folder whatever else it lists: a file (uevent), a size in M."""
+    import sys
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "replay"))
+    import worker
+    with tempfile.TemporaryDirectory(prefix="hr-llc-") as d:
+        open(os.path.join(d, "uevent"), "w").close()
+        for name, size in (("index0", "48K"), ("index3", "480M"), ("index2", "2048K")):
+            os.makedirs(os.path.join(d, name))
+            with open(os.path.join(d, name, "size"), "w") as f:
+                f.write(size + "\n")
+        got = worker.llc_bytes(d)
+        check(got == 480 << 20, "the largest cache, past a file in the folder: %d" % got)
+        for name in ("index0", "index2", "index3"):
+            os.remove(os.path.join(d, name, "size"))
+        check(worker.llc_bytes(d) == 32 << 20, "32 MiB where no size reads")
+
+
+llc()
 w = Worker()
 check(w.hello["type"] == "hello" and w.hello["protocol"] == 1, "hello comes first")
 check(w.hello["torch"] and w.hello["device"], "hello names torch and the device")
