@@ -42,6 +42,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import time
 
 from hrworker import pch
@@ -115,18 +116,66 @@ def entry_name(cfg, torch, call):
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def tree_hash(d):
-    """sha256 over a folder's files (names and bytes), in name order."""
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_dir(name, dir_fd=None):
+    """A directory of a builder's folder, not a link in its place (what a
+    build runs may have put one there; the judge, root, must not follow
+    it)."""
+    return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
+
+
+def tree_hash(d, dir_fd=None):
+    """sha256 over a folder's files (names and bytes), in name order;
+    OSError where it holds a link or what is neither a file nor a
+    folder (a FIFO would block its reader)."""
     h = hashlib.sha256()
-    for top, dirs, files in os.walk(d):
-        dirs.sort()
-        for name in sorted(files):
-            p = os.path.join(top, name)
-            h.update(os.path.relpath(p, d).encode() + b"\0")
-            with open(p, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
+
+    def walk(fd, rel):
+        with os.scandir(fd) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        subdirs = []
+        for e in entries:
+            if e.is_symlink():
+                raise OSError("%s is a link" % os.path.join(rel, e.name))
+            if e.is_dir(follow_symlinks=False):
+                subdirs.append(e.name)
+                continue
+            f = os.open(e.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                        dir_fd=fd)
+            with open(f, "rb") as fo:
+                if not stat.S_ISREG(os.fstat(f).st_mode):
+                    raise OSError("%s is not a file" % os.path.join(rel, e.name))
+                h.update(os.path.join(rel, e.name).encode() + b"\0")
+                for block in iter(lambda: fo.read(1 << 20), b""):
                     h.update(block)
+        for name in subdirs:
+            sub = open_dir(name, fd)
+            try:
+                walk(sub, os.path.join(rel, name))
+            finally:
+                os.close(sub)
+    top = open_dir(d, dir_fd)
+    try:
+        walk(top, "")
+    finally:
+        os.close(top)
     return h.hexdigest()
+
+
+def rename_dir(fd, name, src_fd, dest):
+    """Rename the folder name of src_fd (fd: that folder, opened) to dest;
+    where what was renamed is not that folder (a link or another put in
+    its place meanwhile), it is removed and OSError raised."""
+    os.rename(name, dest, src_dir_fd=src_fd)
+    st, want = os.lstat(dest), os.fstat(fd)
+    if (st.st_dev, st.st_ino) != (want.st_dev, want.st_ino):
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(dest, ignore_errors=True)
+        else:
+            os.unlink(dest)
+        raise OSError("%s was replaced while it was published" % name)
 
 
 def kept_failure(e):
@@ -329,35 +378,73 @@ class Builder:
         """The call's folder becomes its entry (a build the sources
         failed: with the failure marker); a header its build made joins
         CACHE/pch as its bytes were when made."""
-        ext = os.path.join(base, "ext")
+        bfd = open_dir(base)
+        try:
+            self.publish_at(rep, bfd, entry)
+        finally:
+            os.close(bfd)
+
+    def publish_at(self, rep, bfd, entry):
+        """publish, base opened (bfd): nothing there is followed if a
+        link (a build's program may have made any of them one)."""
         if rep.get("ok") is True or rep.get("kept") is True:
-            if rep.get("ok") is not True:
-                with open(os.path.join(ext, FAILED), "w") as f:
-                    f.write(str(rep.get("error")))
+            efd = open_dir("ext", bfd)
             try:
-                os.rename(ext, entry)
-            except OSError:
-                if not os.path.isdir(entry):    # not another job's, published first
-                    raise
+                if rep.get("ok") is not True:
+                    try:
+                        os.unlink(FAILED, dir_fd=efd)
+                    except FileNotFoundError:
+                        pass
+                    fd = os.open(FAILED, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
+                                 os.O_CLOEXEC, 0o644, dir_fd=efd)
+                    with open(fd, "w") as f:
+                        f.write(str(rep.get("error")))
+                try:
+                    rename_dir(efd, "ext", bfd, entry)
+                except FileExistsError:
+                    pass                # another job's, published first
+                except OSError:
+                    if not os.path.isdir(entry) or os.path.islink(entry):
+                        raise
+            finally:
+                os.close(efd)
         key = rep.get("pch_key")
         if not (isinstance(key, str) and re.fullmatch(r"[0-9a-f]{24}", key)):
             return
         root = os.path.join(self.cfg.cache, "pch")
-        own = os.path.join(base, "pch")
         os.makedirs(root, exist_ok=True)
-        if os.path.exists(os.path.join(own, key + ".seen")):
-            open(os.path.join(root, key + ".seen"), "a").close()
-        if isinstance(rep.get("pch_failed"), str) and not os.path.exists(
-                os.path.join(root, key + ".failed")):
-            with open(os.path.join(root, key + ".failed"), "w") as f:
-                f.write(rep["pch_failed"])
-        h = os.path.join(own, key)
-        if rep.get("pch_sha256") and os.path.isdir(h) and not os.path.exists(
-                os.path.join(root, key)) and tree_hash(h) == rep["pch_sha256"]:
+        try:
+            pfd = open_dir("pch", bfd)
+        except FileNotFoundError:
+            pfd = None
+        try:
+            def own(name):
+                try:
+                    return pfd is not None and bool(os.stat(name, dir_fd=pfd,
+                                                            follow_symlinks=False))
+                except FileNotFoundError:
+                    return False
+            if own(key + ".seen"):
+                open(os.path.join(root, key + ".seen"), "a").close()
+            if isinstance(rep.get("pch_failed"), str) and not os.path.exists(
+                    os.path.join(root, key + ".failed")):
+                with open(os.path.join(root, key + ".failed"), "w") as f:
+                    f.write(rep["pch_failed"])
+            if not (rep.get("pch_sha256") and pfd is not None and own(key)) or \
+                    os.path.exists(os.path.join(root, key)):
+                return
+            hfd = open_dir(key, pfd)
             try:
-                os.rename(h, os.path.join(root, key))
-            except OSError:
-                pass
+                if tree_hash(".", hfd) == rep["pch_sha256"]:
+                    try:
+                        rename_dir(hfd, key, pfd, os.path.join(root, key))
+                    except OSError:
+                        pass
+            finally:
+                os.close(hfd)
+        finally:
+            if pfd is not None:
+                os.close(pfd)
 
     def close(self):
         try:

@@ -14,6 +14,7 @@ unchanged.  A candidate whose include path is its own folder is built
 in its own process, uncached, and is correct.  Every check fails where
 the cache is writable to candidates again (the attack's writes report
 "ok")."""
+import base64
 import json
 import os
 import shutil
@@ -159,6 +160,53 @@ except RuntimeError as e:
           "own entry (%s)" % json.dumps(got)[:400], w)
 
 
+def wrapper(code):
+    """extra_cflags that make gcc run each of its passes through a Python
+    program (code; sys.argv[1:]: the pass), as a candidate may."""
+    b = base64.b64encode(code.encode()).decode()
+    return ["-wrapper", "'%s,-c,exec(__import__(\"base64\").b64decode(\"%s\"))'"
+            % (sys.executable, b)]
+
+
+def build_with(name, flags):
+    """An attack's body: one extension built with flags, reported."""
+    return '''
+from torch.utils.cpp_extension import load_inline
+try:
+    load_inline(name=%r, cpp_sources=["int %s_f() { return 1; }"], functions=["%s_f"],
+                extra_cflags=%r)
+    report(built=True)
+except RuntimeError as e:
+    report(built=False, error=str(e)[-300:])
+''' % (name, name, name, flags)
+
+
+def marker_link(w, cache):
+    """A program the build runs makes its call's failure marker a link to
+    the honest entry's library, then fails as a compiler does: the judge
+    (root) writes the marker of that failed build without following the
+    link, and the honest twin still loads its library."""
+    entry = [d for d in os.listdir(cache) if os.path.exists(
+        os.path.join(cache, d, "hr_fixture_relu.so"))]
+    check(len(entry) == 1, "the honest entry is there (%s)" % entry, w)
+    so = os.path.join(cache, entry[0], "hr_fixture_relu.so")
+    before = snapshot(cache)
+    got = attack(w, build_with("hr_cache_link", wrapper('''
+import os, sys
+if not os.path.lexists(".headroom-build-failed"):
+    os.symlink(%r, ".headroom-build-failed")
+print("main.cpp:1:1: error: planted")
+sys.exit(1)
+''' % so)))
+    print("marker link:", json.dumps(got)[:300])
+    after = snapshot(cache)
+    check(got.get("built") is False and all(after.get(k) == v for k, v in before.items()),
+          "a failure marker made a link writes nothing through it (%s)"
+          % [k for k, v in before.items() if after.get(k) != v], w)
+    exts = honest(w, "after a marker made a link")
+    check(exts and exts[0].get("cache") == "hit", "the honest twin hits its entry (%s)" % exts, w)
+
+
 def alive(marker):
     pids = []
     for pid in os.listdir("/proc"):
@@ -297,6 +345,7 @@ def main():
     try:
         write_into_cache(w, cache)
         compiler_writes(w, cache)
+        marker_link(w, cache)
         detached_process(w)
         private_build(w)
         honest(w, "at the end")
