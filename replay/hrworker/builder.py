@@ -232,19 +232,37 @@ def build_into(cfg, torch, call, base):
     return rep
 
 
-def reap_all():
-    """Kill and reap every process beneath this one (a subreaper: what
-    its builds left running, however detached, is its child)."""
-    for _ in range(1000):
-        kids = set()
+def descendants():
+    """Every process beneath this one that /proc shows (each thread's
+    children, theirs in turn), parents first."""
+    out, todo = [], ["self"]
+    while todo:
+        p = todo.pop(0)
         try:
-            for tid in os.listdir("/proc/self/task"):
-                with open("/proc/self/task/%s/children" % tid) as f:
-                    kids.update(int(p) for p in f.read().split())
+            tids = os.listdir("/proc/%s/task" % p)
         except OSError:
-            pass
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%s/task/%s/children" % (p, tid)) as f:
+                    kids = [int(k) for k in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out += kids
+            todo += [str(k) for k in kids]
+    return out
+
+
+def reap_all(seconds=10.0):
+    """Kill and reap every process beneath this one (a subreaper: what
+    its builds left running, however detached, is its child), at every
+    depth at once, so that a chain of forks cannot outgrow the killing;
+    how many were still there after seconds (0: none)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        kids = descendants()
         if not kids:
-            return
+            return 0
         for pid in kids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -252,9 +270,52 @@ def reap_all():
                 pass
         for pid in kids:
             try:
-                os.waitpid(pid, 0)
+                os.waitpid(pid, 0)      # ours (reparented ones too); else ECHILD
             except OSError:
                 pass
+        if time.monotonic() > deadline:
+            return len(descendants())
+
+
+def uid_processes(uid, but=()):
+    """The pids of the processes whose real uid is uid (the judge's view
+    of /proc), but those of but."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in but:
+            continue
+        try:
+            with open("/proc/%s/status" % name) as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            out.append(int(name))
+                        break
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def kill_uid(uid):
+    """Kill every process of uid (a builder's own, made by the job jail):
+    a child of the judge's takes that uid and signals all it may
+    (kill(-1): atomic with respect to forks, so no chain outgrows it)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setresgid(uid, uid, uid)
+            os.setgroups([])
+            os.setresuid(uid, uid, uid)
+            for _ in range(100):
+                os.kill(-1, signal.SIGKILL)
+            code = 0
+        except ProcessLookupError:
+            code = 0            # none left
+        except BaseException:   # noqa: said by the exit code
+            pass
+        os._exit(code)
+    os.waitpid(pid, 0)
 
 
 def builder_main(cfg, torch, sock, work):
@@ -266,7 +327,10 @@ def builder_main(cfg, torch, sock, work):
         end = CandidateEnd(sock)
         # umask 022: an entry it makes is its owner's to write, and only
         # the judge (root) renames it into place.
-        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS, umask=0o022)
+        # Its own pid protected: a build's program cannot kill it (and run
+        # on, reparented above it, past its reap).
+        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS, umask=0o022,
+                      protect=[os.getpid()])
         # Its memory is out of reach of what its builds run (the same uid).
         prctl(PR_SET_DUMPABLE, 0)
         end.send({"t": "hello", "pid": os.getpid(), "confined": got})
@@ -282,7 +346,10 @@ def builder_main(cfg, torch, sock, work):
                 rep = build_into(cfg, torch, req["call"], base)
             except Exception as e:  # noqa: said to the judge
                 rep = {"ok": False, "error": exc_text(e), "kept": False}
-            reap_all()
+            left = reap_all()
+            if left:
+                rep = {"ok": False, "kept": False, "strays": left,
+                       "error": "the build left %d processes the builder could not end" % left}
             end.send(dict(rep, t="built"))
     run_child("builder", body)
 
@@ -322,6 +389,9 @@ class Builder:
         self.work = os.path.join(root, "work")
         self.gone = None
         self.hello = self.recv("hello")
+        ids = (self.hello.get("confined") or {}).get("ids")
+        # its own uid (the job jail's): no other process has it
+        self.uid = ids.get("uid") if isinstance(ids, dict) and ids.get("uid") else None
         if t0 is not None and isinstance(self.hello.get("confined"), dict):
             # from the fork to its hello: what a builder costs a job
             self.hello["confined"]["start_seconds"] = round(time.monotonic() - t0, 4)
@@ -353,6 +423,15 @@ class Builder:
             rep = self.build(call, out)
         except (ChannelError, OSError) as e:
             self.gone = "the build process ended: %s" % e
+            self.end_uid()
+            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+        if rep.get("strays") or (self.uid and uid_processes(self.uid, (self.pid,))):
+            # What its build left runs on: nothing of it is published, and
+            # the builder ends with it.
+            self.gone = "the build left processes running: %s" % str(
+                rep.get("error") or "beyond the builder's reach")[:200]
+            self.end_uid()
+            shutil.rmtree(os.path.join(self.work, out), ignore_errors=True)
             return {"ok": False, "error": self.gone, "kept": False, "dir": name}
         ans = {"ok": rep.get("ok") is True, "dir": name, "cache": "miss"}
         for k, typ in (("error", str), ("seconds", (int, float)), ("cpu_seconds", (int, float)),
@@ -446,12 +525,19 @@ class Builder:
             if pfd is not None:
                 os.close(pfd)
 
+    def end_uid(self):
+        """Kill every process of the builder's own uid, the builder too
+        (nothing where it has none: the job jail off)."""
+        if self.uid:
+            kill_uid(self.uid)
+
     def close(self):
         try:
             self.end.send({"op": "quit"})
         except OSError:
             pass
         self.end.close()
+        self.end_uid()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -465,7 +551,7 @@ class LocalBuilder(Builder):
         self.root = building_root(cfg)
         self.work = os.path.join(self.root, "work")
         os.makedirs(self.work)
-        self.gone, self.hello = None, {}
+        self.gone, self.hello, self.uid = None, {}, None
 
     def build(self, call, out):
         base = os.path.join(self.work, out)

@@ -8,7 +8,10 @@ uses the same extension (tests/fixtures/replay/candidates/relu_fast.py):
   entry's files; the cache's own folder;
 - its flags make the compiler write into the cache (-MF PATH);
 - its flags make the compiler's driver start a process that outlives
-  the build (gcc's -wrapper, setsid -f);
+  the build (gcc's -wrapper, setsid -f; a chain of forks; a process that
+  kills the builder);
+- a program its build runs makes its failure marker a link to the honest
+  entry's library (the judge, root, writes the marker);
 and the twin that follows builds (or hits) and is correct, the cache
 unchanged.  A candidate whose include path is its own folder is built
 in its own process, uncached, and is correct.  Every check fails where
@@ -253,6 +256,80 @@ except RuntimeError as e:
           "(%s, left: %s)" % (json.dumps(got)[:300], left), w)
 
 
+CHAIN = r'''
+#include <unistd.h>
+int main(void) {
+    for (;;) {
+        pid_t p = fork();
+        if (p > 0)
+            for (;;)
+                pause();
+        if (p < 0)
+            usleep(50);
+    }
+}
+'''
+
+
+def strays(w):
+    """What a build's program starts must not outlive the build however it
+    hides: a chain of forks that grows as fast as fork() (the builder
+    reaped its children, a generation a round, for at most 1000 rounds),
+    and a process in a session of its own whose program then kills the
+    builder (its orphans went to the worker and ran on through the job)."""
+    marker = "hr-build-chain-%d" % os.getpid()
+    chain = wrapper('''
+import os, subprocess, sys, time
+if os.path.basename(sys.argv[1]).startswith("cc1"):
+    open("chain.c", "w").write(%r)
+    subprocess.run(["gcc", "-O2", "-o", "chain", "chain.c"], check=True)
+    if os.fork() == 0:
+        os.setsid()
+        os.closerange(0, 1024)
+        os.execv("./chain", ["./chain", %r])
+    time.sleep(1)
+os.execvp(sys.argv[1], sys.argv[1:])
+''' % (CHAIN, marker))
+    kill = wrapper('''
+import os, sys
+p = os.getppid()
+while True:                 # the builder: the first ancestor /proc hides
+    try:
+        with open("/proc/%%d/cmdline" %% p, "rb") as f:
+            if b"worker.py" in f.read():
+                break
+        with open("/proc/%%d/stat" %% p) as f:
+            p = int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        break
+if os.fork() == 0:
+    os.setsid()
+    os.closerange(0, 1024)
+    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(300) #%s"])
+try:
+    os.kill(p, 9)
+except OSError as e:
+    print("kill of the builder:", e)
+sys.exit(1)
+''' % marker)
+    for what, flags in (("a chain of forks", chain), ("the builder killed", kill)):
+        got = attack(w, build_with("hr_cache_" + what.split()[-1], flags))
+        time.sleep(0.5)
+        left = alive(marker)
+        for _ in range(100):
+            if not alive(marker):
+                break
+            for pid in alive(marker):
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        check("built" in got and not left,
+              "%s: nothing it started runs after the build (%s, left: %d)"
+              % (what, json.dumps(got)[-200:], len(left)), w)
+
+
 def private_build(w):
     """An extension whose include path is the candidate's own folder (a
     header it wrote there) is built by the candidate process, uncached,
@@ -347,6 +424,7 @@ def main():
         compiler_writes(w, cache)
         marker_link(w, cache)
         detached_process(w)
+        strays(w)
         private_build(w)
         honest(w, "at the end")
     finally:
