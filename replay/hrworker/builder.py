@@ -34,6 +34,7 @@ Message (candidate to judge, inside any request): {"t": "compile",
 Owns: CACHE/.building/, the entries' names, .headroom-build-failed.
 Must not: import the candidate's module into the builder, publish what
 another call's build left, or keep a failure that was the machine's."""
+import ctypes
 import hashlib
 import json
 import os
@@ -49,7 +50,8 @@ from hrworker import pch
 from hrworker.channel import CandidateEnd, ChannelError, JudgeEnd, pair
 from hrworker.confine import confine, run_child
 from hrworker.jail import BUILDER_UIDS
-from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
+from hrworker.util import (LIBC, PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl,
+                           set_pdeathsig)
 
 FAILED = ".headroom-build-failed"
 BUILDING = ".building"
@@ -318,6 +320,39 @@ def kill_uid(uid):
     os.waitpid(pid, 0)
 
 
+CAP_SYS_PTRACE = 19
+PR_CAPBSET_DROP = 24
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_ptrace():
+    """A builder that is root (the job jail off: its ids kept) gives up
+    CAP_SYS_PTRACE, from its bounding set (what its builds exec) and its
+    own sets: with it a build's program, root in its Landlock domain,
+    opens the builder's /proc/PID/mem for writing, non-dumpable as it
+    is, and builds what it likes under the next call's key.  What took."""
+    if LIBC.prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0:
+        return "not dropped: %s" % os.strerror(ctypes.get_errno())
+    hdr, data = CapHeader(0x20080522, 0), (CapData * 2)()   # version 3
+    if LIBC.capget(ctypes.byref(hdr), data) != 0:
+        return "not dropped: capget: %s" % os.strerror(ctypes.get_errno())
+    bit = ~(1 << CAP_SYS_PTRACE) & 0xFFFFFFFF
+    data[0].effective &= bit
+    data[0].permitted &= bit
+    data[0].inheritable &= bit
+    if LIBC.capset(ctypes.byref(hdr), data) != 0:
+        return "not dropped: capset: %s" % os.strerror(ctypes.get_errno())
+    return "CAP_SYS_PTRACE dropped"
+
+
 def builder_main(cfg, torch, sock, work):
     """The builder process, from its fork to its exit; never returns."""
     def body():
@@ -333,6 +368,8 @@ def builder_main(cfg, torch, sock, work):
                       protect=[os.getpid()])
         # Its memory is out of reach of what its builds run (the same uid).
         prctl(PR_SET_DUMPABLE, 0)
+        if os.geteuid() == 0:
+            got["caps"] = drop_ptrace()
         end.send({"t": "hello", "pid": os.getpid(), "confined": got})
         while True:
             req, fds = end.recv()

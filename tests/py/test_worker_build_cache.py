@@ -330,6 +330,44 @@ sys.exit(1)
               % (what, json.dumps(got)[-200:], len(left)), w)
 
 
+def builder_memory(cache):
+    """With the job jail off (HEADROOM_JOB_JAIL=0, as under CUDA) the
+    builder keeps the judge's uid, root here: a program its build runs,
+    root in the builder's Landlock domain, must not open the builder's
+    memory for writing (it would build what it likes under the next call's
+    key)."""
+    if os.geteuid() != 0:
+        return
+    os.environ["HEADROOM_JOB_JAIL"] = "0"
+    try:
+        w = Worker("--cache", cache)
+    finally:
+        del os.environ["HEADROOM_JOB_JAIL"]
+    try:
+        got = attack(w, build_with("hr_cache_mem", wrapper('''
+import os, sys
+p = os.getppid()
+while True:                 # the builder: the first ancestor that is the worker
+    with open("/proc/%d/cmdline" % p, "rb") as f:
+        if b"worker.py" in f.read():
+            break
+    with open("/proc/%d/stat" % p) as f:
+        p = int(f.read().rsplit(")", 1)[1].split()[1])
+try:
+    open("/proc/%d/mem" % p, "r+b").close()
+    print("MEM open")
+except OSError as e:
+    print("MEM", e.strerror)
+sys.exit(1)
+''')))
+        print("builder memory:", json.dumps(got)[-300:])
+        check("MEM " in got.get("error", "") and "MEM open" not in got["error"],
+              "the jail off, a build's program cannot write the builder's memory (%s)"
+              % json.dumps(got)[-200:], w)
+    finally:
+        w.close()
+
+
 def private_build(w):
     """An extension whose include path is the candidate's own folder (a
     header it wrote there) is built by the candidate process, uncached,
@@ -429,6 +467,7 @@ def main():
         honest(w, "at the end")
     finally:
         w.close()
+    builder_memory(cache)
 
 
 main()
