@@ -64,9 +64,11 @@ BUILD_ENV = ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CXX", "CC
 FLAG_ARGS = ("extra_cflags", "extra_cuda_cflags", "extra_sycl_cflags", "extra_ldflags",
              "extra_include_paths")
 # Failures of the machine, not of the sources: never kept (gcc's report of
-# a pass killed, the shell's, ninja stopped by a signal, the C library's
-# and the compilers' words for a lack of processes, memory or disk).
-MACHINE = re.compile(r"signal terminated program|terminated by signal|(?m:^\s*Killed\b)|\d\s+Killed\b|"
+# a pass killed, collect2's of ld killed, nvcc's of cicc or ptxas killed,
+# the shell's, ninja stopped by a signal, the C library's and the
+# compilers' words for a lack of processes, memory or disk).
+MACHINE = re.compile(r"signal terminated program|terminated (?:by|with) signal|"
+                     r"died due to signal|(?m:^\s*Killed\b)|\d\s+Killed\b|"
                      r"interrupted by user|Resource temporarily unavailable|"
                      r"Cannot allocate memory|No space left on device|[Oo]ut of memory|"
                      r"virtual memory exhausted|cannot fork|Too many open files|"

@@ -427,6 +427,8 @@ def kept():
           "a compile error is kept, an extension named *killed* too")
     for text, code in (("c++: fatal error: Killed signal terminated program cc1plus", 1),
                        ("[1/2] c++ -c main.cpp", -9),
+                       ("collect2: fatal error: ld terminated with signal 9 [Killed]", 1),
+                       ("nvcc error   : 'cicc' died due to signal 9 (Kill signal)", 1),
                        ("ninja: build stopped: interrupted by user.", 2),
                        ("/bin/sh: line 1:  4242 Killed  c++ -c main.cpp", 1),
                        ("cc1plus: out of memory allocating 65536 bytes", 1),
