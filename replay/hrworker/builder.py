@@ -24,7 +24,7 @@ ran (a hash the judge checks).
 A call the builder cannot take is built by the candidate process in its
 own folder, uncached, as the original harness would (call_of says why:
 arguments that are not JSON, a flag or include path outside the read
-roots, "..").  A build that fails for want of processes, memory or disk
+roots, a relative include path, "..").  A build that fails for want of processes, memory or disk
 is not kept.
 
 Message (candidate to judge, inside any request): {"t": "compile",
@@ -100,8 +100,12 @@ def call_of(arguments, environ, readable):
                 continue
             if ".." in f:
                 raise Private("%s has %r" % (k, f[:200]))
-            paths = [f] if k == "extra_include_paths" and f.startswith("/") else \
-                ABS_PATH.findall(f)
+            if k == "extra_include_paths" and not f.startswith("/"):
+                # torch makes it absolute in the process that calls
+                # load_inline: the candidate's working directory, not the
+                # builder's, says what it names
+                raise Private("%s has %r, relative" % (k, f[:200]))
+            paths = [f] if k == "extra_include_paths" else ABS_PATH.findall(f)
             for p in paths:
                 if not any(p == r or p.startswith(r.rstrip("/") + "/") for r in readable):
                     raise Private("%s names %s, which the build process cannot read"

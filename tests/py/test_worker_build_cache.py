@@ -370,16 +370,20 @@ sys.exit(1)
 
 def private_build(w):
     """An extension whose include path is the candidate's own folder (a
-    header it wrote there) is built by the candidate process, uncached,
-    and works."""
+    header it wrote there), named whole or relative to its working
+    directory (torch makes it absolute in the process that calls
+    load_inline), is built by the candidate process, uncached, and
+    works."""
     cand = '''
 import os
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inc")
+os.makedirs(here, exist_ok=True)
 with open(os.path.join(here, "hr_relu.h"), "w") as f:
     f.write("static inline float hr_relu(float v) { return v > 0.0f ? v : 0.0f; }\\n")
+os.chdir(os.path.dirname(here))
 ext = load_inline(name="hr_cache_private", cpp_sources=["""
 #include "hr_relu.h"
 torch::Tensor relu_own(torch::Tensor x) {
@@ -391,21 +395,24 @@ torch::Tensor relu_own(torch::Tensor x) {
         out[i] = hr_relu(in[i]);
     return y;
 }
-"""], functions=["relu_own"], extra_include_paths=[here])
+"""], functions=["relu_own"], extra_include_paths=[INC])
 
 
 class ModelNew(nn.Module):
     def forward(self, x):
         return ext.relu_own(x)
 '''
-    _, res = w.run(PROBLEM, cand)
-    exts = ((res or {}).get("checks") or {}).get("build", {}).get("extensions") or []
-    check(res is not None and res.get("verdict") == "correct" and exts
-          and exts[0].get("cache") == "private" and "cannot read" in exts[0].get("private", ""),
-          "an extension that includes the candidate's own folder is built in its process, "
-          "uncached, and is correct (%s: %s %s)"
-          % (res and res.get("verdict"), res and (res.get("build_log") or res.get("error")),
-             exts), w)
+    for inc in ("here", "'inc'"):
+        _, res = w.run(PROBLEM, cand.replace("INC", inc))
+        exts = ((res or {}).get("checks") or {}).get("build", {}).get("extensions") or []
+        check(res is not None and res.get("verdict") == "correct" and exts
+              and exts[0].get("cache") == "private"
+              and ("cannot read" in exts[0].get("private", "")
+                   or "relative" in exts[0].get("private", "")),
+              "an extension that includes the candidate's own folder (%s) is built in its "
+              "process, uncached, and is correct (%s: %s %s)"
+              % (inc, res and res.get("verdict"),
+                 res and (res.get("build_log") or res.get("error")), exts), w)
 
 
 def kept():
