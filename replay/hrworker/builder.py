@@ -580,7 +580,11 @@ class Builder:
         except OSError:
             pass
         self.end.close()
-        self.end_uid()
+        # The builder itself ends with the job's process group; anything
+        # else of its uid is what a build left beyond its reach (a fork
+        # of the judge's kills it: only then).
+        if self.uid and uid_processes(self.uid, (self.pid,)):
+            self.end_uid()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
