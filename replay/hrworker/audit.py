@@ -279,11 +279,17 @@ def patched(before, torch, own=None):
 
 
 # ------------------------------------------------------------ the floor
+def copy_bytes(cuda):
+    """The size of copy_bandwidth's copy: 256 MiB (CPU: 32 MiB)."""
+    return (256 if cuda else 32) << 20
+
+
 def copy_bandwidth(torch, device, cuda):
     """Bytes a second the device moves in a copy (read + write), the best
-    of three copies of 256 MiB (CPU: 32 MiB), measured in this job's
-    process on its device."""
-    n = (256 if cuda else 32) << 20
+    of three copies of copy_bytes, measured in this job's process on its
+    device (warm: where the cache holds source and destination, the
+    cache's bandwidth)."""
+    n = copy_bytes(cuda)
     t = torch
     src = t.empty(n // 4, dtype=t.float32, device=device).fill_(1.0)
     dst = t.empty_like(src)

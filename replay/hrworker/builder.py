@@ -73,6 +73,11 @@ MACHINE = re.compile(r"signal terminated program|terminated (?:by|with) signal|"
                      r"Cannot allocate memory|No space left on device|[Oo]ut of memory|"
                      r"virtual memory exhausted|cannot fork|Too many open files|"
                      r"Disk quota exceeded|File size limit exceeded")
+# A compiler's or the linker's error diagnostic: gcc's and nvcc's "FILE:
+# LINE: error:" and "fatal error:", ld's "undefined reference to", collect2's
+# "error: ld returned", nvcc's own "nvcc fatal" (torch's "Error building
+# extension" heads every failure and is not one).
+DIAGNOSTIC = re.compile(r"(?m)(?::\s*|^\s*)(?:fatal )?error\b|undefined reference to|nvcc fatal")
 ABS_PATH = re.compile(r"(?:^|[=,:]|^-[A-Za-z-]+)(/[^\s,:;]*)")
 MAX_ERROR = 64 << 10
 
@@ -188,13 +193,15 @@ def rename_dir(fd, name, src_fd, dest):
 
 def kept_failure(e):
     """Is a failed build (load_inline's exception) the sources' doing, kept
-    in the cache and answered again?  Not where ninja ended by a signal
-    (torch raises from its CalledProcessError) or the text names the
-    machine's trouble."""
+    in the cache and answered again?  Only where a compiler or the linker
+    said why (an error diagnostic: a compiler killed without a word, say
+    by another process of the candidate's uid, leaves none); not where
+    ninja ended by a signal (torch raises from its CalledProcessError) or
+    the text names the machine's trouble."""
     text = str(e)
     code = getattr(e.__cause__, "returncode", None)
-    return ("Error building extension" in text and not MACHINE.search(text)
-            and not (isinstance(code, int) and code < 0))
+    return ("Error building extension" in text and bool(DIAGNOSTIC.search(text))
+            and not MACHINE.search(text) and not (isinstance(code, int) and code < 0))
 
 
 # ------------------------------------------------------------ the builder

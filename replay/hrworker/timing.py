@@ -8,7 +8,7 @@ import time
 
 from hrworker import vocab
 from hrworker import distribution, nvml
-from hrworker.audit import (FLOOR_TRIES, add_finding, copy_bandwidth, describe, fingerprint,
+from hrworker.audit import (FLOOR_TRIES, add_finding, copy_bandwidth, copy_bytes, describe, fingerprint,
                             floor_margin, floor_ms, spent)
 from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
@@ -29,6 +29,13 @@ CANDIDATE_TIMER = ("the judge's perf_counter_ns around the call's handshake, les
 # development machine an honest row sum ran up to 9.3x faster on the
 # repeated set than on fresh ones, least against least.
 CACHE_RATIO = 30
+# The CPU's flush before a timed call: the largest cache (worker.llc_bytes),
+# at most CPU_FLUSH_MAX (twice either in robust mode): a cache of hundreds
+# of MiB (480 MiB on the development machine's Xeon) would make every
+# timed call of a CPU job a fill of that size, tens of ms.  What a smaller
+# flush leaves may still be read from the cache: the floor counts only the
+# input bytes beyond it (Timing.floor).
+CPU_FLUSH_MAX = 32 << 20
 
 # The audit's sets of new content, by seed offset from the job's seed:
 # recheck's after timing (1), fresh_timing's (2 .. 2 + FRESH_TIMING_SETS - 1),
@@ -92,7 +99,8 @@ class Timing:
                 p = self.torch.cuda.get_device_properties(self.device)
                 return 2 * int(getattr(p, "L2_cache_size", 0) or 50 << 20)
             return KB_L2_FILL_BYTES
-        return 2 * self.cfg.llc_bytes if robust else self.cfg.llc_bytes
+        n = min(self.cfg.llc_bytes, CPU_FLUSH_MAX)
+        return 2 * n if robust else n
 
     def flush(self, nbytes):
         """KernelBench's clear_l2_cache on CUDA (a fresh tensor from the
@@ -262,7 +270,7 @@ class Timing:
                 self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
                 self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
             with spent(self.ctx, "timing", "floor"):
-                self.floor(inputs, fastest, how["l2_fill_bytes"] > 0, min(ref_times, default=None))
+                self.floor(inputs, fastest, how["l2_fill_bytes"], min(ref_times, default=None))
         except Exception as e:   # noqa: the harness's times stand
             audit_failure(self.checks, "timing", e)
 
@@ -335,7 +343,7 @@ class Timing:
         ref_t, new_t = self.drop_throttled(ref_t, new_t)
         rounds = len(new_t)
         with spent(self.ctx, "timing", "floor"):
-            self.floor(last, fastest, True, ref_fastest)
+            self.floor(last, fastest, flush, ref_fastest)
         ref_a, new_a = np.asarray(ref_t), np.asarray(new_t)
         speed = float(np.median(ref_a) / np.median(new_a))
         idx = rng.integers(0, rounds, size=(int(m.get("bootstrap", 1000)), rounds))
@@ -528,13 +536,21 @@ class Timing:
         """below-physical-floor: the candidate's fastest timed call (cand_ms:
         fastest) under the least a call reading its inputs can take
         (audit.floor_ms, the copy bandwidth measured here, again before a
-        time under it counts).  Where the loop does not flush the caches
-        before each call, inputs that fit in the last-level cache may be
-        read from it: only the bytes beyond it count.  Where the
+        time under it counts).  flushed: the bytes each timed call's flush
+        wrote (0: none).  Inputs that fit in what the flush left of the
+        last-level cache (all of it without a flush) may be read from it:
+        only the bytes beyond it count, unless the bandwidth was itself
+        measured in the cache (a CPU whose cache holds the copy's two
+        buffers).  Where the
         reference's own fastest call (ref_ms) is under it too, the problem
         need not read all its inputs (a flatten's view, a slice of them):
         no floor holds for it, and the check says so."""
-        cache = 0 if flushed else self.cache_bytes()
+        cache = max(0, self.cache_bytes() - int(flushed or 0))
+        if self.cache_bytes() >= 2 * copy_bytes(self.cuda):
+            # The copy that measures the bandwidth ran in the cache (its
+            # source and destination fit): a byte read from the cache
+            # costs that bandwidth too, and none is free.
+            cache = 0
         bw, tries = None, 0
         low = min((x for x in (cand_ms, ref_ms) if x is not None), default=None)
         # A copy timed while the host was busy reads low and raises the

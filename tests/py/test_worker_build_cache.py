@@ -416,9 +416,10 @@ class ModelNew(nn.Module):
 
 
 def kept():
-    """Which failed builds the cache keeps: the compiler's no, whatever the
-    extension is called; not a pass killed, ninja ended by a signal, or a
-    lack of processes, memory or disk."""
+    """Which failed builds the cache keeps: the compiler's or linker's no,
+    whatever the extension is called; not a pass killed, ninja ended by a
+    signal, a compiler that ended without a diagnostic, or a lack of
+    processes, memory or disk."""
     import subprocess
 
     def failure(text, code=1):
@@ -432,6 +433,10 @@ def kept():
     err = "main.cpp:1:1: error: expected unqualified-id\nninja: build stopped: subcommand failed."
     check(kept_failure(failure(err)) and kept_failure(failure("hr_killed_once: " + err)),
           "a compile error is kept, an extension named *killed* too")
+    for text in ('cuda.cu(12): error: identifier "foo" is undefined',
+                 "main.o: undefined reference to `bar'\ncollect2: error: ld returned 1 exit status",
+                 "main.cpp:2:10: fatal error: torch/extention.h: No such file or directory"):
+        check(kept_failure(failure(text)), "kept: %r" % text)
     for text, code in (("c++: fatal error: Killed signal terminated program cc1plus", 1),
                        ("[1/2] c++ -c main.cpp", -9),
                        ("collect2: fatal error: ld terminated with signal 9 [Killed]", 1),
@@ -440,7 +445,9 @@ def kept():
                        ("/bin/sh: line 1:  4242 Killed  c++ -c main.cpp", 1),
                        ("cc1plus: out of memory allocating 65536 bytes", 1),
                        ("fork: Resource temporarily unavailable", 1),
-                       ("main.o: No space left on device", 1)):
+                       ("main.o: No space left on device", 1),
+                       # a compiler ended without a word (by another process)
+                       ("[1/2] c++ -c main.cpp\nninja: build stopped: subcommand failed.", 1)):
         check(not kept_failure(failure(text, code)),
               "not kept: %r (exit %d)" % (text, code))
 

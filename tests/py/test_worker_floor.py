@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "replay"))
 import torch  # noqa: E402
 from hrworker import vocab  # noqa: E402
 from hrworker.remote import calibration, fastest_call  # noqa: E402
-from hrworker.timing import FLOOR_STATISTIC, Timing  # noqa: E402
+from hrworker.timing import CPU_FLUSH_MAX, FLOOR_STATISTIC, Timing  # noqa: E402
 
 WAY = (0, False, 0)
 
@@ -64,10 +64,10 @@ check(fastest_call([0.5, 0.4], [(1, True, 0)] * 2, cal) == 0.4,
 check(fastest_call([], [], cal) is None, "no timed call: no statistic")
 
 
-def timing():
+def timing(llc=32 << 20):
     """A CPU job's Timing, as far as its floor goes."""
     res = {}
-    ctx = SimpleNamespace(m={}, cfg=SimpleNamespace(llc_bytes=32 << 20), torch=torch,
+    ctx = SimpleNamespace(m={}, cfg=SimpleNamespace(llc_bytes=llc), torch=torch,
                           cuda=False, device="cpu", harness="current", seed=0,
                           checks={}, result=res, sync=lambda: None, mode=vocab.MODE_FAITHFUL)
     return Timing(ctx, None, None, None, None), res
@@ -75,7 +75,7 @@ def timing():
 
 x = torch.rand(4096, 4096)         # 64 MiB: the planted below-floor problem's CPU input
 t, res = timing()
-t.floor([x], fast, True)
+t.floor([x], fast, t.flush_bytes(False))
 floor = t.checks["floor"]
 check([f["id"] for f in res.get("findings", [])] == ["below-physical-floor"]
       and floor["statistic"] == FLOOR_STATISTIC and floor["candidate_ms"] == fast,
@@ -90,7 +90,24 @@ check(sum(nothing) / 10 > floor["ms"],
 # the fastest above the floor; no finding.
 twin = [40.0 + 20.0 * r + h for r, h in zip(handshakes(10, 3, 0, 1), handshakes(10, 4))]
 t, res = timing()
-t.floor([x], fastest_call(twin, [WAY] * 10, cal), True)
+t.floor([x], fastest_call(twin, [WAY] * 10, cal), 32 << 20)
 check(not res.get("findings") and t.checks["floor"]["candidate_ms"] >= 40.0,
       "the honest twin (fastest %.3f ms, floor %.3f ms): no finding"
       % (t.checks["floor"]["candidate_ms"], t.checks["floor"]["ms"]))
+
+# A cache larger than the CPU's flush (CPU_FLUSH_MAX) but smaller than the
+# bandwidth copy's two buffers (60 MiB): what the flush left of it may hold
+# part of the 64 MiB input, read for free, and only the rest counts.  A
+# cache that holds the copy's buffers (480 MiB): the bandwidth was measured
+# in it, no byte is free; so where the flush covers the cache (16 MiB).
+floors = {}
+for llc in (60 << 20, 480 << 20, 16 << 20):
+    t, res = timing(llc=llc)
+    t.floor([x], fast, t.flush_bytes(False))
+    floors[llc >> 20] = t.checks["floor"]
+    check([f["id"] for f in res.get("findings", [])] == ["below-physical-floor"],
+          "a %d MiB cache: caught (%s)" % (llc >> 20, t.checks["floor"]))
+check(floors[60]["cache_bytes"] == (60 << 20) - CPU_FLUSH_MAX and floors[480]["cache_bytes"] == 0
+      and floors[16]["cache_bytes"] == 0,
+      "the bytes taken as cached: %d MiB of a 60 MiB cache after a %d MiB flush, none of a "
+      "480 MiB or a 16 MiB one" % (floors[60]["cache_bytes"] >> 20, CPU_FLUSH_MAX >> 20))
