@@ -31,6 +31,10 @@ sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.builder import kept_failure  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures", "replay")
+# The jobs run on the CPU whatever HR_TEST_DEVICE says: the honest twin is a
+# C++ kernel, and the builder is the same process on either device (the
+# CUDA setting's jail, the judge's uid kept, is HEADROOM_JOB_JAIL=0 below).
+CPU = ("--device", "cpu")
 PROBLEM = open(os.path.join(FIX, "problems", "level1", "1_ReLU.py")).read()
 HONEST = open(os.path.join(FIX, "candidates", "relu_fast.py")).read()
 # The honest candidate's extension source (its `source = """..."""`), so
@@ -340,7 +344,7 @@ def builder_memory(cache):
         return
     os.environ["HEADROOM_JOB_JAIL"] = "0"
     try:
-        w = Worker("--cache", cache)
+        w = Worker("--cache", cache, *CPU)
     finally:
         del os.environ["HEADROOM_JOB_JAIL"]
     try:
@@ -462,7 +466,7 @@ def main():
     live = os.path.join(cache, ".building", "%d-0badf00d" % os.getpid())
     os.makedirs(os.path.join(stale, "work"))
     os.makedirs(os.path.join(live, "work"))
-    w = Worker("--cache", cache)
+    w = Worker("--cache", cache, *CPU)
     check(not os.path.exists(stale) and os.path.isdir(live),
           "the worker removes a builder's place whose process is gone, not a live one's", w)
     shutil.rmtree(live)
