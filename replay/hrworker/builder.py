@@ -177,6 +177,25 @@ def tree_hash(d, dir_fd=None):
     return h.hexdigest()
 
 
+def own_tree(fd):
+    """The folder fd and all beneath it become the judge's (root's: its
+    uid and gid), read-only to the builder's uid, whose processes could
+    otherwise still write an entry once published; no link followed."""
+    uid, gid = os.geteuid(), os.getegid()
+    os.chown(fd, uid, gid)
+    with os.scandir(fd) as it:
+        entries = list(it)
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            sub = open_dir(e.name, fd)
+            try:
+                own_tree(sub)
+            finally:
+                os.close(sub)
+        else:
+            os.chown(e.name, uid, gid, dir_fd=fd, follow_symlinks=False)
+
+
 def rename_dir(fd, name, src_fd, dest):
     """Rename the folder name of src_fd (fd: that folder, opened) to dest;
     where what was renamed is not that folder (a link or another put in
@@ -528,6 +547,8 @@ class Builder:
                                  os.O_CLOEXEC, 0o644, dir_fd=efd)
                     with open(fd, "w") as f:
                         f.write(str(rep.get("error")))
+                if self.uid and os.geteuid() == 0:
+                    own_tree(efd)
                 try:
                     rename_dir(efd, "ext", bfd, entry)
                 except FileExistsError:

@@ -133,6 +133,12 @@ report(**got)
     exts = honest(w, "after the planted marker")
     check(exts and exts[0].get("cache") == "miss",
           "the honest extension was built for it, not answered by a plant (%s)" % exts, w)
+    if os.geteuid() == 0:
+        entry = os.path.join(cache, exts[0]["dir"])
+        owners = {os.lstat(os.path.join(top, n)).st_uid for top, dirs, files in os.walk(entry)
+                  for n in dirs + files} | {os.lstat(entry).st_uid}
+        check(owners == {0}, "its entry is the judge's (root's), not the builder's uid: %s"
+              % sorted(owners), w)
     before = snapshot(cache)
     got = attack(w, body)
     print("cache write (the entry built):", json.dumps(got))
