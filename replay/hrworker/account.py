@@ -48,6 +48,16 @@ def stat_fields(raw):
     return raw.rsplit(b")", 1)[1].split()
 
 
+def proc_stat(pid):
+    """pid's /proc/PID/stat fields (stat_fields), or None where it cannot
+    be read."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            return stat_fields(f.read())
+    except (OSError, IndexError):
+        return None
+
+
 def thread_times(pid):
     """{tid: (name, ns on a CPU)} of pid's threads (/proc/PID/task/TID/comm
     and schedstat's first field); {} once it is gone."""
@@ -154,10 +164,10 @@ class Family:
         return os.pread(self.loadavg, 128, 0).split()[-1]
 
     def born_since(self, pid):
+        f = proc_stat(pid)
         try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                return int(stat_fields(f.read())[19]) >= self.root_start
-        except (OSError, ValueError, IndexError):
+            return f is not None and int(f[19]) >= self.root_start
+        except (ValueError, IndexError):
             return False
 
     def walk(self):

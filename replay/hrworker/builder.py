@@ -47,15 +47,14 @@ import stat
 import time
 
 from hrworker import pch
-from hrworker.channel import CandidateEnd, ChannelError, JudgeEnd, pair
-from hrworker.confine import confine, run_child
-from hrworker.jail import BUILDER_UIDS
-from hrworker.util import (LIBC, PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl,
-                           set_pdeathsig)
+from hrworker.account import children_of
+from hrworker.channel import ChannelError, JudgeEnd, pair
+from hrworker.confine import run_child
+from hrworker.jail import BUILDER_UIDS, PR_SET_DUMPABLE, beneath
+from hrworker.util import LIBC, children_cpu, exc_text, prctl
 
 FAILED = ".headroom-build-failed"
 BUILDING = ".building"
-PR_SET_DUMPABLE = 4
 # The environment torch's build and its compilers read; all but MAX_JOBS
 # change what is built (entry_name).
 BUILD_ENV = ("TORCH_CUDA_ARCH_LIST", "CFLAGS", "CXXFLAGS", "LDFLAGS", "CXX", "CC",
@@ -112,7 +111,7 @@ def call_of(arguments, environ, readable):
                 raise Private("%s has %r, relative" % (k, f[:200]))
             paths = [f] if k == "extra_include_paths" else ABS_PATH.findall(f)
             for p in paths:
-                if not any(p == r or p.startswith(r.rstrip("/") + "/") for r in readable):
+                if not beneath(p, readable):
                     raise Private("%s names %s, which the build process cannot read"
                                   % (k, p[:200]))
     return {"args": args, "env": {k: environ[k] for k in BUILD_ENV if k in environ}}
@@ -139,39 +138,43 @@ def open_dir(name, dir_fd=None):
     return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
 
 
+def tree(fd, rel=""):
+    """(folder fd, entry, path) of everything beneath the folder fd, in
+    name order, each folder before what it holds; a folder is opened
+    without following a link (open_dir)."""
+    with os.scandir(fd) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        path = os.path.join(rel, e.name)
+        yield fd, e, path
+        if e.is_dir(follow_symlinks=False):
+            sub = open_dir(e.name, fd)
+            try:
+                yield from tree(sub, path)
+            finally:
+                os.close(sub)
+
+
 def tree_hash(d, dir_fd=None):
-    """sha256 over a folder's files (names and bytes), in name order;
+    """sha256 over a folder's files (paths and bytes), in tree order;
     OSError where it holds a link or what is neither a file nor a
     folder (a FIFO would block its reader)."""
     h = hashlib.sha256()
-
-    def walk(fd, rel):
-        with os.scandir(fd) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        subdirs = []
-        for e in entries:
+    top = open_dir(d, dir_fd)
+    try:
+        for fd, e, path in tree(top):
             if e.is_symlink():
-                raise OSError("%s is a link" % os.path.join(rel, e.name))
+                raise OSError("%s is a link" % path)
             if e.is_dir(follow_symlinks=False):
-                subdirs.append(e.name)
                 continue
             f = os.open(e.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
                         dir_fd=fd)
             with open(f, "rb") as fo:
                 if not stat.S_ISREG(os.fstat(f).st_mode):
-                    raise OSError("%s is not a file" % os.path.join(rel, e.name))
-                h.update(os.path.join(rel, e.name).encode() + b"\0")
+                    raise OSError("%s is not a file" % path)
+                h.update(path.encode() + b"\0")
                 for block in iter(lambda: fo.read(1 << 20), b""):
                     h.update(block)
-        for name in subdirs:
-            sub = open_dir(name, fd)
-            try:
-                walk(sub, os.path.join(rel, name))
-            finally:
-                os.close(sub)
-    top = open_dir(d, dir_fd)
-    try:
-        walk(top, "")
     finally:
         os.close(top)
     return h.hexdigest()
@@ -183,17 +186,8 @@ def own_tree(fd):
     otherwise still write an entry once published; no link followed."""
     uid, gid = os.geteuid(), os.getegid()
     os.chown(fd, uid, gid)
-    with os.scandir(fd) as it:
-        entries = list(it)
-    for e in entries:
-        if e.is_dir(follow_symlinks=False):
-            sub = open_dir(e.name, fd)
-            try:
-                own_tree(sub)
-            finally:
-                os.close(sub)
-        else:
-            os.chown(e.name, uid, gid, dir_fd=fd, follow_symlinks=False)
+    for dfd, e, _ in tree(fd):
+        os.chown(e.name, uid, gid, dir_fd=dfd, follow_symlinks=False)
 
 
 def rename_dir(fd, name, src_fd, dest):
@@ -267,23 +261,13 @@ def build_into(cfg, torch, call, base):
 
 
 def descendants():
-    """Every process beneath this one that /proc shows (each thread's
+    """Every process beneath this one that /proc shows (each one's
     children, theirs in turn), parents first."""
-    out, todo = [], ["self"]
+    out, todo = [], [os.getpid()]
     while todo:
-        p = todo.pop(0)
-        try:
-            tids = os.listdir("/proc/%s/task" % p)
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open("/proc/%s/task/%s/children" % (p, tid)) as f:
-                    kids = [int(k) for k in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            out += kids
-            todo += [str(k) for k in kids]
+        kids = children_of(todo.pop(0))
+        out += kids
+        todo += kids
     return out
 
 
@@ -387,22 +371,13 @@ def drop_ptrace():
 
 def builder_main(cfg, torch, sock, work):
     """The builder process, from its fork to its exit; never returns."""
-    def body():
-        set_pdeathsig()
-        prctl(PR_SET_CHILD_SUBREAPER, 1)
-        cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
-        end = CandidateEnd(sock)
-        # umask 022: an entry it makes is its owner's to write, and only
-        # the judge (root) renames it into place.
-        # Its own pid protected: a build's program cannot kill it (and run
-        # on, reparented above it, past its reap).
-        got = confine(cfg, work, sock.fileno(), uid_offset=BUILDER_UIDS, umask=0o022,
-                      protect=[os.getpid()])
+    def settle(got):
         # Its memory is out of reach of what its builds run (the same uid).
         prctl(PR_SET_DUMPABLE, 0)
         if os.geteuid() == 0:
             got["caps"] = drop_ptrace()
-        end.send({"t": "hello", "pid": os.getpid(), "confined": got})
+
+    def serve(end):
         while True:
             req, fds = end.recv()
             for fd in fds:
@@ -414,13 +389,18 @@ def builder_main(cfg, torch, sock, work):
                 os.mkdir(base)      # fresh: nothing a build before left
                 rep = build_into(cfg, torch, req["call"], base)
             except Exception as e:  # noqa: said to the judge
-                rep = {"ok": False, "error": exc_text(e), "kept": False}
+                rep = {"ok": False, "error": exc_text(e)}
             left = reap_all()
             if left:
-                rep = {"ok": False, "kept": False, "strays": left,
+                rep = {"ok": False, "strays": left,
                        "error": "the build left %d processes the builder could not end" % left}
             end.send(dict(rep, t="built"))
-    run_child("builder", body)
+    # umask 022: an entry it makes is its owner's to write, and only the
+    # judge (root) renames it into place.  Its own pid protected: a
+    # build's program cannot kill it (and run on, reparented above it,
+    # past its reap).
+    run_child("builder", cfg, sock, work, serve, settle, uid_offset=BUILDER_UIDS,
+              umask=0o022, protect=[os.getpid()])
 
 
 # -------------------------------------------------------------- the judge
@@ -456,7 +436,7 @@ class Builder:
     def __init__(self, cfg, torch, pid, end, root, t0=None):
         self.cfg, self.torch, self.pid, self.end, self.root = cfg, torch, pid, end, root
         self.work = os.path.join(root, "work")
-        self.gone = None
+        self.gone, self.builds = None, 0
         self.hello = self.recv("hello")
         ids = (self.hello.get("confined") or {}).get("ids")
         # its own uid (the job jail's): no other process has it
@@ -478,7 +458,7 @@ class Builder:
         if not (isinstance(call, dict) and isinstance(call.get("args"), dict)
                 and isinstance(call.get("env", {}), dict)
                 and all(isinstance(v, str) for v in call.get("env", {}).values())):
-            return {"ok": False, "error": "a compile message the judge refuses", "kept": False}
+            return {"ok": False, "error": "a compile message the judge refuses"}
         call = {"args": call["args"], "env": {k: v for k, v in call.get("env", {}).items()
                                              if k in BUILD_ENV}}
         name = entry_name(self.cfg, self.torch, call)
@@ -486,14 +466,15 @@ class Builder:
         if os.path.isdir(entry):
             return {"ok": True, "dir": name, "cache": "hit"}
         if self.gone:
-            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+            return {"ok": False, "error": self.gone, "dir": name}
         out = secrets.token_hex(8)
+        self.builds += 1
         try:
             rep = self.build(call, out)
         except (ChannelError, OSError) as e:
             self.gone = "the build process ended: %s" % e
             self.end_uid()
-            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+            return {"ok": False, "error": self.gone, "dir": name}
         if rep.get("strays") or (self.uid and uid_processes(self.uid, (self.pid,))):
             # What its build left runs on: nothing of it is published, and
             # the builder ends with it.
@@ -501,7 +482,7 @@ class Builder:
                 rep.get("error") or "beyond the builder's reach")[:200]
             self.end_uid()
             shutil.rmtree(os.path.join(self.work, out), ignore_errors=True)
-            return {"ok": False, "error": self.gone, "kept": False, "dir": name}
+            return {"ok": False, "error": self.gone, "dir": name}
         ans = {"ok": rep.get("ok") is True, "dir": name, "cache": "miss"}
         for k, typ in (("error", str), ("seconds", (int, float)), ("cpu_seconds", (int, float)),
                        ("pch", str), ("pch_unusable", bool), ("pch_cpu_seconds", (int, float))):
@@ -513,8 +494,6 @@ class Builder:
         except OSError as e:     # the cache's trouble: this build is not kept
             ans["publish_error"] = str(e)[:500]
         shutil.rmtree(base, ignore_errors=True)
-        if not ans["ok"] and rep.get("kept") is not True:
-            ans["kept"] = False
         return ans
 
     def build(self, call, out):
@@ -610,8 +589,8 @@ class Builder:
         self.end.close()
         # The builder itself ends with the job's process group; anything
         # else of its uid is what a build left beyond its reach (a fork
-        # of the judge's kills it: only then).
-        if self.uid and uid_processes(self.uid, (self.pid,)):
+        # of the judge's kills it: only then, and only after a build).
+        if self.builds and self.uid and uid_processes(self.uid, (self.pid,)):
             self.end_uid()
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -626,7 +605,7 @@ class LocalBuilder(Builder):
         self.root = building_root(cfg)
         self.work = os.path.join(self.root, "work")
         os.makedirs(self.work)
-        self.gone, self.hello, self.uid = None, {}, None
+        self.gone, self.hello, self.uid, self.builds = None, {}, None, 0
 
     def build(self, call, out):
         base = os.path.join(self.work, out)

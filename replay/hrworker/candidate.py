@@ -26,7 +26,7 @@ from hrworker import builder
 from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
                             rebound)
 from hrworker.channel import CandidateEnd, ChannelError
-from hrworker.confine import confine, run_child
+from hrworker.confine import run_child
 from hrworker.context import JobContext, problem_namespace
 from hrworker.escapes import candidate_pass
 from hrworker.l2 import l2_note
@@ -35,7 +35,7 @@ from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.redraw import constant
 from hrworker.timing import Timing
-from hrworker.util import PR_SET_CHILD_SUBREAPER, children_cpu, exc_text, prctl, set_pdeathsig
+from hrworker.util import children_cpu, exc_text
 
 
 def hook_load_inline(cfg, torch, exts, ask, readable, own):
@@ -492,19 +492,13 @@ def global_state(torch):
 
 def candidate_main(cfg, torch, sock, msg, jobdir):
     """The candidate process, from its fork to its exit; never returns."""
-    def body():
-        set_pdeathsig()
-        # An orphan among its descendants stays beneath it, where the
-        # judge's account of its processes looks (account.Family).
-        prctl(PR_SET_CHILD_SUBREAPER, 1)
-        cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
-        end = CandidateEnd(sock)
-        got = confine(cfg, os.path.join(jobdir, "candidate"), sock.fileno(),
-                      protect=[cfg.builder_pid])
+    def settle(got):
         # Compilers torch may call keep their caches in its own folder
         # (the build cache is read-only to it).
         for k, sub in (("TRITON_CACHE_DIR", "triton"), ("TORCHINDUCTOR_CACHE_DIR", "inductor")):
             os.environ[k] = os.path.join(os.getcwd(), sub)
-        end.send({"t": "hello", "pid": os.getpid(), "confined": got})
+
+    def serve(end):
         Candidate(cfg, torch, end, msg).serve()
-    run_child("candidate", body)
+    run_child("candidate", cfg, sock, os.path.join(jobdir, "candidate"), serve, settle,
+              protect=[cfg.builder_pid])

@@ -17,10 +17,10 @@ import os
 import sys
 
 from hrworker import seccomp
-from hrworker.channel import ChannelError
+from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.jail import confine_candidate
 from hrworker.sandbox import isolate_network, read_roots
-from hrworker.util import exc_text
+from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 
 
 def close_fds(keep):
@@ -74,13 +74,26 @@ def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
     return got
 
 
-def run_child(name, body):
-    """A forked process's life: body(), then exit; the judge closing the
-    channel is the usual end (0), anything else is said on stderr (70).
-    Never returns."""
+def run_child(name, cfg, sock, own_dir, serve, settle=None, **how):
+    """A forked process of the job's that runs what is not the project's,
+    from its fork to its exit: it dies with its parent, keeps orphans
+    among its descendants beneath it (a subreaper: the judge's account of
+    its processes and its own reaping look there), drops the worker's
+    handles, confines itself (confine(cfg, own_dir, ..., **how)),
+    settle(got) its own last steps, says hello with what took, then
+    serve(end).  The judge closing the channel is the usual end (0),
+    anything else is said on stderr (70).  Never returns."""
     code = 0
     try:
-        body()
+        set_pdeathsig()
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
+        cfg.keeper, cfg.keeper_conn, cfg.verify, cfg.rand = None, None, None, None
+        end = CandidateEnd(sock)
+        got = confine(cfg, own_dir, sock.fileno(), **how)
+        if settle is not None:
+            settle(got)
+        end.send({"t": "hello", "pid": os.getpid(), "confined": got})
+        serve(end)
     except ChannelError:
         code = 0
     except BaseException as e:  # noqa: say why, then go

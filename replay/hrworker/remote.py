@@ -362,7 +362,6 @@ class CandidateProcess:
     def __init__(self, pid, end, torch, device, ctx=None, builder=None):
         self.pid, self.end, self.torch, self.device = pid, end, torch, device
         self.builder = builder      # builder.Builder: its compile messages' answers
-        self.compiles = 0           # compile messages answered
         self.cuda = device.startswith("cuda")
         self.shared = Shared(torch)
         self.ctx = ctx
@@ -417,9 +416,8 @@ class CandidateProcess:
                 raise self.gone(str(e))
             if rep.get("t") != "compile":
                 return rep
-            self.compiles += 1
             ans = (self.builder.serve(rep) if self.builder is not None else
-                   {"ok": False, "error": "no builder process", "kept": False})
+                   {"ok": False, "error": "no builder process"})
             try:
                 self.end.send(dict(ans, op="compiled"))
             except OSError as e:

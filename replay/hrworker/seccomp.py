@@ -45,7 +45,7 @@ import ctypes.util
 import errno
 import os
 
-from hrworker.account import stat_fields
+from hrworker.account import proc_stat
 
 CLONE_PARENT = 0x00008000
 SCMP_ACT_ALLOW = 0x7FFF0000
@@ -98,10 +98,10 @@ def ancestors(pid, n):
     out = []
     while pid > 1 and len(out) < n:
         out.append(pid)
+        f = proc_stat(pid)
         try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                pid = int(stat_fields(f.read())[1])
-        except (OSError, ValueError, IndexError):
+            pid = int(f[1])
+        except (TypeError, ValueError, IndexError):
             break
     return out
 
@@ -121,10 +121,10 @@ def groups_of(pids):
     """The process groups of pids (/proc/PID/stat), those that can be read."""
     out = set()
     for pid in pids:
+        f = proc_stat(pid)
         try:
-            with open("/proc/%d/stat" % pid, "rb") as f:
-                out.add(int(stat_fields(f.read())[2]))
-        except (OSError, ValueError, IndexError):
+            out.add(int(f[2]))
+        except (TypeError, ValueError, IndexError):
             pass
     return sorted(g for g in out if g > 1)
 

@@ -545,12 +545,11 @@ class Timing:
         reference's own fastest call (ref_ms) is under it too, the problem
         need not read all its inputs (a flatten's view, a slice of them):
         no floor holds for it, and the check says so."""
-        cache = max(0, self.cache_bytes() - int(flushed or 0))
-        if self.cache_bytes() >= 2 * copy_bytes(self.cuda):
-            # The copy that measures the bandwidth ran in the cache (its
-            # source and destination fit): a byte read from the cache
-            # costs that bandwidth too, and none is free.
-            cache = 0
+        llc = self.cache_bytes()
+        # Where the copy that measures the bandwidth ran in the cache (its
+        # source and destination fit), a byte read from the cache costs
+        # that bandwidth too, and none is free.
+        cache = 0 if llc >= 2 * copy_bytes(self.cuda) else max(0, llc - int(flushed or 0))
         bw, tries = None, 0
         low = min((x for x in (cand_ms, ref_ms) if x is not None), default=None)
         # A copy timed while the host was busy reads low and raises the

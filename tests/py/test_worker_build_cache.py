@@ -25,7 +25,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import ROOT, Worker, check  # noqa: E402
+from workerlib import ROOT, Worker, check, reported  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.builder import kept_failure  # noqa: E402
@@ -67,11 +67,7 @@ def mkdir(path):
 
 def attack(w, body, **job):
     _, res = w.run(PROBLEM, HEAD + body, stop_after="build", **job)
-    log = (res or {}).get("build_log") or ""
-    if "CACHE " not in log:
-        return {"no_report": (res or {}).get("verdict"), "log": log[-1500:],
-                "error": (res or {}).get("error")}
-    return json.loads(log.split("CACHE ", 1)[1].splitlines()[0])
+    return reported(res, "CACHE ")
 
 
 def honest(w, what):
@@ -151,26 +147,22 @@ report(**got)
     check(exts and exts[0].get("cache") == "hit", "the honest twin hits its entry (%s)" % exts, w)
 
 
-def compiler_writes(w, cache):
-    """The candidate's flags make gcc write its dependency file into the
-    cache: the builder process cannot write there."""
-    before = snapshot(cache)
-    target = os.path.join(cache, "planted-by-gcc")
-    got = attack(w, '''
-from torch.utils.cpp_extension import load_inline
-try:
-    load_inline(name="hr_cache_mf", cpp_sources=["int hr_mf() { return 1; }"],
-                functions=["hr_mf"], extra_cflags=["-MD", "-MF%s"])
-    report(built=True)
-except RuntimeError as e:
-    report(built=False, error=str(e)[-300:])
-''' % target)
-    print("compiler writes:", json.dumps(got)[:600])
-    after = snapshot(cache)
-    check("built" in got and not os.path.exists(target)
-          and all(after.get(k) == v for k, v in before.items()),
-          "flags that make the compiler write into the cache write nothing there but their "
-          "own entry (%s)" % json.dumps(got)[:400], w)
+# A build's program's first lines: p, the builder's pid (the first
+# ancestor whose command line names worker.py, the worker's fork), or
+# the last ancestor /proc shows.
+FIND_BUILDER = '''
+import os, sys
+p = os.getppid()
+while True:
+    try:
+        with open("/proc/%d/cmdline" % p, "rb") as f:
+            if b"worker.py" in f.read():
+                break
+        with open("/proc/%d/stat" % p) as f:
+            p = int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        break
+'''
 
 
 def wrapper(code):
@@ -192,6 +184,20 @@ try:
 except RuntimeError as e:
     report(built=False, error=str(e)[-300:])
 ''' % (name, name, name, flags)
+
+
+def compiler_writes(w, cache):
+    """The candidate's flags make gcc write its dependency file into the
+    cache: the builder process cannot write there."""
+    before = snapshot(cache)
+    target = os.path.join(cache, "planted-by-gcc")
+    got = attack(w, build_with("hr_cache_mf", ["-MD", "-MF" + target]))
+    print("compiler writes:", json.dumps(got)[:600])
+    after = snapshot(cache)
+    check("built" in got and not os.path.exists(target)
+          and all(after.get(k) == v for k, v in before.items()),
+          "flags that make the compiler write into the cache write nothing there but their "
+          "own entry (%s)" % json.dumps(got)[:400], w)
 
 
 def marker_link(w, cache):
@@ -242,17 +248,8 @@ def detached_process(w):
     sh: the quotes keep the wrapper one word."""
     marker = "hr-build-stray-%d" % os.getpid()
     code = "import os;import time;os.close(1);os.close(2);time.sleep(300)#" + marker
-    got = attack(w, '''
-import sys
-from torch.utils.cpp_extension import load_inline
-try:
-    load_inline(name="hr_cache_stray", cpp_sources=["int hr_stray() { return 1; }"],
-                functions=["hr_stray"],
-                extra_cflags=["-wrapper", "'/usr/bin/setsid,-f,%%s,-c,%s'" %% sys.executable])
-    report(built=True)
-except RuntimeError as e:
-    report(built=False, error=str(e)[-300:])
-''' % code)
+    got = attack(w, build_with("hr_cache_stray", [
+        "-wrapper", "'/usr/bin/setsid,-f,%s,-c,%s'" % (sys.executable, code)]))
     print("detached process:", json.dumps(got)[:600])
     time.sleep(0.5)
     left = alive(marker)
@@ -300,18 +297,7 @@ if os.path.basename(sys.argv[1]).startswith("cc1"):
     time.sleep(1)
 os.execvp(sys.argv[1], sys.argv[1:])
 ''' % (CHAIN, marker))
-    kill = wrapper('''
-import os, sys
-p = os.getppid()
-while True:                 # the builder: the first ancestor /proc hides
-    try:
-        with open("/proc/%%d/cmdline" %% p, "rb") as f:
-            if b"worker.py" in f.read():
-                break
-        with open("/proc/%%d/stat" %% p) as f:
-            p = int(f.read().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        break
+    kill = wrapper(FIND_BUILDER + '''
 if os.fork() == 0:
     os.setsid()
     os.closerange(0, 1024)
@@ -354,15 +340,7 @@ def builder_memory(cache):
     finally:
         del os.environ["HEADROOM_JOB_JAIL"]
     try:
-        got = attack(w, build_with("hr_cache_mem", wrapper('''
-import os, sys
-p = os.getppid()
-while True:                 # the builder: the first ancestor that is the worker
-    with open("/proc/%d/cmdline" % p, "rb") as f:
-        if b"worker.py" in f.read():
-            break
-    with open("/proc/%d/stat" % p) as f:
-        p = int(f.read().rsplit(")", 1)[1].split()[1])
+        got = attack(w, build_with("hr_cache_mem", wrapper(FIND_BUILDER + '''
 try:
     open("/proc/%d/mem" % p, "r+b").close()
     print("MEM open")

@@ -17,7 +17,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import ROOT, Worker, check  # noqa: E402
+from workerlib import ROOT, Worker, check, reported  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.jail import FSIZE_MAX, JOB_ID_BASE, nproc_max  # noqa: E402
@@ -41,11 +41,7 @@ def report(**got):
 def attack(w, body, **job):
     """Run a candidate of HEAD + body; the dict it reported."""
     _, res = w.run(PROBLEM, HEAD + body, **job)
-    log = (res or {}).get("build_log") or ""
-    if "JAIL " not in log:
-        return {"no_report": (res or {}).get("verdict"), "log": log[-1500:],
-                "error": (res or {}).get("error")}
-    return json.loads(log.split("JAIL ", 1)[1].splitlines()[0])
+    return reported(res, "JAIL ")
 
 
 def unix_socket_outside(w):

@@ -105,6 +105,17 @@ class Worker:
         self.tmp.cleanup()
 
 
+def reported(res, tag):
+    """What a test's candidate reported by raising RuntimeError(tag + JSON)
+    when its module ran (its job's build_log has it), or, where it did
+    not, what the job said instead."""
+    log = (res or {}).get("build_log") or ""
+    if tag not in log:
+        return {"no_report": (res or {}).get("verdict"), "log": log[-1500:],
+                "error": (res or {}).get("error")}
+    return json.loads(log.split(tag, 1)[1].splitlines()[0])
+
+
 def check(cond, what, worker=None):
     """Fail the test with a message (plain scripts: exit non-zero); with a
     worker, also the end of its stderr (the keeper's and the jobs' notes)."""
