@@ -437,6 +437,7 @@ class Builder:
         self.cfg, self.torch, self.pid, self.end, self.root = cfg, torch, pid, end, root
         self.work = os.path.join(root, "work")
         self.gone, self.builds = None, 0
+        self.trouble = []       # builds the cache could not keep (serve): the tool's failures
         self.hello = self.recv("hello")
         ids = (self.hello.get("confined") or {}).get("ids")
         # its own uid (the job jail's): no other process has it
@@ -491,8 +492,12 @@ class Builder:
         base = os.path.join(self.work, out)
         try:
             self.publish(rep, base, entry)
-        except OSError as e:     # the cache's trouble: this build is not kept
-            ans["publish_error"] = str(e)[:500]
+        except OSError as e:
+            # The cache's trouble (its disk, a file where the entry goes):
+            # the tool's failure, never the candidate's (Job.tool_failed_build).
+            text = "the build cache could not keep %s: %s" % (name, str(e)[:400])
+            self.trouble.append(text)
+            ans.update(ok=False, error=text)
         shutil.rmtree(base, ignore_errors=True)
         return ans
 

@@ -122,7 +122,23 @@ class Job:
         if err and self.result.get("verdict") == vocab.PV_CORRECT and self.out_of_memory(err, "audit"):
             self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
         self.tool_failed_audit()
+        self.tool_failed_build()
         return self.result
+
+    def tool_failed_build(self):
+        """A build the cache could not keep (builder.Builder.trouble: its
+        disk, a file in the entry's place) is the tool's failure whatever
+        the candidate then did (raised, or went on without its extension):
+        failed:tool, the verdict it would have had in checks."""
+        b = self.cand.builder if self.cand is not None else None
+        if b is None or not b.trouble:
+            return
+        self.checks["build_cache_error"] = b.trouble[:4]
+        if self.result.get("error_kind") == "tool":
+            return
+        self.checks["verdict_without_tool"] = self.result.get("verdict")
+        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
+                           compiled=None, error=b.trouble[0])
 
     def tool_failed_audit(self):
         """A job whose trials passed and whose audit the judge's own code

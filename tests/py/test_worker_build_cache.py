@@ -403,6 +403,33 @@ class ModelNew(nn.Module):
                  res and (res.get("build_log") or res.get("error")), exts), w)
 
 
+def cache_trouble(w, cache):
+    """A build the cache cannot keep (a file where its entry goes: the
+    cache's own trouble, which no candidate can make) is the tool's
+    failure, failed:tool, not the candidate's compile error; with the
+    cache mended, the same candidate is correct again."""
+    name = honest(w, "before the cache's trouble")[0].get("dir")
+    entry = os.path.join(cache, str(name))
+    check(bool(name) and os.path.isdir(entry), "the honest entry is in the cache (%s)" % name, w)
+    os.rename(entry, entry + ".aside")
+    with open(entry, "w") as f:
+        f.write("not a folder")
+    try:
+        _, res = w.run(PROBLEM, HONEST)
+    finally:
+        os.unlink(entry)
+        os.rename(entry + ".aside", entry)
+    res = res or {}
+    checks = res.get("checks") or {}
+    check(res.get("verdict") == "runtime_error" and res.get("error_kind") == "tool"
+          and res.get("correct") is None and "could not keep" in str(res.get("error"))
+          and checks.get("verdict_without_tool") == "compile_error"
+          and checks.get("build_cache_error"),
+          "a build the cache cannot keep is the tool's failure, not a compile error "
+          "(%s %s: %s)" % (res.get("verdict"), res.get("error_kind"), res.get("error")), w)
+    honest(w, "with the cache mended")
+
+
 def kept():
     """Which failed builds the cache keeps: the compiler's or linker's no,
     whatever the extension is called; not a pass killed, ninja ended by a
@@ -468,6 +495,7 @@ def main():
         detached_process(w)
         strays(w)
         private_build(w)
+        cache_trouble(w, cache)
         honest(w, "at the end")
     finally:
         w.close()
