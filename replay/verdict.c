@@ -43,7 +43,7 @@ static void put_verdict(struct verdict_out *out, const char *prefix,
 /* The deciding evidence finding, or NULL when there is none; *n the
  * number of findings it chose from (with incorrect set, the correct-only
  * ones are left out). */
-static const char *top_evidence(const cJSON *res, int incorrect, int *n)
+static const char *top_evidence(const cJSON *res, int unproven, int *n)
 {
 	const cJSON *f;
 	const char *best = NULL;
@@ -60,10 +60,11 @@ static const char *top_evidence(const cJSON *res, int incorrect, int *n)
 		if (!id || !*id)
 			id = "unnamed-finding";
 		/* who computed a passing output, or at what precision, says
-		 * nothing of one that fails the check */
+		 * nothing of one that fails the check, or that passes a check
+		 * anything passes (unproven) */
 		/* rank: vocab.def's order, an unknown id after every known */
 		p = (int)hr_finding_of(id);
-		if (incorrect && hr_finding_correct_only((enum hr_finding)p))
+		if (unproven && hr_finding_correct_only((enum hr_finding)p))
 			continue;
 		(*n)++;
 		if (!best || p < best_p ||
@@ -210,7 +211,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	enum hr_mode mode = in->mode;
 	const char *top;
 	struct verdict_gate own;
-	int nev, bad = -1, si, robust, incorrect;
+	int nev, bad = -1, si, robust, incorrect, vac;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -242,7 +243,14 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	}
 	incorrect = in->verdict == PV_INCORRECT ||
 		!original_passed(checks, &bad);
-	if ((top = top_evidence(res, incorrect, &nev))) {
+	si = scale_invariant(checks);
+	job_gate(checks, &own);
+	own.preset = "the job's own check";
+	/* A check that zeros, a constant or an input passes says nothing of
+	 * the output either: no-own-kernel and precision-downgrade, which
+	 * speak of a right output, do not count against a vacuous one. */
+	vac = gate_vacuous(&own) || gate_vacuous(&in->gate);
+	if ((top = top_evidence(res, incorrect || vac, &nev))) {
 		put_verdict(out, hr_audit_name(AV_EXPLOIT), top);
 		if (nev > 1)
 			snprintf(out->why, sizeof(out->why), "evidence %s (first "
@@ -262,9 +270,6 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 				 "did not pass every trial");
 		return;
 	}
-	si = scale_invariant(checks);
-	job_gate(checks, &own);
-	own.preset = "the job's own check";
 	if (gate_vacuous(&own)) {
 		vacuous(&own, "its reference outputs on every trial's draw",
 			si, out);

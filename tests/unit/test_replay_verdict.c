@@ -206,6 +206,32 @@ static void vacuity_never_outranks_evidence_or_incorrect(void **s)
 				  "}}", "robust", unaudited, &o), "incorrect");
 }
 
+static void library_or_precision_evidence_says_nothing_of_a_vacuous_check(void **s)
+{
+	struct verdict_out o;
+
+	/* torch.zeros on a problem zeros pass (a library fill on a GPU):
+	 * the check proves no output right, so who computed it is no
+	 * evidence; the vacuity is the verdict. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 3, \"findings\": "
+				  "[{\"id\": \"no-own-kernel\"}, {\"id\": "
+				  "\"precision-downgrade\"}], \"checks\": {"
+				  TRIALS_BOTH_PASS ", " VACUITY("true", "false",
+				  "false", "false") "}}", "robust", unaudited,
+				  &o), "correct-vacuous");
+	assert_string_equal(audit("correct", "{\"findings\": [{\"id\": "
+				  "\"no-own-kernel\"}], \"checks\": {"
+				  TRIALS_BOTH_PASS "}}", "faithful", zeros_pass,
+				  &o), "correct-vacuous");
+	/* other evidence still outranks the vacuity */
+	assert_string_equal(audit("correct", "{\"findings\": [{\"id\": "
+				  "\"no-own-kernel\"}, {\"id\": \"side-stream\"}], "
+				  "\"checks\": {" TRIALS_BOTH_PASS ", "
+				  VACUITY("true", "false", "false", "false") "}}",
+				  "robust", unaudited, &o), "exploit:side-stream");
+	assert_string_equal(o.why, "evidence side-stream");
+}
+
 static void input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant(void **s)
 {
 	struct verdict_gate input_pass = { 1, 0, 0, 1, "kernelbench-v0", 0 };
@@ -531,6 +557,7 @@ int main(void)
 		cmocka_unit_test(degenerate_reference_is_vacuous),
 		cmocka_unit_test(job_own_gate_that_passes_nothing_leaves_verified),
 		cmocka_unit_test(vacuity_never_outranks_evidence_or_incorrect),
+		cmocka_unit_test(library_or_precision_evidence_says_nothing_of_a_vacuous_check),
 		cmocka_unit_test(input_or_constant_passing_problem_is_vacuous_even_when_scale_invariant),
 		cmocka_unit_test(audit_error_is_a_failure_of_the_audit),
 		cmocka_unit_test(unaudited_problem_is_never_vacuous),
