@@ -16,6 +16,7 @@ from hrworker.context import JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
 from hrworker.precision import apply_settings, precision_flags
+from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy
 from hrworker.redraw import Redraw, spec_entries
 from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
@@ -325,10 +326,17 @@ class Job:
                 timing.time_robust()
             else:
                 timing.time_faithful()
+        except (BackgroundGpu, ToolBusy) as e:
+            # The candidate's processes were killed (quiet.Quiet.settle):
+            # nothing of it is left to audit.
+            self.gpu_held(e)
+            return
         except Exception as e:  # KernelBench: error_during_performance
             self.result.update(error_kind="timing", error=exc_text(e))
         finally:
             cp.family.arm(False)
+            if cp.quiet is not None:
+                self.checks["quiet"] = cp.quiet.summary()
             if self.tampered("timing"):
                 self.checks["timing_void"] = "the harness was patched"
         # The audit's own calls: a phase of their own, with a limit of its
@@ -343,6 +351,24 @@ class Job:
         self.clock_check()
         self.background_check()
         self.inputs_redefined()
+
+    def gpu_held(self, e):
+        """The GPU stayed busy while the candidate's processes were stopped
+        around a timed call of the reference (quiet.Quiet.settle), and they
+        were killed: quiet then, the work was the candidate's
+        (background-work, no speedup); busy still, it was neither the
+        judge's nor the candidate's (failed:tool, retried alone)."""
+        self.background_check()
+        for k in ("speedup", "ci_low", "ci_high", "runtime_ms", "baseline_ms"):
+            self.result.pop(k, None)
+        if isinstance(e, BackgroundGpu):
+            self.checks["timing_void"] = ("the candidate's work held the GPU while the "
+                                          "reference was to be timed")
+            add_finding(self.ctx, vocab.F_BACKGROUND_WORK, **e.evidence)
+            return
+        self.checks["verdict_without_tool"] = self.result.get("verdict")
+        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
+                           retry_alone=not self.m.get("alone"), error=str(e))
 
     # ------------------------------------------------------- the audit
     def escapes(self, ref, new, timing):
@@ -418,6 +444,11 @@ class Job:
         calls' handshake, each way this job times (CandidateProcess.
         calibrate; checks.timing_channel.calibration)."""
         t0 = time.monotonic()
+        if self.mode == vocab.MODE_ROBUST and os.environ.get("HEADROOM_QUIET") != "0":
+            # The candidate's processes stopped around the reference's timed
+            # calls; on a GPU, the calm probe (quiet.py).
+            self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda)
+            self.cand.quiet.calibrate()
         self.cand.calibrate(self.timed_ways())
         self.checks.setdefault("timing_channel", {}).update(
             calibration=self.cand.calibration_record(),

@@ -377,6 +377,7 @@ class CandidateProcess:
         self.cal_after = {}         # way -> the same after the timed calls (recalibrate)
         self.steal_at_cal = None    # host_steal_ms at the calibration
         self.family = Family(pid)   # the CPU time of its processes
+        self.quiet = None           # quiet.Quiet: robust, its processes stopped around the reference
 
     # ------------------------------------------------------------ replies
     def status(self, wait=2.0):
@@ -788,6 +789,8 @@ class CandidateProcess:
         self.end.close()
         self.run_delay.close()
         self.family.close()
+        if self.quiet is not None:
+            self.quiet.close()
         if self.builder is not None:
             self.builder.close()
 

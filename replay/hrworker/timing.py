@@ -102,14 +102,16 @@ class Timing:
         n = min(self.cfg.llc_bytes, CPU_FLUSH_MAX)
         return 2 * n if robust else n
 
-    def flush(self, nbytes):
+    def flush(self, nbytes, dummy=None):
         """KernelBench's clear_l2_cache on CUDA (a fresh tensor from the
-        caching allocator, filled).  On CPU one buffer is kept and refilled:
-        a fresh 32 MiB there is an mmap and page faults, not a cache flush."""
+        caching allocator, filled; dummy: one flush_tensor made already).
+        On CPU one buffer is kept and refilled: a fresh 32 MiB there is an
+        mmap and page faults, not a cache flush."""
         if not nbytes:
             return
         if self.cuda:
-            dummy = self.torch.empty((nbytes // 8,), dtype=self.torch.int64, device=self.device)
+            if dummy is None:
+                dummy = self.flush_tensor(nbytes)
             dummy.fill_(42)
             del dummy
             return
@@ -117,6 +119,12 @@ class Timing:
         if buf is None or buf.numel() != nbytes // 8:
             buf = self._flush_buf = self.torch.empty((nbytes // 8,), dtype=self.torch.int64)
         buf.fill_(42)
+
+    def flush_tensor(self, nbytes):
+        """The fresh tensor of a CUDA flush, or None (none asked, or CPU)."""
+        if not nbytes or not self.cuda:
+            return None
+        return self.torch.empty((nbytes // 8,), dtype=self.torch.int64, device=self.device)
 
     def time_one(self, fn, args, flush, sync_before, keep=None, cover=0):
         """One timed call, in ms; its output goes into keep (a list) when
@@ -135,9 +143,14 @@ class Timing:
             return fn.proc.time_one(args, flush, sync_before, keep)
         if isinstance(self.new, RemoteModel):
             # The judge's call of the reference: the CPU time the
-            # candidate's processes take meanwhile is counted (background-work).
-            return self.new.proc.family.around(
-                lambda: self.time_call(fn, args, flush, sync_before, keep, cover))
+            # candidate's processes take meanwhile is counted (background-work);
+            # robust, they are stopped, on a GPU once it is quiet (quiet.py).
+            proc = self.new.proc
+
+            def call():
+                return proc.family.around(
+                    lambda: self.time_call(fn, args, flush, sync_before, keep, cover))
+            return proc.quiet.around(call) if proc.quiet is not None else call()
         return self.time_call(fn, args, flush, sync_before, keep, cover)
 
     def time_call(self, fn, args, flush, sync_before, keep, cover):
@@ -150,14 +163,22 @@ class Timing:
             self.sync()
         if self.cuda:
             start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
-            # The handshake before the flush, as the flush is asynchronous:
-            # the call's launches then overlap the flush's kernel as they do
-            # without a handshake (start fires when the flush ends), instead
-            # of meeting an idle GPU and adding their latency to the events
-            # (a 38 us kernel read 62 us on the H200).
+            # The flush's tensor is allocated before the handshake: where an
+            # output kept from the last call split the caching allocator's
+            # block, the allocation is a cudaMalloc, inside the judge's
+            # clock around the candidate's call and outside every CUDA
+            # event (an honest matmul the reference's own read 0.77x in
+            # robust on the H200 and H100).  The handshake before the fill,
+            # as the fill is asynchronous: the call's launches then overlap
+            # its kernel as they do without a handshake (start fires when
+            # the flush ends), instead of meeting an idle GPU and adding
+            # their latency to the events (a 38 us kernel read 62 us on the
+            # H200).
+            dummy = self.flush_tensor(flush)
             if hs is not None:
                 hs.ready()
-            self.flush(flush)
+            self.flush(flush, dummy)
+            del dummy
             if cover:
                 t.cuda._sleep(cover)
             start.record()

@@ -1,10 +1,13 @@
-"""What the judge's CPU account of the candidate's processes costs a job
-(replay/hrworker/account.py): honest CPU candidates of the planted suite,
-both modes, 100 trials and 30 robust rounds, N runs each, with the account
-and without it (a worker with HEADROOM_ACCOUNT=0), jobs interleaved; the
-job's wall is the sum of its phase seconds.  Also the account's own time
-(checks.background.reads_ms) and the handshake's calibration
-(checks.timing_channel.calibration_seconds).  Not a test:
+"""What the judge's CPU account of the candidate's processes and robust
+mode's stops of them cost a job (replay/hrworker/account.py, quiet.py):
+honest candidates of the planted suite, both modes, 100 trials and 30
+robust rounds, N runs each, with both and without them (a worker with
+HEADROOM_ACCOUNT=0 and HEADROOM_QUIET=0), jobs interleaved; the job's
+wall is the sum of its phase seconds.  Also their own time (the
+account's reads, checks.background.reads_ms; the stops, checks.quiet.
+stop_us_total, and on a GPU the quiet probes, counted at the calm probe's
+time each) and the handshake's calibration (checks.timing_channel.
+calibration_seconds).  Not a test:
 $PYTHON tests/bench/account_cost.py [N]."""
 import os
 import statistics
@@ -17,9 +20,9 @@ P = os.path.join(ROOT, "tests", "fixtures", "planted")
 cases = [("1_Row_sums.py", "honest-rowsums-fast.py"), ("14_Matmul.py", "honest-matmul-same.py"),
          ("1_Row_sums.py", "honest-rowsums-slow.py")]
 workers = {"on": workerlib.Worker()}
-os.environ["HEADROOM_ACCOUNT"] = "0"
+os.environ["HEADROOM_ACCOUNT"] = os.environ["HEADROOM_QUIET"] = "0"
 workers["off"] = workerlib.Worker()
-del os.environ["HEADROOM_ACCOUNT"]
+del os.environ["HEADROOM_ACCOUNT"], os.environ["HEADROOM_QUIET"]
 walls = {}
 for i in range(N):
     for pf, cf in cases:
@@ -32,12 +35,15 @@ for i in range(N):
                 ph = r["checks"]["phase_seconds"]
                 bg = r["checks"].get("background", {})
                 cal = r["checks"].get("timing_channel", {}).get("calibration_seconds", 0)
+                q = r["checks"].get("quiet") or {}
+                own = (bg.get("reads_ms", 0) / 1e3 + q.get("stop_us_total", 0) / 1e6
+                       + q.get("probes", 0) * 2 * q.get("calm_probe_us", 0) / 1e6)
                 walls.setdefault((cf, mode, k), []).append(
-                    (sum(ph.values()), bg.get("reads_ms", 0) / 1e3, cal, r.get("speedup")))
+                    (sum(ph.values()), own, cal, r.get("speedup")))
 for w in workers.values():
     w.close()
 print("%-24s %-8s %9s %9s %7s %9s %9s %8s %8s" % ("candidate", "mode", "on_s", "off_s", "diff%",
-      "reads_s", "calib_s", "own%", "spd on/off"))
+      "own_s", "calib_s", "own%", "spd on/off"))
 for cf in [c for _, c in cases]:
     for mode in ("faithful", "robust"):
         on, off = walls[(cf, mode, "on")], walls[(cf, mode, "off")]

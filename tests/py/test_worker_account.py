@@ -48,6 +48,8 @@ def after_call(what):
     """In the stand-in candidate: what it does once a call has returned."""
     if what == b"i":                    # nothing
         return
+    if what == b"d":                    # 1.5 ms of its own (a CUDA process's threads)
+        spin(1.5)
     if what == b"n":                    # a named thread of its own, woken
         if "wake" not in HELPER:
             HELPER["wake"] = named_helper()
@@ -84,11 +86,14 @@ def stand_in(case, subreaper):
     return pid, req_w, rep_r
 
 
-def run(case, subreaper=True, calls=4, armed=True):
+def run(case, subreaper=True, calls=4, armed=True, ref_s=0.1, timed=True, paused_s=0.0):
     """The family's account of calls calls of the stand-in, each followed by
-    100 ms outside its calls, during which the "reference" (a sleep) is
+    ref_s outside its calls, during which the "reference" (a sleep) is
     timed; armed as the job's timing phase arms it (else its windows
-    outside the calls are not counted)."""
+    outside the calls are not counted); not timed: the judge only waits
+    (the reference's timed calls elsewhere, its process stopped then);
+    paused_s of each window told as the time the judge had the family
+    stopped (quiet.Quiet)."""
     pid, req_w, rep_r = stand_in(case, subreaper)
     fam = Family(pid, judge=-1, parent=os.getpid())
     fam.arm(armed)
@@ -98,7 +103,11 @@ def run(case, subreaper=True, calls=4, armed=True):
         os.write(req_w, b"c")
         os.read(rep_r, 1)
         fam.leave("called")
-        fam.around(lambda: time.sleep(0.1))
+        if timed:
+            fam.around(lambda: time.sleep(ref_s))
+        else:
+            time.sleep(ref_s)
+        fam.paused_ns += int(paused_s * 1e9)
     fam.enter("quit")
     os.write(req_w, b"q")
     os.waitpid(pid, 0)
@@ -118,11 +127,26 @@ check(rec["source"] == "process CPU clocks" and found is None and
       rec["reference_calls"] == 4 and rec["largest_windows"] == [],
       "an idle candidate: nothing outside its calls, no finding (%r)" % rec)
 
+# An honest CUDA candidate's process after each reply: its own threads
+# work a little (1.5 ms of 4 ms windows, as on the H100), no finding.
+rec, found = run(b"d", calls=12, ref_s=0.004, timed=False)
+check(found is None and rec["outside_cpu_ms"] > 12 and rec["outside_excess_ms"] < 2,
+      "1.5 ms of its own threads' work in each 4 ms window: within WINDOW_SHARE, no "
+      "finding (%.1f ms outside, %.1f ms over)" % (rec["outside_cpu_ms"],
+                                                   rec["outside_excess_ms"]))
+
+# The same work where the judge had the family stopped for 3.5 ms of each
+# window: the half is of the 0.5 ms it could run, and it counts.
+rec, found = run(b"d", calls=12, ref_s=0.004, timed=False, paused_s=0.0035)
+check(found is not None and rec["outside_excess_ms"] > 10 and rec["stopped_ms"] > 40,
+      "1.5 ms in each window of which it could run 0.5 ms: counted, background-work "
+      "(%.1f ms over, %.1f ms stopped)" % (rec["outside_excess_ms"], rec["stopped_ms"]))
+
 for case, what in ((b"t", "a thread of its own process"),
                    (b"c", "a child process"),
                    (b"o", "an orphan in a session of its own, beneath its subreaper")):
     rec, found = run(case)
-    check(found is not None and rec["outside_excess_ms"] > 4 * 20 and
+    check(found is not None and rec["outside_excess_ms"] > 4 * 5 and
           rec["reference_cpu_ms"] > 4 * 20,
           "%s spinning 60 ms after each call: counted, background-work (%.1f ms outside, "
           "%.1f ms while the reference was timed, %d processes)"
@@ -157,7 +181,7 @@ check(rec["outside_windows"] == 0 and rec["outside_excess_ms"] == 0 and
       "still are (%r)" % rec)
 
 rec, found = run(b"o", subreaper=False)
-check(found is not None and rec["outside_excess_ms"] > 4 * 20 and rec["processes"] > 4,
+check(found is not None and rec["outside_excess_ms"] > 4 * 5 and rec["processes"] > 4,
       "an orphan whose subreaper was unset, now the worker's child: counted (%.1f ms, "
       "%d processes)" % (rec["outside_excess_ms"], rec["processes"]))
 

@@ -1,0 +1,273 @@
+"""Robust mode's stops of the candidate's processes around the judge's
+timed calls of the reference (replay/hrworker/quiet.py: Quiet), on real
+processes: a stand-in candidate process with spinning children, a child
+it stopped itself, an orphan it left at the "worker" (this process, a
+subreaper).  Around the judge's call every process of the family is
+stopped and takes no CPU; after it each runs again, but the one the
+candidate had stopped itself; a process forked just before the stop is
+stopped too.  The GPU's part (settle) on a stand-in torch whose probe is
+slow while its "GPU" is busy: busy for a while, the judge waits; busy
+until the family is killed, background-work; busy after that, the tool's.
+Plain script: one line per check, exits non-zero on any failure.
+"""
+import ctypes
+import os
+import signal
+import sys
+import time
+import types
+
+from workerlib import ROOT, check
+
+sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker import quiet  # noqa: E402
+from hrworker.account import Family, proc_stat  # noqa: E402
+from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy  # noqa: E402
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def spin_forever():
+    while True:
+        pass
+
+
+def state(pid):
+    f = proc_stat(pid)
+    return "gone" if f is None else f[0].decode()
+
+
+def cpu_ns(pids):
+    total = 0
+    for p in pids:
+        try:
+            total += time.clock_gettime_ns(((~p) << 3) | 2)
+        except OSError:
+            pass
+    return total
+
+
+def stand_in():
+    """The stand-in candidate process: two spinning children, one child it
+    stops itself, an orphan spinner in a session of its own (left at
+    this process once the stand-in's subreaper flag is off); it spins
+    too.  Its pids come back on a pipe."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        kids = []
+        for _ in range(2):
+            k = os.fork()
+            if k == 0:
+                spin_forever()
+            kids.append(k)
+        held = os.fork()
+        if held == 0:
+            spin_forever()
+        os.kill(held, signal.SIGSTOP)
+        o = os.fork()
+        if o == 0:
+            os.setsid()
+            g = os.fork()
+            if g == 0:
+                spin_forever()
+            os.write(w, b"%d\n" % g)
+            os._exit(0)
+        os.waitpid(o, 0)
+        os.write(w, b"%s\n" % " ".join(str(k) for k in kids + [held]).encode())
+        spin_forever()
+    f = os.fdopen(r)
+    orphan = int(f.readline())
+    rest = [int(x) for x in f.readline().split()]
+    return pid, rest[:2], rest[2], orphan
+
+
+def stops():
+    pid, kids, held, orphan = stand_in()
+    while state(held) not in ("T", "t"):
+        time.sleep(0.01)
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    q = Quiet(fam, None, False)
+    running = [pid] + kids + [orphan]
+    seen = {}
+
+    def reference():
+        before = cpu_ns(running)
+        time.sleep(0.2)
+        seen["cpu_ms"] = (cpu_ns(running) - before) / 1e6
+        seen["states"] = {p: state(p) for p in running + [held]}
+    try:
+        q.around(reference)
+        time.sleep(0.05)
+        after = {p: state(p) for p in running + [held]}
+        check(all(v in ("T", "t") for v in seen["states"].values()),
+              "around the judge's call every process of the family is stopped (%s)"
+              % seen["states"])
+        check(seen["cpu_ms"] < 5, "and takes no CPU (%.2f ms in 200 ms, 4 spinners)"
+              % seen["cpu_ms"])
+        check(all(after[p] == "R" for p in running) and after[held] in ("T", "t"),
+              "after it each runs again but the one the candidate had stopped itself (%s)"
+              % after)
+        rec = q.summary()
+        check(rec["stops"] == 1 and rec["processes_max"] == 4 and rec["left_stopped"] == 1,
+              "checks.quiet counts the stop, the four stopped, the one left (%s)" % rec)
+        # A process that joins the family once the judge has listed it (a
+        # child of the "worker" born since the candidate process) is found
+        # by the walk the stop makes and stopped too.
+        late = os.fork()
+        if late == 0:
+            spin_forever()
+        try:
+            q.around(lambda: seen.update(late=state(late)))
+        finally:
+            os.kill(late, signal.SIGKILL)
+            os.waitpid(late, 0)
+    finally:
+        q.close()
+        fam.close()
+        for p in [pid, orphan, held] + kids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        # the stand-in's, and those it left at this process (a subreaper)
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+    return seen
+
+
+class FakeGpu:
+    """A stand-in torch whose synchronize takes 2 ms while busy() says so
+    (another context's kernel holding the GPU), 5 us otherwise."""
+
+    def __init__(self, busy):
+        self.busy = busy
+        outer = self
+        self.cuda = types.SimpleNamespace(synchronize=lambda: time.sleep(
+            0.002 if outer.busy() else 5e-6))
+
+    def zeros(self, n, device=None):
+        return types.SimpleNamespace(add_=lambda v: None)
+
+
+def settle():
+    quiet.QUIET_WAIT_S, quiet.KILL_WAIT_S = 0.3, 0.3
+    killed = {"n": 0}
+    fam = types.SimpleNamespace(pids=lambda: [], paused_ns=0)
+
+    def job(busy, kill_ends):
+        q = Quiet(fam, None, True)
+
+        def end():
+            killed["n"] += 1
+            if kill_ends:
+                q.busy_until = 0
+        q.end_family = end
+        q.busy_until = 0
+        q.torch = FakeGpu(lambda: time.monotonic() < q.busy_until)
+        q.calibrate()
+        q.busy_until = time.monotonic() + busy
+        return q
+    q = job(0, True)
+    q.around(lambda: None)
+    check(q.summary()["waits"] == 0 and q.summary()["busy_probes"] == 0 and killed["n"] == 0,
+          "a quiet GPU: no wait (%s)" % q.summary())
+    q = job(0.05, True)
+    q.around(lambda: None)
+    rec = q.summary()
+    check(rec["waits"] == 1 and 40 < rec["wait_ms_max"] < 200 and killed["n"] == 0,
+          "busy for 50 ms (work launched before the stop): the judge waits, kills nothing (%s)"
+          % rec)
+
+    def outcome(q):
+        try:
+            q.around(lambda: None)
+        except (BackgroundGpu, ToolBusy) as e:
+            return e
+        return None
+    got = outcome(job(100, True))
+    check(isinstance(got, BackgroundGpu) and killed["n"] == 1
+          and "quiet_after_kill_ms" in got.evidence,
+          "busy until the family is killed: background-work (%r)" % getattr(got, "evidence", got))
+    got = outcome(job(100, False))
+    check(isinstance(got, ToolBusy) and killed["n"] == 2,
+          "busy after the family is killed: the tool's, not the candidate's (%r)" % got)
+
+
+ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+seen = stops()
+check(seen.get("late") in ("T", "t"),
+      "a process forked after the judge listed the family is stopped too (%s)" % seen.get("late"))
+settle()
+
+
+def gpu_attacks():
+    """On a GPU, through the worker, robust: the honest matmul, then GPU
+    work of the candidate's while the judge times the reference (a side
+    stream of its own process after its reply; a helper process's
+    kernels; a helper's kernel of minutes).  None reads a speedup above
+    the honest twin's interval; the last is background-work, its
+    processes killed.  Faithful runs of the first two are printed beside
+    them: the harness ran nothing of this, and faithful does as it did."""
+    import json
+    from workerlib import Worker
+    fix = os.path.join(ROOT, "tests", "fixtures", "quiet")
+
+    def read(name):
+        with open(os.path.join(fix, name)) as f:
+            return f.read()
+    # The planted suite's matmul at 2048 (about 0.3 ms on an H200): long
+    # enough for another context's kernels to stretch the reference's calls.
+    planted = os.path.join(ROOT, "tests", "fixtures", "planted")
+    with open(os.path.join(planted, "problems", "level1", "14_Matmul.py")) as f:
+        problem = f.read().replace("n = 256", "n = 2048")
+    with open(os.path.join(planted, "candidates", "honest-matmul-same.py")) as f:
+        honest = f.read()
+    # The same jobs without the stops (HEADROOM_QUIET=0), printed first:
+    # what each attack reads where nothing stops it.
+    os.environ["HEADROOM_QUIET"] = "0"
+    w = Worker()
+    del os.environ["HEADROOM_QUIET"]
+
+    def job(cand, name, mode="robust", label=""):
+        _, res = w.run(problem, cand, mode=mode, candidate_file=name, robust_rounds=20,
+                       robust_inputs=2, bootstrap=200, perf_trials=20)
+        res = res or {}
+        ch = res.get("checks") or {}
+        print("%s (%s%s): %s speedup %s [%s, %s] findings %s quiet %s" % (
+            name, mode, label, res.get("verdict"), res.get("speedup"), res.get("ci_low"),
+            res.get("ci_high"), [f["id"] for f in res.get("findings") or []],
+            json.dumps(ch.get("quiet"))))
+        return res
+    try:
+        for name in ("honest-matmul-same.py", "attack-after-reply.py",
+                     "attack-helper-process.py"):
+            job(honest if name.startswith("honest") else read(name), name,
+                label=", no stops")
+    finally:
+        w.close()
+    w = Worker()
+    try:
+        base = job(honest, "honest-matmul-same.py")
+        hi = max(1.0, base.get("ci_high") or 1.0)
+        for name in ("attack-after-reply.py", "attack-helper-process.py"):
+            job(read(name), name, "faithful")
+            res = job(read(name), name)
+            check(res.get("verdict") == "correct" and (res.get("ci_low") or 0) <= hi,
+                  "%s: no robust speedup beyond the honest twin's interval (%s [%s, %s]; "
+                  "honest up to %.3f)" % (name, res.get("speedup"), res.get("ci_low"),
+                                          res.get("ci_high"), hi))
+        res = job(read("attack-persistent.py"), "attack-persistent.py")
+        ids = [f["id"] for f in res.get("findings") or []]
+        check("background-work" in ids and res.get("speedup") is None,
+              "a helper's kernel of minutes: background-work, no speedup (%s, %s)"
+              % (ids, res.get("speedup")))
+    finally:
+        w.close()
+
+
+if os.environ.get("HR_TEST_DEVICE", "cpu") == "cuda":
+    gpu_attacks()
