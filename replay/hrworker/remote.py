@@ -23,7 +23,7 @@ import signal
 import time
 import weakref
 
-from hrworker.account import Family
+from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, Family
 from hrworker.channel import ChannelError
 from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
@@ -376,7 +376,8 @@ class CandidateProcess:
         self.cal = {}               # way -> its calibration (calibrate)
         self.cal_after = {}         # way -> the same after the timed calls (recalibrate)
         self.steal_at_cal = None    # host_steal_ms at the calibration
-        self.family = Family(pid)   # the CPU time of its processes
+        # the CPU time of its processes
+        self.family = Family(pid, allow_ns=ALLOW_CUDA_NS if self.cuda else ALLOW_NS)
         self.quiet = None           # quiet.Quiet: robust, its processes stopped around the reference
 
     # ------------------------------------------------------------ replies
