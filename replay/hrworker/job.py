@@ -447,7 +447,7 @@ class Job:
         if self.mode == vocab.MODE_ROBUST and os.environ.get("HEADROOM_QUIET") != "0":
             # The candidate's processes stopped around the reference's timed
             # calls; on a GPU, the calm probe (quiet.py).
-            self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda)
+            self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda, self.ctx.device)
             self.cand.quiet.calibrate()
         self.cand.calibrate(self.timed_ways())
         self.checks.setdefault("timing_channel", {}).update(

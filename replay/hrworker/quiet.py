@@ -37,9 +37,10 @@ PROBE_FLOOR_NS = 100_000
 PROBE_FACTOR = 6
 CALM_PROBES = 16
 # How long the judge waits for a quiet GPU with the family stopped, then
-# with it killed (s).
+# with it killed (s): a killed process's context goes with it at once, so
+# that work which ends later was not the candidate's.
 QUIET_WAIT_S = 3.0
-KILL_WAIT_S = 3.0
+KILL_WAIT_S = 1.0
 # How long a stop waits for its processes to show stopped (s).
 STOP_WAIT_S = 0.05
 
@@ -59,17 +60,17 @@ class ToolBusy(Exception):
 
 
 def stopped(pid):
-    """pid is stopped (state T or t) or gone."""
+    """pid cannot run: stopped (state T or t), a zombie or gone."""
     f = proc_stat(pid)
-    return f is None or f[0] in (b"T", b"t")
+    return f is None or f[0] in (b"T", b"t", b"Z", b"X")
 
 
 class Quiet:
     """The stops of one job's robust timing (family: account.Family; torch
     and cuda: the judge's)."""
 
-    def __init__(self, family, torch, cuda):
-        self.family, self.torch, self.cuda = family, torch, cuda
+    def __init__(self, family, torch, cuda, device="cuda"):
+        self.family, self.torch, self.cuda, self.device = family, torch, cuda, device
         self.fds = {}               # pid -> its pidfd (handle)
         self.buf = None
         self.calm_ns = None
@@ -90,7 +91,7 @@ class Quiet:
         """The calm probe, before candidate code runs (Job.calibrate)."""
         if not self.cuda:
             return
-        self.buf = self.torch.zeros(1, device="cuda")
+        self.buf = self.torch.zeros(1, device=self.device)
         self.probe()
         ns = sorted(self.probe() for _ in range(CALM_PROBES))
         self.calm_ns = ns[len(ns) // 2]
