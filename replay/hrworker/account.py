@@ -222,6 +222,22 @@ class Family:
             self.walk()
         return list(self.members)
 
+    def alive(self, pid):
+        """pid is still the process the family listed under it (its stat
+        file, opened then, still reads); without the accounts, the
+        candidate process alone (the judge's child: its pid stays its
+        own until the judge reaps it)."""
+        if self.loadavg is None:
+            return pid == self.root
+        m = self.members.get(pid)
+        if m is None:
+            return False
+        try:
+            os.pread(m.fd, 1, 0)
+            return True
+        except OSError:
+            return False
+
     def read(self):
         """The family's CPU time so far, ns (0 without the accounts)."""
         if self.loadavg is None:

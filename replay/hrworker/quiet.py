@@ -19,8 +19,9 @@ until the GPU's time slice passes to it.  A GPU still busy after
 QUIET_WAIT_S with the family stopped: the family is killed, and a GPU
 quiet within KILL_WAIT_S after that was busy with the candidate's work
 (BackgroundGpu: background-work); one busy still is another's (ToolBusy:
-the tool's failure).  Signals go through a pidfd opened when the family
-first lists a pid, so that a pid reused is never signalled.  Where contexts share the GPU's SMs (MPS) a foreign
+the tool's failure).  Signals go through a pidfd opened while the
+family's own record of the process still reads (account.Family.alive),
+so that a process that took the pid of one gone is never signalled.  Where contexts share the GPU's SMs (MPS) a foreign
 kernel may not delay the probe: the stop still keeps new work out.
 Faithful jobs are left as the harness ran them (Timing.time_one).
 Must not: stop the judge, the worker, the builder or the keeper (the
@@ -123,31 +124,44 @@ class Quiet:
 
     # ------------------------------------------------------------ the stops
     def handle(self, pid):
-        """A pidfd of pid, opened when the family first lists it (a pid
-        reused later is never signalled for it), -1 where the kernel has
-        none (os.kill then), None once it is gone."""
+        """A pidfd of pid, opened while the family's own record of it
+        still reads (account.Family.alive: so the pidfd is of that process,
+        never of another that took a pid of the family's later), -1 where
+        the kernel has no pidfds (os.kill then), None where it is gone."""
         if pid not in self.fds:
             try:
-                self.fds[pid] = os.pidfd_open(pid)
+                fd = os.pidfd_open(pid)
             except ProcessLookupError:
-                self.fds[pid] = None
+                return None
             except OSError:
-                self.fds[pid] = -1
+                fd = -1
+            if not self.family.alive(pid):
+                if fd >= 0:
+                    os.close(fd)
+                return None
+            self.fds[pid] = fd
         return self.fds[pid]
 
-    def signal(self, pid, sig):
-        """sig to pid; False where it is gone."""
-        fd = self.handle(pid)
-        try:
-            if fd is None:
+    def signal(self, pid, sig, again=True):
+        """sig to pid; False where it is gone.  again: a pidfd of a process
+        gone is opened again once, for the process the family lists under
+        its pid now (never for a continue: only what was stopped is)."""
+        for _ in range(2 if again else 1):
+            fd = self.handle(pid)
+            try:
+                if fd is None:
+                    return False
+                if fd < 0:
+                    os.kill(pid, sig)
+                else:
+                    signal.pidfd_send_signal(fd, sig)
+                return True
+            except ProcessLookupError:
+                if fd >= 0:
+                    os.close(self.fds.pop(pid))
+            except OSError:
                 return False
-            if fd < 0:
-                os.kill(pid, sig)
-            else:
-                signal.pidfd_send_signal(fd, sig)
-            return True
-        except OSError:
-            return False
+        return False
 
     def stop(self):
         """Stop the family; the pids stopped here (not those stopped
@@ -167,8 +181,6 @@ class Quiet:
                 return mine
             for pid in new:
                 done.add(pid)
-                if self.handle(pid) is None:
-                    continue
                 if stopped(pid):
                     self.rec["left_stopped"] += 1
                 elif self.signal(pid, signal.SIGSTOP):
@@ -176,7 +188,7 @@ class Quiet:
 
     def cont(self, pids):
         for pid in pids:
-            self.signal(pid, signal.SIGCONT)
+            self.signal(pid, signal.SIGCONT, again=False)
 
     def end_family(self):
         """Kill every process of the family (settle: whose work the GPU

@@ -126,6 +126,28 @@ def stops():
         finally:
             os.kill(late, signal.SIGKILL)
             os.waitpid(late, 0)
+        # A process gone whose pid another process took (pid_max may be
+        # 32768): the family's record of it no longer reads, and the stop
+        # leaves the newcomer alone.
+        other = os.fork()
+        if other == 0:
+            spin_forever()
+        try:
+            from hrworker.account import Member
+            r, w = os.pipe()
+            dead = os.fork()
+            if dead == 0:
+                os.read(r, 1)
+                os._exit(0)
+            old = Member(dead)
+            os.write(w, b"x")
+            os.waitpid(dead, 0)
+            fam.members[other] = old    # the newcomer under a record of the gone
+            q.fds.pop(other, None)
+            q.around(lambda: seen.update(newcomer=state(other)))
+        finally:
+            os.kill(other, signal.SIGKILL)
+            os.waitpid(other, 0)
     finally:
         q.close()
         fam.close()
@@ -205,6 +227,8 @@ ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 seen = stops()
 check(seen.get("late") in ("T", "t"),
       "a process forked after the judge listed the family is stopped too (%s)" % seen.get("late"))
+check(seen.get("newcomer") == "R",
+      "a process that took the pid of one gone is not stopped for it (%s)" % seen.get("newcomer"))
 settle()
 
 
