@@ -37,7 +37,7 @@ for i in range(N):
                 cal = r["checks"].get("timing_channel", {}).get("calibration_seconds", 0)
                 q = r["checks"].get("quiet") or {}
                 own = (bg.get("reads_ms", 0) / 1e3 + q.get("stop_us_total", 0) / 1e6
-                       + q.get("probes", 0) * 2 * q.get("calm_probe_us", 0) / 1e6)
+                       + q.get("probes", 0) * q.get("calm_probe_us", 0) / 1e6)
                 walls.setdefault((cf, mode, k), []).append(
                     (sum(ph.values()), own, cal, r.get("speedup")))
 for w in workers.values():
