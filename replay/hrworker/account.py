@@ -44,6 +44,13 @@ WINDOW_SHARE = 0.5
 BG_MIN_NS = 5_000_000
 BG_SHARE = 0.05
 
+# A family the judge stopped for a reference call cannot run: more than
+# HELD_NS of its CPU across such a call means a process undid the stop (a
+# SIGCONT of its own: a POSIX timer, another process), in HELD_CALLS calls
+# or more background-work whatever the budget above.
+HELD_NS = 50_000
+HELD_CALLS = 2
+
 # The largest windows kept in checks.background (each with what bounded it
 # and its process's threads), and how many windows over ALLOW_NS have their
 # threads read at most (a read is a listing of /proc/PID/task and a file a
@@ -162,10 +169,12 @@ class Family:
         self.mark = 0               # the reading at the last final reply
         self.t_mark = 0
         self.paused_ns = 0          # how long the family was stopped (quiet.Quiet tells)
+        self.held = False           # it is stopped now (quiet.Quiet), around a reference call
         self.paused_mark = 0        # paused_ns at the last final reply
         self.outside = {"windows": 0, "cpu_ns": 0, "excess_ns": 0, "wall_ns": 0,
                         "max_window_ns": 0}
-        self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0}
+        self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0,
+                          "held_calls": 0, "held_busy_calls": 0}
         self.processes = 1
         self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
         try:
@@ -355,6 +364,9 @@ class Family:
             r["cpu_ns"] += cpu
             r["wall_ns"] += t1 - t0
             r["busy_calls"] += cpu > ALLOW_NS
+            if self.held:
+                r["held_calls"] += 1
+                r["held_busy_calls"] += cpu > HELD_NS
 
     # ------------------------------------------------------------ the rule
     def summary(self):
@@ -369,6 +381,8 @@ class Family:
                 "reference_calls": r["calls"], "reference_cpu_ms": r["cpu_ns"] / 1e6,
                 "reference_wall_ms": r["wall_ns"] / 1e6,
                 "reference_busy_calls": r["busy_calls"],
+                "reference_stopped_calls": r["held_calls"],
+                "reference_stopped_busy_calls": r["held_busy_calls"],
                 "largest_windows": [{k: round(v, 3) if isinstance(v, float) else v
                                      for k, v in w.items()} for w in self.large],
                 "allowed_per_window_ms": self.allow_ns / 1e6,
@@ -380,11 +394,13 @@ class Family:
         o, r = self.outside, self.reference
         out = o["excess_ns"] > max(BG_MIN_NS, BG_SHARE * o["wall_ns"])
         ref = r["cpu_ns"] - r["calls"] * ALLOW_NS > max(BG_MIN_NS, BG_SHARE * r["wall_ns"])
-        if not (out or ref):
+        held = r["held_busy_calls"] >= HELD_CALLS
+        if not (out or ref or held):
             return None
+        rule = ("outside its calls" if out else "while the reference was timed" if ref else
+                "while the reference was timed with its processes stopped (a stop undone)")
         return dict({k: round(v, 6) if isinstance(v, float) else v
-                     for k, v in self.summary().items()},
-                    rule="outside its calls" if out else "while the reference was timed")
+                     for k, v in self.summary().items()}, rule=rule)
 
     def close(self):
         for m in self.members.values():

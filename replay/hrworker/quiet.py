@@ -207,17 +207,24 @@ class Quiet:
         and, on a GPU, the GPU quiet."""
         t0 = time.perf_counter_ns()
         pids = self.stop()
+        t1 = time.perf_counter_ns()
         self.rec["stops"] += 1
         self.rec["processes_max"] = max(self.rec["processes_max"], len(pids))
-        self.rec["stop_us_total"] += (time.perf_counter_ns() - t0) / 1e3
+        self.rec["stop_us_total"] += (t1 - t0) / 1e3
         try:
             if self.cuda and self.buf is not None:
                 self.settle()
-            return fn()
+            # the account: its CPU across the call is a stop undone
+            self.family.held = True
+            try:
+                return fn()
+            finally:
+                self.family.held = False
         finally:
             self.cont(pids)
-            # the windows outside the calls count only the time it could run
-            self.family.paused_ns += time.perf_counter_ns() - t0
+            # the windows outside the calls count only the time it was
+            # stopped for (from the last process seen stopped)
+            self.family.paused_ns += time.perf_counter_ns() - t1
 
     def settle(self):
         """Wait for a quiet GPU (the family stopped); past QUIET_WAIT_S

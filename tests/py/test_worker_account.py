@@ -87,14 +87,15 @@ def stand_in(case, subreaper):
 
 
 def run(case, subreaper=True, calls=4, armed=True, ref_s=0.1, timed=True, paused_s=0.0,
-        allow_ns=ALLOW_NS):
+        allow_ns=ALLOW_NS, held=False):
     """The family's account of calls calls of the stand-in, each followed by
     ref_s outside its calls, during which the "reference" (a sleep) is
     timed; armed as the job's timing phase arms it (else its windows
     outside the calls are not counted); not timed: the judge only waits
     (the reference's timed calls elsewhere, its process stopped then);
     paused_s of each window told as the time the judge had the family
-    stopped (quiet.Quiet)."""
+    stopped (quiet.Quiet); held: the reference timed with the family told
+    stopped (as quiet.Quiet tells it), though it is not."""
     pid, req_w, rep_r = stand_in(case, subreaper)
     fam = Family(pid, judge=-1, parent=os.getpid(), allow_ns=allow_ns)
     fam.arm(armed)
@@ -105,7 +106,9 @@ def run(case, subreaper=True, calls=4, armed=True, ref_s=0.1, timed=True, paused
         os.read(rep_r, 1)
         fam.leave("called")
         if timed:
+            fam.held = held
             fam.around(lambda: time.sleep(ref_s))
+            fam.held = False
         else:
             time.sleep(ref_s)
         fam.paused_ns += int(paused_s * 1e9)
@@ -155,6 +158,17 @@ rec, found = run(b"t", allow_ns=ALLOW_CUDA_NS, timed=False)
 check(found is not None and rec["outside_excess_ms"] > 4 * 5,
       "a CUDA job, a thread spinning 60 ms after each call: background-work (%.1f ms over)"
       % rec["outside_excess_ms"])
+
+# 1.5 ms of its CPU across each of three reference calls: under the
+# reference's budget; with the family stopped for them, a stop undone.
+rec, found = run(b"d", calls=3, ref_s=0.004)
+check(found is None, "1.5 ms across each of 3 reference calls: within the budget (%r)"
+      % (found and found.get("rule")))
+rec, found = run(b"d", calls=3, ref_s=0.004, held=True)
+check(found is not None and rec["reference_stopped_busy_calls"] == 3
+      and "stop undone" in found["rule"],
+      "the same with its processes stopped for the calls: background-work, a stop undone "
+      "(%r, %s busy calls)" % (found and found.get("rule"), rec["reference_stopped_busy_calls"]))
 
 for case, what in ((b"t", "a thread of its own process"),
                    (b"c", "a child process"),

@@ -182,7 +182,7 @@ class FakeGpu:
 def settle():
     quiet.QUIET_WAIT_S, quiet.KILL_WAIT_S = 0.3, 0.3
     killed = {"n": 0}
-    fam = types.SimpleNamespace(pids=lambda: [], paused_ns=0)
+    fam = types.SimpleNamespace(pids=lambda: [], paused_ns=0, held=False)
 
     def job(busy, kill_ends):
         q = Quiet(fam, None, True)
