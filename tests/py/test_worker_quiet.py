@@ -280,6 +280,12 @@ def gpu_attacks():
     w = Worker()
     try:
         base = job(honest, "honest-matmul-same.py")
+        # The reference's own kernel reads about 1x: 0.75-0.77x on the
+        # H100 and H200 while the flush's tensor was allocated inside the
+        # judge's clock around the candidate's call (timing.py).
+        check(0.85 <= (base.get("speedup") or 0) <= 1.15,
+              "the honest matmul, the reference's own, reads about 1x in robust (%s)"
+              % base.get("speedup"))
         hi = max(1.0, base.get("ci_high") or 1.0)
         for name in ("attack-after-reply.py", "attack-helper-process.py"):
             job(read(name), name, "faithful")
