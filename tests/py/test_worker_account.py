@@ -134,16 +134,16 @@ check(rec["source"] == "process CPU clocks" and found is None and
 # An honest CUDA candidate's process after each reply: its own threads
 # work a little (1.5 ms of 4 ms windows, as on the H100), no finding.
 rec, found = run(b"d", calls=12, ref_s=0.004, timed=False)
-check(found is None and rec["outside_cpu_ms"] > 12 and rec["outside_excess_ms"] < 2,
+check(found is None and rec["outside_cpu_ms"] > 3 and rec["outside_excess_ms"] < 2,
       "1.5 ms of its own threads' work in each 4 ms window: within WINDOW_SHARE, no "
       "finding (%.1f ms outside, %.1f ms over)" % (rec["outside_cpu_ms"],
                                                    rec["outside_excess_ms"]))
 
-# The same work where the judge had the family stopped for 3.5 ms of each
-# window: the half is of the 0.5 ms it could run, and it counts.
-rec, found = run(b"d", calls=12, ref_s=0.004, timed=False, paused_s=0.0035)
+# The same work where the judge had the family stopped for the 4 ms it
+# waited in each window: the half is of the little left, and it counts.
+rec, found = run(b"d", calls=12, ref_s=0.004, timed=False, paused_s=0.004)
 check(found is not None and rec["outside_excess_ms"] > 5 and rec["stopped_ms"] > 40,
-      "1.5 ms in each window of which it could run 0.5 ms: counted, background-work "
+      "1.5 ms in each window, stopped for all but its own time: counted, background-work "
       "(%.1f ms over, %.1f ms stopped)" % (rec["outside_excess_ms"], rec["stopped_ms"]))
 
 # A CUDA job: its process's threads finish an op's work after the reply
@@ -154,18 +154,19 @@ rec, found = run(b"d", calls=12, ref_s=0.004, timed=False, paused_s=0.0035,
 check(found is None and rec["outside_excess_ms"] < 1,
       "a CUDA job, 1.5 ms after each reply in windows stopped but 0.5 ms: no finding "
       "(%.1f ms over)" % rec["outside_excess_ms"])
-rec, found = run(b"t", allow_ns=ALLOW_CUDA_NS, timed=False)
+rec, found = run(b"t", allow_ns=ALLOW_CUDA_NS, timed=False, paused_s=0.1)
 check(found is not None and rec["outside_excess_ms"] > 4 * 5,
-      "a CUDA job, a thread spinning 60 ms after each call: background-work (%.1f ms over)"
+      "a CUDA job, a thread spinning 60 ms after each call in windows stopped but for "
+      "its own time: background-work, 3 ms a window admitted (%.1f ms over)"
       % rec["outside_excess_ms"])
 
-# 1.5 ms of its CPU across each of three reference calls: under the
+# 1.5 ms of its CPU across each of three 20 ms reference calls: under the
 # reference's budget; with the family stopped for them, a stop undone.
-rec, found = run(b"d", calls=3, ref_s=0.004)
+rec, found = run(b"d", calls=3, ref_s=0.02)
 check(found is None, "1.5 ms across each of 3 reference calls: within the budget (%r)"
       % (found and found.get("rule")))
-rec, found = run(b"d", calls=3, ref_s=0.004, held=True)
-check(found is not None and rec["reference_stopped_busy_calls"] == 3
+rec, found = run(b"d", calls=3, ref_s=0.02, held=True)
+check(found is not None and rec["reference_stopped_busy_calls"] >= 2
       and "stop undone" in found["rule"],
       "the same with its processes stopped for the calls: background-work, a stop undone "
       "(%r, %s busy calls)" % (found and found.get("rule"), rec["reference_stopped_busy_calls"]))
