@@ -219,43 +219,45 @@ class Family:
                     seen.add(c)
                     todo.append(c)
 
-    def pids(self):
-        """The family's pids now (a walk where a process was made since
-        the last reading); the candidate process's alone without the
-        accounts.  A pid may be of a process gone since its last reading."""
-        if self.loadavg is None:
-            return [self.root]
+    def refresh(self):
+        """walk, where the pid namespace made a process since the last look."""
         newest = self.newest_pid()
         if newest != self.last_pid:
             self.last_pid = newest
             self.walk()
+
+    def pids(self):
+        """The family's pids now (refresh); the candidate process's alone
+        without the accounts.  A pid may be of a process gone since its
+        last reading."""
+        if self.loadavg is None:
+            return [self.root]
+        self.refresh()
         return list(self.members)
 
-    def alive(self, pid):
-        """pid is still the process the family listed under it (its stat
-        file, opened then, still reads); without the accounts, the
-        candidate process alone (the judge's child: its pid stays its
-        own until the judge reaps it)."""
+    def state(self, pid):
+        """The state letter (b"R", b"T", ...) of the process the family
+        listed under pid, read through the stat file opened then (never
+        another's that took the pid later); None once it is gone.  Without
+        the accounts, the candidate process alone (the judge's child: its
+        pid stays its own until the judge reaps it)."""
         if self.loadavg is None:
-            return pid == self.root
+            f = proc_stat(pid) if pid == self.root else None
+            return f[0] if f else None
         m = self.members.get(pid)
         if m is None:
-            return False
+            return None
         try:
-            os.pread(m.fd, 1, 0)
-            return True
-        except OSError:
-            return False
+            return stat_fields(os.pread(m.fd, 1024, 0))[0]
+        except (OSError, IndexError):
+            return None
 
     def read(self):
         """The family's CPU time so far, ns (0 without the accounts)."""
         if self.loadavg is None:
             return 0
         t0 = time.perf_counter_ns()
-        newest = self.newest_pid()
-        if newest != self.last_pid:
-            self.last_pid = newest
-            self.walk()
+        self.refresh()
         total = self.gone_ns
         for pid, m in list(self.members.items()):
             try:

@@ -126,6 +126,14 @@ class Job:
         self.tool_failed_build()
         return self.result
 
+    def tool_failure(self, error, **extra):
+        """The job is the tool's failure (runtime_error of kind "tool":
+        failed:tool, never the candidate's), the verdict it had kept in
+        checks.verdict_without_tool."""
+        self.checks["verdict_without_tool"] = self.result.get("verdict")
+        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
+                           error=error, **extra)
+
     def tool_failed_build(self):
         """A build the cache could not keep (builder.Builder.trouble: its
         disk, a file in the entry's place) is the tool's failure whatever
@@ -137,9 +145,7 @@ class Job:
         self.checks["build_cache_error"] = b.trouble[:4]
         if self.result.get("error_kind") == "tool":
             return
-        self.checks["verdict_without_tool"] = self.result.get("verdict")
-        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
-                           compiled=None, error=b.trouble[0])
+        self.tool_failure(b.trouble[0], compiled=None)
 
     def tool_failed_audit(self):
         """A job whose trials passed and whose audit the judge's own code
@@ -152,9 +158,7 @@ class Job:
             return
         if self.out_of_memory(err, "audit"):
             return
-        self.checks["verdict_without_tool"] = self.result["verdict"]
-        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
-                           error="the judge's own audit code failed: %s" % str(err)[:1000])
+        self.tool_failure("the judge's own audit code failed: %s" % str(err)[:1000])
 
     def out_of_memory(self, text, where=None):
         """A job that ran out of device memory while the tool held some of
@@ -175,11 +179,8 @@ class Job:
             mem["attribution"] = "ran out alone: the %s's" % (
                 "reference" if self.result.get("verdict") == vocab.PV_PROBLEM_ERROR else "candidate")
             return False
-        self.checks["verdict_without_tool"] = self.result.get("verdict")
-        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
-                           retry_alone=True,
-                           error="out of device memory while headroom held memory of its "
-                           "own (keeper, earlier jobs): %s" % str(text)[:1000])
+        self.tool_failure("out of device memory while headroom held memory of its own "
+                          "(keeper, earlier jobs): %s" % str(text)[:1000], retry_alone=True)
         mem["attribution"] = "the tool's: retried alone"
         return True
 
@@ -366,9 +367,7 @@ class Job:
                                           "reference was to be timed")
             add_finding(self.ctx, vocab.F_BACKGROUND_WORK, **e.evidence)
             return
-        self.checks["verdict_without_tool"] = self.result.get("verdict")
-        self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
-                           retry_alone=not self.m.get("alone"), error=str(e))
+        self.tool_failure(str(e), retry_alone=not self.m.get("alone"))
 
     # ------------------------------------------------------- the audit
     def escapes(self, ref, new, timing):

@@ -20,7 +20,7 @@ QUIET_WAIT_S with the family stopped: the family is killed, and a GPU
 quiet within KILL_WAIT_S after that was busy with the candidate's work
 (BackgroundGpu: background-work); one busy still is another's (ToolBusy:
 the tool's failure).  Signals go through a pidfd opened while the
-family's own record of the process still reads (account.Family.alive),
+family's own record of the process still reads (account.Family.state),
 so that a process that took the pid of one gone is never signalled.  Where contexts share the GPU's SMs (MPS) a foreign
 kernel may not delay the probe: the stop still keeps new work out.
 Faithful jobs are left as the harness ran them (Timing.time_one).
@@ -30,7 +30,8 @@ import os
 import signal
 import time
 
-from hrworker.account import proc_stat
+# The states of a process that cannot run: stopped, traced, a zombie, dead.
+CANNOT_RUN = (b"T", b"t", b"Z", b"X")
 
 # A probe slower than both is a busy GPU (the calm probe on the H200: a
 # launch and a synchronize, about 10-20 us).
@@ -58,12 +59,6 @@ class BackgroundGpu(Exception):
 class ToolBusy(Exception):
     """The GPU stayed busy with the candidate's family killed: work of
     neither the judge nor the candidate (the tool's failure)."""
-
-
-def stopped(pid):
-    """pid cannot run: stopped (state T or t), a zombie or gone."""
-    f = proc_stat(pid)
-    return f is None or f[0] in (b"T", b"t", b"Z", b"X")
 
 
 class Quiet:
@@ -125,7 +120,7 @@ class Quiet:
     # ------------------------------------------------------------ the stops
     def handle(self, pid):
         """A pidfd of pid, opened while the family's own record of it
-        still reads (account.Family.alive: so the pidfd is of that process,
+        still reads (account.Family.state: so the pidfd is of that process,
         never of another that took a pid of the family's later), -1 where
         the kernel has no pidfds (os.kill then), None where it is gone."""
         if pid not in self.fds:
@@ -135,7 +130,7 @@ class Quiet:
                 return None
             except OSError:
                 fd = -1
-            if not self.family.alive(pid):
+            if self.family.state(pid) is None:
                 if fd >= 0:
                     os.close(fd)
                 return None
@@ -173,7 +168,7 @@ class Quiet:
             new = [p for p in self.family.pids() if p not in done]
             if not new:
                 deadline = time.monotonic() + STOP_WAIT_S
-                while not all(stopped(p) for p in mine):
+                while not all(self.stopped(p) for p in mine):
                     if time.monotonic() > deadline:
                         self.rec["stop_timeouts"] = self.rec.get("stop_timeouts", 0) + 1
                         break
@@ -181,10 +176,15 @@ class Quiet:
                 return mine
             for pid in new:
                 done.add(pid)
-                if stopped(pid):
+                if self.stopped(pid):
                     self.rec["left_stopped"] += 1
                 elif self.signal(pid, signal.SIGSTOP):
                     mine.append(pid)
+
+    def stopped(self, pid):
+        """pid cannot run (CANNOT_RUN) or is gone."""
+        st = self.family.state(pid)
+        return st is None or st in CANNOT_RUN
 
     def cont(self, pids):
         for pid in pids:

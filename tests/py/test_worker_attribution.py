@@ -72,6 +72,7 @@ def fake_job(alone, verdict="runtime_error"):
         ctx=types.SimpleNamespace(cuda=True), checks={}, m={"alone": alone},
         torch=types.SimpleNamespace(cuda=cuda),
         result={"verdict": verdict, "phase": "correctness", "error": OOM})
+    job.tool_failure = lambda error, **extra: Job.tool_failure(job, error, **extra)
     return job
 
 

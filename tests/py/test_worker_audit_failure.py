@@ -24,6 +24,7 @@ def job(verdict):
                                            vocab.PV_CORRECT},
                         ctx=SimpleNamespace(cuda=False), m={})
     j.out_of_memory = lambda text, where=None: Job.out_of_memory(j, text, where)
+    j.tool_failure = lambda error, **extra: Job.tool_failure(j, error, **extra)
     return j
 
 
