@@ -252,6 +252,27 @@ class Family:
         except (OSError, IndexError):
             return None
 
+    def thread_states(self, pid):
+        """The state letters of every thread of the process the family
+        lists under pid (a stopped process is one whose threads all are:
+        its first thread shows stopped while another still runs to its
+        own stop, or has exited and shows a zombie while the others run);
+        None once it is gone.  The listing is of that process: its stat
+        file still reads after it (a pid is not reused while its process
+        is)."""
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            return None
+        out = []
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/stat" % (pid, tid), "rb") as f:
+                    out.append(stat_fields(f.read())[0])
+            except (OSError, IndexError):
+                continue        # ended meanwhile
+        return out if self.state(pid) is not None else None
+
     def read(self):
         """The family's CPU time so far, ns (0 without the accounts)."""
         if self.loadavg is None:

@@ -4,8 +4,11 @@ while the judge times the reference, on a GPU only once the GPU is quiet.
 Before each timed call of the reference the judge stops (SIGSTOP) every
 process of the candidate's family (account.Family.pids: the candidate
 process, what it forked, orphans it left at the worker), and continues
-(SIGCONT) them after it; a process that was stopped already (its state
-T: a candidate's own helper it stopped) is left stopped.  A stopped
+(SIGCONT) them after it; a process that was stopped already (every
+thread's state T: a candidate's own helper it stopped) is left stopped.
+A process is stopped once every thread of it is (Family.thread_states):
+its first thread shows stopped while another still runs to its own
+stop, and shows a zombie once it exited while the others run.  A stopped
 process neither runs on a CPU nor launches GPU work, so neither the CPU
 the reference is timed on nor the GPU is the candidate's meanwhile.
 
@@ -160,9 +163,9 @@ class Quiet:
 
     def stop(self):
         """Stop the family; the pids stopped here (not those stopped
-        already), until a walk finds none new, each seen stopped (a signal
-        is delivered when its process next enters the kernel) or
-        STOP_WAIT_S passed."""
+        already), until a walk finds none new, each seen stopped, every
+        thread of it (a signal is delivered when its thread next enters
+        the kernel) or STOP_WAIT_S passed."""
         done, mine = set(), []
         while True:
             new = [p for p in self.family.pids() if p not in done]
@@ -182,9 +185,9 @@ class Quiet:
                     mine.append(pid)
 
     def stopped(self, pid):
-        """pid cannot run (CANNOT_RUN) or is gone."""
-        st = self.family.state(pid)
-        return st is None or st in CANNOT_RUN
+        """No thread of pid can run (CANNOT_RUN), or it is gone."""
+        states = self.family.thread_states(pid)
+        return states is None or all(st in CANNOT_RUN for st in states)
 
     def cont(self, pids):
         for pid in pids:

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import shutil
+import sqlite3
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,6 +46,18 @@ def hr(db, *args):
     if p.returncode not in (0, 1):
         sys.exit("headroom %s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr[-3000:]))
     return p.stdout
+
+
+def flagged(row):
+    """What a flagged honest twin's jobs found, printed (a failure on a
+    box nobody can look at says why)."""
+    with sqlite3.connect(db) as con:
+        for verdict, findings in con.execute(
+                "SELECT j.audit_verdict, j.findings_json FROM replay_job j "
+                "JOIN evaluation e ON e.id = j.evaluation_id JOIN replay_run r ON r.id = j.run_id "
+                "WHERE e.model = ? AND r.mode = ?",
+                ("honest-%s-%s" % (row["class"], row["kernel"].split("-")[1]), row["mode"])):
+            print("   %s: %s" % (verdict, (findings or "")[:3000]))
 
 
 tmp = tempfile.TemporaryDirectory(prefix="hr-planted-")
@@ -101,6 +114,8 @@ for r in rows:
         check(r["outcome"] in ("caught", "neutralised"), "caught or neutralised: " + what)
     else:
         check(r["outcome"] == "clean", "clean: " + what)
+        if r["outcome"] != "clean":
+            flagged(r)
 # The verdicts suite.json names, where they do not depend on a time: each
 # appears in its class's row of that mode (an exploit: some exploit, since
 # a finding of the measurement -- timer-disagrees on a loaded host --

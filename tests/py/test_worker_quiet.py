@@ -223,7 +223,58 @@ def settle():
           "busy after the family is killed: the tool's, not the candidate's (%r)" % got)
 
 
+def thread_states(pid):
+    out = []
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid), "rb") as f:
+                out.append(f.read().rsplit(b")", 1)[1].split()[0].decode())
+        except OSError:
+            pass
+    return out
+
+
+def first_thread_gone():
+    """A process whose first thread exited (pthread_exit: its stat reads
+    a zombie) while another thread spins: it can run, so it is stopped,
+    and the stop waits for every thread of it."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        import threading
+        threading.Thread(target=spin_forever, daemon=True).start()
+        os.write(w, b"!")
+        ctypes.CDLL(None).pthread_exit(None)
+        os._exit(1)
+    os.read(r, 1)
+    while state(pid) != "Z":
+        time.sleep(0.01)
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    q = Quiet(fam, None, False)
+    seen = {}
+
+    def reference():
+        before = cpu_ns([pid])
+        seen["threads"] = thread_states(pid)
+        time.sleep(0.1)
+        seen["cpu_ms"] = (cpu_ns([pid]) - before) / 1e6
+    try:
+        q.around(reference)
+        check(seen["cpu_ms"] < 2 and all(t in ("T", "t", "Z") for t in seen["threads"])
+              and q.summary()["left_stopped"] == 0,
+              "a process whose first thread exited, another spinning, is stopped: every "
+              "thread (%s), %.2f ms of CPU in 100 ms" % (seen["threads"], seen["cpu_ms"]))
+        time.sleep(0.05)
+        check("R" in thread_states(pid), "and runs again after (%s)" % thread_states(pid))
+    finally:
+        q.close()
+        fam.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+first_thread_gone()
 seen = stops()
 check(seen.get("late") in ("T", "t"),
       "a process forked after the judge listed the family is stopped too (%s)" % seen.get("late"))
