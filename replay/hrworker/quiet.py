@@ -165,7 +165,8 @@ class Quiet:
         """Stop the family; the pids stopped here (not those stopped
         already), until a walk finds none new, each seen stopped, every
         thread of it (a signal is delivered when its thread next enters
-        the kernel) or STOP_WAIT_S passed."""
+        the kernel) or STOP_WAIT_S passed; and whether each was seen
+        stopped."""
         done, mine = set(), []
         while True:
             new = [p for p in self.family.pids() if p not in done]
@@ -174,9 +175,9 @@ class Quiet:
                 while not all(self.stopped(p) for p in mine):
                     if time.monotonic() > deadline:
                         self.rec["stop_timeouts"] = self.rec.get("stop_timeouts", 0) + 1
-                        break
+                        return mine, False
                     time.sleep(0)
-                return mine
+                return mine, True
             for pid in new:
                 done.add(pid)
                 if self.stopped(pid):
@@ -209,7 +210,7 @@ class Quiet:
         """fn() (one timed call of the reference) with the family stopped
         and, on a GPU, the GPU quiet."""
         t0 = time.perf_counter_ns()
-        pids = self.stop()
+        pids, whole = self.stop()
         t1 = time.perf_counter_ns()
         self.rec["stops"] += 1
         self.rec["processes_max"] = max(self.rec["processes_max"], len(pids))
@@ -217,17 +218,22 @@ class Quiet:
         try:
             if self.cuda and self.buf is not None:
                 self.settle()
-            # the account: its CPU across the call is a stop undone
-            self.family.held = True
+            # the account: its CPU across the call is a stop undone, where
+            # every process was seen stopped (else the reference's budget
+            # counts it, as without stops)
+            self.family.held = whole
             try:
                 return fn()
             finally:
                 self.family.held = False
         finally:
             self.cont(pids)
-            # the windows outside the calls count only the time it was
-            # stopped for (from the last process seen stopped)
-            self.family.paused_ns += time.perf_counter_ns() - t1
+            # the windows outside the calls leave out the time it was
+            # stopped for (from the last process seen stopped), where every
+            # process was: what one not yet stopped ran is judged against
+            # the whole wall
+            if whole:
+                self.family.paused_ns += time.perf_counter_ns() - t1
 
     def settle(self):
         """Wait for a quiet GPU (the family stopped); past QUIET_WAIT_S

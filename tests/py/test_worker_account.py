@@ -160,10 +160,13 @@ check(found is not None and rec["outside_excess_ms"] > 4 * 5,
       "its own time: background-work, 3 ms a window admitted (%.1f ms over)"
       % rec["outside_excess_ms"])
 
-# 1.5 ms of its CPU across each of three 20 ms reference calls: under the
-# reference's budget; with the family stopped for them, a stop undone.
-rec, found = run(b"d", calls=3, ref_s=0.02)
-check(found is None, "1.5 ms across each of 3 reference calls: within the budget (%r)"
+# 1.5 ms of its CPU across each of two 20 ms reference calls: under the
+# reference's budget (5 ms beyond 0.2 ms a call; the fork's copy-on-write
+# faults in the first call count too); with the family stopped for them,
+# a stop undone (in two of three calls at least: the judge may come to a
+# call after the 1.5 ms).
+rec, found = run(b"d", calls=2, ref_s=0.02)
+check(found is None, "1.5 ms across each of 2 reference calls: within the budget (%r)"
       % (found and found.get("rule")))
 rec, found = run(b"d", calls=3, ref_s=0.02, held=True)
 check(found is not None and rec["reference_stopped_busy_calls"] >= 2

@@ -273,8 +273,35 @@ def first_thread_gone():
         os.waitpid(pid, 0)
 
 
+def stop_not_seen():
+    """A process never seen stopped within STOP_WAIT_S (a thread in an
+    uninterruptible wait; here a family that always reads it running):
+    the stop is counted a timeout, its CPU across the reference call is
+    not "a stop undone" (the reference's budget counts it) and the window
+    keeps its whole wall."""
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    fam = types.SimpleNamespace(held=False, paused_ns=0, pids=lambda: [pid],
+                                state=lambda p: b"S", thread_states=lambda p: [b"R"])
+    q = Quiet(fam, None, False)
+    seen = {}
+    try:
+        q.around(lambda: seen.update(held=fam.held))
+        check(seen == {"held": False} and fam.paused_ns == 0
+              and q.summary().get("stop_timeouts") == 1,
+              "a stop never seen whole: a timeout, not held, no stopped time credited "
+              "(%s, paused %d ns, %s)" % (seen, fam.paused_ns, q.summary()))
+    finally:
+        q.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 first_thread_gone()
+stop_not_seen()
 seen = stops()
 check(seen.get("late") in ("T", "t"),
       "a process forked after the judge listed the family is stopped too (%s)" % seen.get("late"))
