@@ -35,6 +35,12 @@ import time
 
 # The states of a process that cannot run: stopped, traced, a zombie, dead.
 CANNOT_RUN = (b"T", b"t", b"Z", b"X")
+# What a signalled process's threads may show once its stop holds them:
+# those states, or an uninterruptible wait (D: a vfork's parent until its
+# child execs, a page read), whose thread takes the stop before it runs
+# its own code again (waiting for it would let a candidate make every
+# stop time out).
+STOP_HOLDS = CANNOT_RUN + (b"D",)
 
 # A probe slower than both is a busy GPU (the calm probe on the H200: a
 # launch and a synchronize, about 10-20 us).
@@ -172,7 +178,7 @@ class Quiet:
             new = [p for p in self.family.pids() if p not in done]
             if not new:
                 deadline = time.monotonic() + STOP_WAIT_S
-                while not all(self.stopped(p) for p in mine):
+                while not all(self.stopped(p, STOP_HOLDS) for p in mine):
                     if time.monotonic() > deadline:
                         self.rec["stop_timeouts"] = self.rec.get("stop_timeouts", 0) + 1
                         return mine, False
@@ -185,10 +191,10 @@ class Quiet:
                 elif self.signal(pid, signal.SIGSTOP):
                     mine.append(pid)
 
-    def stopped(self, pid):
-        """No thread of pid can run (CANNOT_RUN), or it is gone."""
+    def stopped(self, pid, states_held=CANNOT_RUN):
+        """No thread of pid can run (each in states_held), or it is gone."""
         states = self.family.thread_states(pid)
-        return states is None or all(st in CANNOT_RUN for st in states)
+        return states is None or all(st in states_held for st in states)
 
     def cont(self, pids):
         for pid in pids:

@@ -299,9 +299,41 @@ def stop_not_seen():
         os.waitpid(pid, 0)
 
 
+def stop_in_uninterruptible_wait():
+    """A process one of whose threads stays in an uninterruptible wait (D:
+    a vfork's parent while its child, stopped, never execs), the others
+    stopped: held (the thread takes the stop before its own code runs
+    again), no timeout, so no candidate can make each stop time out and
+    have the stopped time counted as its wall.  A process in that wait
+    before the stop is signalled all the same."""
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    states = {"now": [b"D", b"S"]}
+    fam = types.SimpleNamespace(held=False, paused_ns=0, pids=lambda: [pid],
+                                state=lambda p: b"D", thread_states=lambda p: states["now"])
+    q = Quiet(fam, None, False)
+    sent = []
+    q.signal = lambda p, sig, again=True: (sent.append(sig), states.update(now=[b"D", b"T"]))
+    seen = {}
+    try:
+        q.around(lambda: seen.update(held=fam.held))
+        rec = q.summary()
+        check(seen == {"held": True} and fam.paused_ns > 0 and "stop_timeouts" not in rec
+              and rec["left_stopped"] == 0 and sent[:1] == [signal.SIGSTOP],
+              "a thread in an uninterruptible wait, the others stopped: signalled, held, "
+              "no timeout (%s, %s)" % (seen, rec))
+    finally:
+        q.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 first_thread_gone()
 stop_not_seen()
+stop_in_uninterruptible_wait()
 seen = stops()
 check(seen.get("late") in ("T", "t"),
       "a process forked after the judge listed the family is stopped too (%s)" % seen.get("late"))
