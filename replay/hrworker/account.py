@@ -47,7 +47,11 @@ BG_SHARE = 0.05
 # A family the judge stopped for a reference call cannot run: more than
 # HELD_NS of its CPU across such a call means a process undid the stop (a
 # SIGCONT of its own: a POSIX timer, another process), in HELD_CALLS calls
-# or more background-work whatever the budget above.
+# or more background-work whatever the budget above.  So does, in as many
+# calls, a thread of it that was scheduled meanwhile (its run count,
+# /proc/PID/task/TID/schedstat), a thread or process of it that ended or
+# began meanwhile (Family.marks, ran_since): work done by children reaped
+# unread (SIGCHLD ignored) is in no process's clock, but their parent ran.
 HELD_NS = 50_000
 HELD_CALLS = 2
 
@@ -174,7 +178,8 @@ class Family:
         self.outside = {"windows": 0, "cpu_ns": 0, "excess_ns": 0, "wall_ns": 0,
                         "max_window_ns": 0}
         self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0,
-                          "held_calls": 0, "held_busy_calls": 0}
+                          "held_calls": 0, "held_busy_calls": 0, "held_ran_calls": 0,
+                          "held_ran": None}
         self.processes = 1
         self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
         try:
@@ -272,6 +277,74 @@ class Family:
             except (OSError, IndexError):
                 continue        # ended meanwhile
         return out if self.state(pid) is not None else None
+
+    def thread_runs(self, pid):
+        """{tid: (state letter, times scheduled)} of the process the family
+        lists under pid (the count from schedstat, None where the kernel
+        keeps none), or None once it is gone (as thread_states)."""
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            return None
+        out = {}
+        for tid in tids:
+            base = "/proc/%d/task/%s/" % (pid, tid)
+            try:
+                with open(base + "stat", "rb") as f:
+                    st = stat_fields(f.read())[0]
+            except (OSError, IndexError):
+                continue        # ended meanwhile
+            try:
+                with open(base + "schedstat", "rb") as f:
+                    runs = int(f.read().split()[2])
+            except (OSError, ValueError, IndexError):
+                runs = None
+            out[int(tid)] = (st, runs)
+        return out if self.state(pid) is not None else None
+
+    def marks(self):
+        """What ran_since compares: every process of the family and its
+        threads, with their run counts (taken with the family stopped)."""
+        return {pid: self.thread_runs(pid) for pid in self.pids()}
+
+    def ran_since(self, marks):
+        """What of the family ran since marks were taken with it stopped:
+        a list of what (empty: nothing).  A thread in an uninterruptible
+        wait then (D) may finish it and take its stop; a zombie then may be
+        reaped by the worker."""
+        ran = []
+        now = self.marks()
+        for pid in now:
+            if pid not in marks:
+                ran.append("process %d began" % pid)
+        for pid, threads in marks.items():
+            if threads is None:
+                continue
+            after = now.get(pid)
+            if after is None:
+                if not all(st in (b"Z", b"X") for st, _ in threads.values()):
+                    ran.append("process %d ended" % pid)
+                continue
+            for tid in after:
+                if tid not in threads:
+                    ran.append("thread %d of %d began" % (tid, pid))
+            for tid, (st, runs) in threads.items():
+                if st in (b"D", b"Z", b"X"):
+                    continue
+                if tid not in after:
+                    ran.append("thread %d of %d ended" % (tid, pid))
+                elif runs is not None and after[tid][1] != runs:
+                    ran.append("thread %d of %d was scheduled %d times" % (
+                        tid, pid, (after[tid][1] or 0) - runs))
+        return ran
+
+    def held_ran(self, what):
+        """quiet.Quiet: in a call the family was held stopped for, what of
+        it ran (ran_since), counted towards a stop undone."""
+        r = self.reference
+        r["held_ran_calls"] += 1
+        if r["held_ran"] is None:
+            r["held_ran"] = what[:4]
 
     def read(self):
         """The family's CPU time so far, ns (0 without the accounts)."""
@@ -406,6 +479,8 @@ class Family:
                 "reference_busy_calls": r["busy_calls"],
                 "reference_stopped_calls": r["held_calls"],
                 "reference_stopped_busy_calls": r["held_busy_calls"],
+                "reference_stopped_ran_calls": r["held_ran_calls"],
+                "reference_stopped_ran_first": r["held_ran"],
                 "largest_windows": [{k: round(v, 3) if isinstance(v, float) else v
                                      for k, v in w.items()} for w in self.large],
                 "allowed_per_window_ms": self.allow_ns / 1e6,
@@ -417,7 +492,7 @@ class Family:
         o, r = self.outside, self.reference
         out = o["excess_ns"] > max(BG_MIN_NS, BG_SHARE * o["wall_ns"])
         ref = r["cpu_ns"] - r["calls"] * ALLOW_NS > max(BG_MIN_NS, BG_SHARE * r["wall_ns"])
-        held = r["held_busy_calls"] >= HELD_CALLS
+        held = max(r["held_busy_calls"], r["held_ran_calls"]) >= HELD_CALLS
         if not (out or ref or held):
             return None
         rule = ("outside its calls" if out else "while the reference was timed" if ref else

@@ -226,12 +226,17 @@ class Quiet:
                 self.settle()
             # the account: its CPU across the call is a stop undone, where
             # every process was seen stopped (else the reference's budget
-            # counts it, as without stops)
+            # counts it, as without stops); and so is any of it that ran
+            marks = self.family.marks() if whole else None
             self.family.held = whole
             try:
                 return fn()
             finally:
                 self.family.held = False
+                if marks is not None:
+                    ran = self.family.ran_since(marks)
+                    if ran:
+                        self.family.held_ran(ran)
         finally:
             self.cont(pids)
             # the windows outside the calls leave out the time it was

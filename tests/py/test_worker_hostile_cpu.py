@@ -5,9 +5,11 @@ and the test asserts what the product should say: background-work, and
 no verified speedup.  The honest twin (planted honest-matmul-same.py)
 runs first and must read no finding.
 
-KNOWN TO FAIL TODAY: attack-chain-burst.py reads robust verified-faster
-(ci_low above 1) with no finding in most runs on the 2-core development
-machine.  Plain script: one line per check, exits non-zero on a failure.
+attack-chain-burst.py read robust verified-faster (ci_low above 1) with
+no finding in most runs on the 2-core development machine while the
+account judged a held call by CPU time alone; the run counts of the
+family's threads (account.Family.ran_since) catch it.  Plain script: one
+line per check, exits non-zero on a failure.
 """
 import os
 import shutil
@@ -21,7 +23,7 @@ HERE = os.path.join(ROOT, "tests", "fixtures", "quiet-cpu")
 PROBLEM = os.path.join(PLANTED, "problems", "level1", "14_Matmul.py")
 HONEST = os.path.join(PLANTED, "candidates", "honest-matmul-same.py")
 # attack, whether it works today (the check below then fails)
-ATTACKS = [("attack-chain-burst.py", True)]
+ATTACKS = [("attack-chain-burst.py", False)]
 failed = 0
 
 

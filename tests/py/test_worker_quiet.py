@@ -102,6 +102,9 @@ def stops():
         q.around(reference)
         time.sleep(0.05)
         after = {p: state(p) for p in running + [held]}
+        check(fam.reference["held_ran_calls"] == 0,
+              "a family held stopped, a zombie of it among them: nothing of it ran (%s)"
+              % fam.reference["held_ran"])
         check(all(v in ("T", "t") for v in seen["states"].values()),
               "around the judge's call every process of the family is stopped (%s)"
               % seen["states"])
@@ -182,7 +185,8 @@ class FakeGpu:
 def settle():
     quiet.QUIET_WAIT_S, quiet.KILL_WAIT_S = 0.3, 0.3
     killed = {"n": 0}
-    fam = types.SimpleNamespace(pids=lambda: [], paused_ns=0, held=False)
+    fam = types.SimpleNamespace(pids=lambda: [], paused_ns=0, held=False,
+                                marks=lambda: {}, ran_since=lambda m: [], held_ran=None)
 
     def job(busy, kill_ends):
         q = Quiet(fam, None, True)
@@ -312,7 +316,8 @@ def stop_in_uninterruptible_wait():
         os._exit(0)
     states = {"now": [b"D", b"S"]}
     fam = types.SimpleNamespace(held=False, paused_ns=0, pids=lambda: [pid],
-                                state=lambda p: b"D", thread_states=lambda p: states["now"])
+                                state=lambda p: b"D", thread_states=lambda p: states["now"],
+                                marks=lambda: {}, ran_since=lambda m: [], held_ran=None)
     q = Quiet(fam, None, False)
     sent = []
     q.signal = lambda p, sig, again=True: (sent.append(sig), states.update(now=[b"D", b"T"]))
@@ -330,7 +335,45 @@ def stop_in_uninterruptible_wait():
         os.waitpid(pid, 0)
 
 
+def undone_quietly():
+    """A process that undoes its stop for less CPU than HELD_NS (a
+    sleeper continued, woken once, stopped again) and a child born and
+    ended meanwhile: each call's account says what ran, and two such
+    calls are a stop undone."""
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+        while True:
+            time.sleep(0.005)
+    time.sleep(0.05)
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    q = Quiet(fam, None, False)
+
+    def reference():
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.02)
+        os.kill(pid, signal.SIGSTOP)
+        while state(pid) != "T":
+            time.sleep(0.001)
+    try:
+        for _ in range(2):
+            q.around(reference)
+        found = fam.finding()
+        rec = fam.summary()
+        check(rec["reference_stopped_ran_calls"] == 2 and found is not None
+              and "stop undone" in found["rule"]
+              and "scheduled" in " ".join(rec["reference_stopped_ran_first"]),
+              "a sleeper continued and stopped again inside each held call: a stop undone "
+              "by its run count (%s)" % rec["reference_stopped_ran_first"])
+    finally:
+        q.close()
+        fam.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+undone_quietly()
 first_thread_gone()
 stop_not_seen()
 stop_in_uninterruptible_wait()
