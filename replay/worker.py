@@ -202,8 +202,16 @@ def child(msg, cfg, proto, torch, done_fd):
         cgroup = cfg.cgroups.enter(msg["job"], 2 * nproc_max(), 0 if cfg.device.startswith("cuda")
                                    else cfg.mem_limit_mb << 20)
         cand = None
+        cand_cgroup = None
         if msg.get("stop_after") not in (vocab.STOP_REFERENCE, vocab.STOP_INPUTS):
             cand = start_candidate(cfg, torch, msg, jobdir)
+            # The cgroup the judge counts the candidate's processes in
+            # (account.Family: those reaped unread too), before candidate
+            # code runs.
+            if cand.family.loadavg is not None:
+                where, why = cfg.cgroups.enter_candidate(msg["job"], cand.family.pids())
+                cand.family.count_cgroup(where)
+                cand_cgroup = {"cgroup": where} if where else {"cgroup": None, "why": why}
         cfg.sandbox.roots = [os.path.realpath(r) for r in
                              (cfg.scratch, cfg.cache, cfg.inputs_dir)]
         jail_error = None
@@ -214,6 +222,8 @@ def child(msg, cfg, proto, torch, done_fd):
                 jail_error = str(e)
         cfg.sandbox.active = True
         job = Job(msg, cfg, proto, torch, cand)
+        if cand_cgroup is not None:
+            job.checks["candidate_cgroup"] = cand_cgroup
         if jail_error:
             job.checks["fs_jail_error"] = jail_error
         result = job.run()
@@ -545,6 +555,7 @@ def main(argv):
     jail_on = jail_why is None
     cfg.cgroups = JobCgroups() if jail_on else JobCgroups.off(jail_why)
     cfg.cgroups_left = []
+    cfg.cgroups.sweep()     # those of workers killed before they removed them
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
                                                         "fsize": FSIZE_MAX})
     tidy_building(cfg.cache)

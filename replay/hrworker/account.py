@@ -55,6 +55,16 @@ BG_SHARE = 0.05
 HELD_NS = 50_000
 HELD_CALLS = 2
 
+# Where the judge counts the family in a cgroup of its own (its cpu.stat:
+# every process that was in it, those reaped unread included), the CPU the
+# cgroup ran over the timing phase beyond what the processes' clocks
+# account for (children reaped unread: SIGCHLD ignored) is background-work
+# above UNSEEN_MIN_NS and BG_SHARE of the phase's wall: the cgroup's count
+# of a thread running at a reading may lag by a tick (update_curr), and
+# reaped children's time comes in clock ticks.  So is a process of the
+# family found outside that cgroup at the phase's end.
+UNSEEN_MIN_NS = 20_000_000
+
 # The largest windows kept in checks.background (each with what bounded it
 # and its process's threads), and how many windows over ALLOW_NS have their
 # threads read at most (a read is a listing of /proc/PID/task and a file a
@@ -124,6 +134,18 @@ def children_of(pid):
     return out
 
 
+def cgroup_line(pid):
+    """pid's cgroup v2 line of /proc/PID/cgroup ("0::/path"), or None."""
+    try:
+        with open("/proc/%d/cgroup" % pid) as f:
+            for line in f.read().splitlines():
+                if line.startswith("0::"):
+                    return line
+    except OSError:
+        pass
+    return None
+
+
 class Member:
     """One process of the family: its stat file (open: once the process is
     gone, reads fail, so a reused pid is never read for it) and its CPU
@@ -182,6 +204,9 @@ class Family:
                           "held_ran": None}
         self.processes = 1
         self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
+        self.cgroup, self.cg_fd, self.cg_line = None, None, None    # count_cgroup
+        self.cg_mark = None         # (cgroup, clocks, wall) at arm(True)
+        self.unseen = None          # what arm(False) found of the cgroup's CPU
         try:
             if os.environ.get("HEADROOM_ACCOUNT") == "0":
                 raise OSError("HEADROOM_ACCOUNT=0 (the worker's environment)")
@@ -195,6 +220,45 @@ class Family:
             self.source = "none: %s" % e
 
     # ------------------------------------------------------------ reading
+    def count_cgroup(self, path):
+        """Count the family in the cgroup at path too (the judge moved its
+        processes there before candidate code ran: jail.JobCgroups)."""
+        if self.loadavg is None or path is None:
+            return
+        try:
+            self.cg_fd = os.open(os.path.join(path, "cpu.stat"), os.O_RDONLY | os.O_CLOEXEC)
+            self.cgroup = path
+            self.cg_read()
+            self.cg_line = cgroup_line(self.root)   # as the kernel names it to this process
+        except (OSError, ValueError):
+            self.close_cgroup()
+
+    def cg_read(self):
+        """The cgroup's CPU time so far (cpu.stat usage_usec), ns; None
+        without one."""
+        if self.cg_fd is None:
+            return None
+        for line in os.pread(self.cg_fd, 4096, 0).split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+        raise ValueError("no usage_usec in %s/cpu.stat" % self.cgroup)
+
+    def close_cgroup(self):
+        if self.cg_fd is not None:
+            os.close(self.cg_fd)
+        self.cg_fd = self.cgroup = None
+
+    def outside_cgroup(self):
+        """The family's processes that are not in its cgroup (their
+        /proc/PID/cgroup's v2 line is not the candidate process's when it
+        was moved there)."""
+        out = []
+        for pid in self.pids():
+            line = cgroup_line(pid)
+            if line is not None and line != self.cg_line:
+                out.append(pid)
+        return out
+
     def newest_pid(self):
         return os.pread(self.loadavg, 128, 0).split()[-1]
 
@@ -374,9 +438,21 @@ class Family:
         own passes (a profiler's buffers processed after the call), none
         of which the timed calls can share a CPU with; the reference's
         timed calls are counted by around whatever the arming."""
-        self.armed = bool(on)
+        was, self.armed = self.armed, bool(on)
         if self.armed and self.loadavg is not None and not self.threads_seen:
             self.threads_seen, self.root_seen = self.thread_reading()
+        try:
+            if self.armed and not was and self.cg_fd is not None:
+                self.cg_mark = (self.cg_read(), self.read(), time.perf_counter_ns())
+            elif was and not self.armed and self.cg_mark is not None:
+                cg0, clocks0, t0 = self.cg_mark
+                cg, clocks = self.cg_read(), self.read()
+                self.unseen = {"cgroup_ms": (cg - cg0) / 1e6, "clocks_ms": (clocks - clocks0) / 1e6,
+                               "wall_ms": (time.perf_counter_ns() - t0) / 1e6,
+                               "outside_cgroup": self.outside_cgroup()}
+                self.cg_mark = None
+        except (OSError, ValueError) as e:
+            self.unseen = {"error": str(e)}
 
     def enter(self, op=None):
         """A request (op) goes out: the window since the last final reply
@@ -483,6 +559,7 @@ class Family:
                 "reference_stopped_ran_first": r["held_ran"],
                 "largest_windows": [{k: round(v, 3) if isinstance(v, float) else v
                                      for k, v in w.items()} for w in self.large],
+                "cgroup": self.cgroup, "unseen": self.unseen,
                 "allowed_per_window_ms": self.allow_ns / 1e6,
                 "allowed_window_share": WINDOW_SHARE,
                 "reads": self.reads, "reads_ms": self.cost_ns / 1e6}
@@ -493,10 +570,16 @@ class Family:
         out = o["excess_ns"] > max(BG_MIN_NS, BG_SHARE * o["wall_ns"])
         ref = r["cpu_ns"] - r["calls"] * ALLOW_NS > max(BG_MIN_NS, BG_SHARE * r["wall_ns"])
         held = max(r["held_busy_calls"], r["held_ran_calls"]) >= HELD_CALLS
-        if not (out or ref or held):
+        u = self.unseen or {}
+        unseen = ("cgroup_ms" in u and (u["cgroup_ms"] - u["clocks_ms"]) * 1e6
+                  > max(UNSEEN_MIN_NS, BG_SHARE * u["wall_ms"] * 1e6))
+        left = bool(u.get("outside_cgroup"))
+        if not (out or ref or held or unseen or left):
             return None
         rule = ("outside its calls" if out else "while the reference was timed" if ref else
-                "while the reference was timed with its processes stopped (a stop undone)")
+                "while the reference was timed with its processes stopped (a stop undone)"
+                if held else "in its cgroup, by processes no reading saw (reaped unread)"
+                if unseen else "a process of it left the cgroup it is counted in")
         return dict({k: round(v, 6) if isinstance(v, float) else v
                      for k, v in self.summary().items()}, rule=rule)
 
@@ -504,6 +587,7 @@ class Family:
         for m in self.members.values():
             m.close()
         self.members = {}
+        self.close_cgroup()
         if self.loadavg is not None:
             os.close(self.loadavg)
             self.loadavg = None

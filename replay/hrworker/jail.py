@@ -274,6 +274,7 @@ class JobCgroups:
 
     def __init__(self):
         self.where, self.why = None, None
+        self.owner = os.getpid()    # the worker: jobs' cgroups are named by it
         try:
             with open(os.path.join(CGROUP_ROOT, "cgroup.controllers")) as f:
                 avail = f.read().split()
@@ -302,14 +303,48 @@ class JobCgroups:
     @classmethod
     def off(cls, why):
         c = cls.__new__(cls)
-        c.where, c.why = None, why
+        c.where, c.why, c.owner = None, why, os.getpid()
         return c
 
     def describe(self):
         return {"cgroup": self.where} if self.where else {"cgroup": None, "why": self.why}
 
     def path(self, job):
-        return os.path.join(self.where, "w%d-job-%s" % (os.getpid(), job))
+        """The job's cgroup, by the worker's pid (the same in the job's
+        process, which makes it, and in the worker, which removes it)."""
+        return os.path.join(self.where, "w%d-job-%s" % (self.owner, job))
+
+    def candidate_path(self, job):
+        """The cgroup the judge counts the candidate's processes in: a
+        child of the job's cgroup, whose limits then hold for them (no
+        controller is enabled below it, so the judge may stay in the job's
+        own); where there is none (a hybrid system: cgroup v1 controllers,
+        a v2 hierarchy beside them; the job jail off), one under the v2
+        hierarchy's headroom folder: its cpu.stat counts every process
+        that was in it, those reaped unread included.  None without a v2
+        hierarchy."""
+        if self.where is not None:
+            return os.path.join(self.path(job), "candidate")
+        mount = cgroup2_mount()
+        if mount is None:
+            return None
+        return os.path.join(mount, "headroom", "w%d-job-%s" % (self.owner, job))
+
+    def enter_candidate(self, job, pids):
+        """In the job's process, before candidate code runs: the
+        candidate's cgroup made, pids (the candidate process and what it
+        started) moved into it.  Returns (its path, None) or (None, why)."""
+        p = self.candidate_path(job)
+        if p is None:
+            return None, "no cgroup v2 hierarchy mounted"
+        try:
+            os.makedirs(p, exist_ok=True)
+            for pid in pids:
+                with open(os.path.join(p, "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+        except OSError as e:
+            return None, "%s: %s" % (p, e)
+        return p, None
 
     def enter(self, job, pids_max, memory_max=None):
         """In the job's process: make its cgroup, set its limits, move in.
@@ -354,14 +389,74 @@ class JobCgroups:
         return rec
 
     def remove(self, job):
-        """After the job's processes are gone: its cgroup (False while a
-        process is still in it: tried again at the next reap)."""
-        if self.where is None:
-            return True
-        try:
-            os.rmdir(self.path(job))
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return False
+        """After the job's processes are gone: its cgroups, the
+        candidate's first (False while a process is still in one: tried
+        again at the next reap)."""
+        for p in (self.candidate_path(job), self.where and self.path(job)):
+            if not p:
+                continue
+            try:
+                # what the candidate left in it, killed (cgroup.kill: Linux
+                # 5.14; sweep finds them elsewhere)
+                with open(os.path.join(p, "cgroup.kill"), "w") as f:
+                    f.write("1")
+            except OSError:
+                pass
+            try:
+                os.rmdir(p)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
         return True
+
+
+    def sweep(self):
+        """At the worker's start: the cgroups of workers gone (a worker
+        killed before it removed its jobs'), their processes killed and
+        the cgroups removed; how many.  A live pid's are left, whoever
+        has it now."""
+        n = 0
+        mount = cgroup2_mount()
+        for top in {self.where, mount and os.path.join(mount, "headroom")}:
+            try:
+                names = os.listdir(top) if top else []
+            except OSError:
+                continue
+            for name in names:
+                owner = name[1:].split("-job-")[0]
+                if not (name.startswith("w") and "-job-" in name and owner.isdigit()):
+                    continue
+                try:
+                    os.kill(int(owner), 0)
+                    continue
+                except ProcessLookupError:
+                    pass
+                except OSError:
+                    continue
+                for p in (os.path.join(top, name, "candidate"), os.path.join(top, name)):
+                    try:
+                        with open(os.path.join(p, "cgroup.kill"), "w") as f:
+                            f.write("1")
+                    except OSError:
+                        pass
+                    try:
+                        os.rmdir(p)
+                        n += p == os.path.join(top, name)
+                    except OSError:
+                        pass
+        return n
+
+
+def cgroup2_mount(mounts="/proc/self/mounts"):
+    """Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup on a
+    system of v2 alone, /sys/fs/cgroup/unified on a hybrid one), or None."""
+    try:
+        with open(mounts) as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) > 2 and fields[2] == "cgroup2":
+                    return fields[1].replace("\\040", " ")
+    except OSError:
+        pass
+    return None

@@ -221,3 +221,74 @@ fam = Family(2 ** 22 + 12345)
 check(fam.source.startswith("none: ") and fam.read() == 0 and fam.finding() is None,
       "no such process: the account counts nothing and says why (%s)" % fam.source)
 check(ALLOW_NS <= 500_000, "a window outside the calls admits half a millisecond at most")
+
+
+def in_cgroup():
+    """The family counted in a cgroup of its own (jail.JobCgroups
+    .enter_candidate, as the job's process makes it): its cpu.stat
+    agrees with the processes' clocks over an armed phase; a process of
+    it moved out of that cgroup is background-work.  Needs a cgroup v2
+    hierarchy this process may write (root)."""
+    from hrworker.jail import JobCgroups
+    cgs = JobCgroups.off("test")
+    pid, req_w, rep_r = stand_in(b"d", True)
+    where, why = cgs.enter_candidate("acct-test", [pid])
+    if where is None:
+        print("note: no cgroup for the family here (%s): its checks are not run" % why)
+        os.write(req_w, b"q")
+        os.waitpid(pid, 0)
+        return
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    fam.count_cgroup(where)
+    try:
+        for moved in (False, True):
+            fam.arm(True)
+            fam.leave()
+            for _ in range(3):
+                fam.enter("call")
+                os.write(req_w, b"c")
+                os.read(rep_r, 1)
+                fam.leave("called")
+                time.sleep(0.005)
+            if moved:
+                with open(os.path.join(os.path.dirname(where), "..", "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+            fam.enter("x")
+            fam.arm(False)
+            u, found = fam.summary()["unseen"], fam.finding()
+            if not moved:
+                check(abs(u["cgroup_ms"] - u["clocks_ms"]) < 1 and u["cgroup_ms"] > 3
+                      and not u["outside_cgroup"] and found is None,
+                      "counted in its cgroup: the cgroup's CPU is its clocks' (%s)" % u)
+            else:
+                check(u["outside_cgroup"] == [pid] and found is not None
+                      and "left the cgroup" in found["rule"],
+                      "a process of it moved out of its cgroup: background-work (%s, %s)"
+                      % (u, found and found["rule"]))
+    finally:
+        fam.close()
+        os.write(req_w, b"q")
+        os.waitpid(pid, 0)
+        cgs.remove("acct-test")
+    # A worker killed before it removed its jobs' cgroups: the next
+    # worker's start removes them (a gone pid's alone).
+    dead = os.fork()
+    if dead == 0:
+        os._exit(0)
+    os.waitpid(dead, 0)
+    stale = os.path.join(os.path.dirname(where), "w%d-job-3" % dead)
+    mine = os.path.join(os.path.dirname(where), "w%d-job-3" % os.getpid())
+    os.makedirs(stale)
+    os.makedirs(mine)
+    try:
+        n = cgs.sweep()
+        check(n >= 1 and not os.path.exists(stale) and os.path.isdir(mine),
+              "a gone worker's job cgroup is removed at a worker's start, a live one's kept "
+              "(%d removed)" % n)
+    finally:
+        for p in (stale, mine):
+            if os.path.isdir(p):
+                os.rmdir(p)
+
+
+in_cgroup()
