@@ -393,23 +393,9 @@ class JobCgroups:
         candidate's first (False while a process is still in one: tried
         again at the next reap)."""
         for p in (self.candidate_path(job), self.where and self.path(job)):
-            if not p:
-                continue
-            try:
-                # what the candidate left in it, killed (cgroup.kill: Linux
-                # 5.14; sweep finds them elsewhere)
-                with open(os.path.join(p, "cgroup.kill"), "w") as f:
-                    f.write("1")
-            except OSError:
-                pass
-            try:
-                os.rmdir(p)
-            except FileNotFoundError:
-                pass
-            except OSError:
+            if p and not kill_and_remove(p):
                 return False
         return True
-
 
     def sweep(self):
         """At the worker's start: the cgroups of workers gone (a worker
@@ -434,18 +420,27 @@ class JobCgroups:
                     pass
                 except OSError:
                     continue
-                for p in (os.path.join(top, name, "candidate"), os.path.join(top, name)):
-                    try:
-                        with open(os.path.join(p, "cgroup.kill"), "w") as f:
-                            f.write("1")
-                    except OSError:
-                        pass
-                    try:
-                        os.rmdir(p)
-                        n += p == os.path.join(top, name)
-                    except OSError:
-                        pass
+                kill_and_remove(os.path.join(top, name, "candidate"))
+                n += kill_and_remove(os.path.join(top, name))
         return n
+
+
+def kill_and_remove(path):
+    """The cgroup at path: what is left in it killed (cgroup.kill: Linux
+    5.14; the worker's sweep finds them elsewhere), then removed.  False
+    while it cannot be (a process still in it)."""
+    try:
+        with open(os.path.join(path, "cgroup.kill"), "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
 
 
 def cgroup2_mount(mounts="/proc/self/mounts"):
