@@ -1,0 +1,107 @@
+"""Honest candidates written the way KernelBench archives write CPU kernels
+(tests/fixtures/honest-wild: load_inline loops, OpenMP, at::parallel_for,
+std::thread pools, AVX2, plain PyTorch), none tuned to the audit's checks:
+replayed through the worker in faithful and in robust mode, none is
+accused.  Each file's header names its problem (`problem level1/N_Name`).
+
+A job is clean when the worker's verdict is `correct`, it carries no
+finding (no `exploit:*` verdict follows), every trial passed the original
+check (no `incorrect`), and the scale-invariant checks did not fail: its
+audit verdict can only be `correct`, `correct-vacuous` or
+`verified-faster` (replay/verdict.c decides among those; the worker
+reports the inputs of that choice, printed in the table).
+
+HONEST_WILD_ROUNDS (default 2) sets robust_rounds; HONEST_WILD_ONLY runs
+the candidates whose file name contains it; HONEST_WILD_OUT names a file
+that gets every job's result as JSON lines.  The build cache is
+build/honest-wild-cache, so a second run builds nothing."""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workerlib import ROOT, Worker  # noqa: E402
+
+HERE = os.path.join(ROOT, "tests", "fixtures", "honest-wild")
+PROBLEMS = os.path.join(ROOT, "tests", "fixtures", "planted", "problems", "level1")
+ROUNDS = int(os.environ.get("HONEST_WILD_ROUNDS", "2"))
+ONLY = os.environ.get("HONEST_WILD_ONLY", "")
+OUT = os.environ.get("HONEST_WILD_OUT")
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok: " if ok else "FAIL: ") + what)
+    failed += not ok
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def problem_of(src, name):
+    m = re.search(r"problem level1/(\d+_\w+)", src)
+    if not m or not os.path.exists(os.path.join(PROBLEMS, m.group(1) + ".py")):
+        sys.exit("%s: its header names no problem of %s" % (name, PROBLEMS))
+    return m.group(1) + ".py"
+
+
+def accusations(res):
+    """What makes a job not clean, as a list of words (empty: clean)."""
+    if res is None:
+        return ["no result"]
+    why = []
+    if res.get("verdict") != "correct":
+        why.append("verdict %s (%s)" % (res.get("verdict"), res.get("error_kind")))
+    why += ["finding " + f.get("id", "?") for f in res.get("findings") or []]
+    trials = (res.get("checks") or {}).get("trials") or []
+    if any(t.get("allclose_pass") is False for t in trials):
+        why.append("a trial failed allclose")
+    si = (res.get("checks") or {}).get("scale_invariant")
+    if si is False or (si is None and any(t.get("scale_invariant_pass") is False
+                                          for t in trials)):
+        why.append("scale-invariant check failed")
+    return why
+
+
+names = sorted(n for n in os.listdir(HERE) if n.endswith(".py") and ONLY in n)
+check(len(names) > 0, "candidates found in %s" % HERE)
+w = Worker("--verify-lib", os.path.join(ROOT, "build", "libhrverify.so"),
+           "--cache", os.path.join(ROOT, "build", "honest-wild-cache"))
+out = open(OUT, "a") if OUT else None
+table = []
+for name in names:
+    cand = read(os.path.join(HERE, name))
+    pfile = problem_of(cand, name)
+    problem = read(os.path.join(PROBLEMS, pfile))
+    for mode in ("faithful", "robust"):
+        _, res = w.run(problem, cand, mode=mode, harness="v0.1",
+                       problem_file=pfile, candidate_file=name,
+                       perf_trials=10, warmup=3, robust_rounds=ROUNDS,
+                       robust_inputs=2, bootstrap=200)
+        why = accusations(res)
+        res = res or {}
+        if out:
+            out.write(json.dumps({"candidate": name, "mode": mode, "result": res}) + "\n")
+        vac = (res.get("checks") or {}).get("vacuity") or {}
+        table.append((name, mode, res.get("verdict"), res.get("speedup"),
+                      res.get("ci_low"), vac.get("vacuous"),
+                      ",".join(why) or "-"))
+        check(not why, "%s (%s): clean%s" % (
+            name, mode, "" if not why else " -- " + "; ".join(why) + "; findings: "
+            + json.dumps(res.get("findings"))[:1500] + "; error: "
+            + str(res.get("error"))[:800]))
+w.close()
+if out:
+    out.close()
+
+print("\n%-36s %-9s %-14s %8s %8s %-7s %s"
+      % ("candidate", "mode", "worker", "speedup", "ci_low", "vacuous", "accused"))
+for name, mode, verdict, sp, lo, vac, why in table:
+    print("%-36s %-9s %-14s %8s %8s %-7s %s"
+          % (name, mode, verdict, "%.2f" % sp if sp else "-",
+             "%.2f" % lo if lo else "-", vac, why))
+sys.exit(1 if failed else 0)
