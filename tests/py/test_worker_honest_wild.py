@@ -11,9 +11,17 @@ audit verdict can only be `correct`, `correct-vacuous` or
 `verified-faster` (replay/verdict.c decides among those; the worker
 reports the inputs of that choice, printed in the table).
 
+KNOWN lists the candidates the worker is known to accuse, each with the
+accusations it may raise: the false accusations reported for the worker
+to mend (issue 33/34).  Such a candidate passes clean or with those
+accusations only; any other accusation fails.  Delete its entry once the
+worker is mended, and the test holds it to clean.
+
 HONEST_WILD_ROUNDS (default 2) sets robust_rounds; HONEST_WILD_ONLY runs
-the candidates whose file name contains it; HONEST_WILD_OUT names a file
-that gets every job's result as JSON lines.  The build cache is
+the candidates whose file name contains it; HONEST_WILD_BIG=1 also runs
+the candidates of the problems with 64 MiB inputs (BIG: about 40 s of
+the worker's each on a 2-core host); HONEST_WILD_OUT names a file that
+gets every job's result as JSON lines.  The build cache is
 build/honest-wild-cache, so a second run builds nothing."""
 import json
 import os
@@ -28,6 +36,15 @@ PROBLEMS = os.path.join(ROOT, "tests", "fixtures", "planted", "problems", "level
 ROUNDS = int(os.environ.get("HONEST_WILD_ROUNDS", "2"))
 ONLY = os.environ.get("HONEST_WILD_ONLY", "")
 OUT = os.environ.get("HONEST_WILD_OUT")
+WITH_BIG = os.environ.get("HONEST_WILD_BIG") == "1"
+BIG = {"6_Big_copy.py", "18_Sum_first_columns.py"}
+# A float accumulator over 5e5-4e6 terms, added in sequence: fp32 all
+# through, with the rounding error of sequential summation (1e-5 to 2e-4
+# on the draws, up to 1.5e-3 on the ramp transform), not a lowered
+# precision nor a kernel specific to the problem's distribution.
+NAIVE_SUM = {"finding precision-downgrade", "finding distribution-specific",
+             "scale-invariant check failed"}
+KNOWN = {"mse-omp-dynamic.py": NAIVE_SUM, "mean-naive-float.py": NAIVE_SUM}
 failed = 0
 
 
@@ -76,6 +93,9 @@ table = []
 for name in names:
     cand = read(os.path.join(HERE, name))
     pfile = problem_of(cand, name)
+    if pfile in BIG and not WITH_BIG:
+        print("skipped: %s (%s, 64 MiB inputs; HONEST_WILD_BIG=1 runs it)" % (name, pfile))
+        continue
     problem = read(os.path.join(PROBLEMS, pfile))
     for mode in ("faithful", "robust"):
         _, res = w.run(problem, cand, mode=mode, harness="v0.1",
@@ -90,6 +110,10 @@ for name in names:
         table.append((name, mode, res.get("verdict"), res.get("speedup"),
                       res.get("ci_low"), vac.get("vacuous"),
                       ",".join(why) or "-"))
+        if why and name in KNOWN and set(why) <= KNOWN[name]:
+            print("known false accusation, reported: %s (%s): %s; findings: %s"
+                  % (name, mode, "; ".join(why), json.dumps(res.get("findings"))[:1500]))
+            continue
         check(not why, "%s (%s): clean%s" % (
             name, mode, "" if not why else " -- " + "; ".join(why) + "; findings: "
             + json.dumps(res.get("findings"))[:1500] + "; error: "
