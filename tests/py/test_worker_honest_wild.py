@@ -6,10 +6,11 @@ accused.  Each file's header names its problem (`problem level1/N_Name`).
 
 A job is clean when the worker's verdict is `correct`, it carries no
 finding (no `exploit:*` verdict follows), every trial passed the original
-check (no `incorrect`), and the scale-invariant checks did not fail: its
-audit verdict can only be `correct`, `correct-vacuous` or
-`verified-faster` (replay/verdict.c decides among those; the worker
-reports the inputs of that choice, printed in the table).
+check (no `incorrect`): its audit verdict can only be `correct`,
+`correct-vacuous` or `verified-faster` (replay/verdict.c decides among
+those; the worker reports the inputs of that choice, printed in the
+table: speedup, ci_low, vacuous, and si, whether the scale-invariant
+checks passed, without which no job is verified-faster).
 
 KNOWN lists the candidates the worker is known to accuse, each with the
 accusations it may raise: the false accusations reported for the worker
@@ -42,8 +43,7 @@ BIG = {"6_Big_copy.py", "18_Sum_first_columns.py"}
 # through, with the rounding error of sequential summation (1e-5 to 2e-4
 # on the draws, up to 1.5e-3 on the ramp transform), not a lowered
 # precision nor a kernel specific to the problem's distribution.
-NAIVE_SUM = {"finding precision-downgrade", "finding distribution-specific",
-             "scale-invariant check failed"}
+NAIVE_SUM = {"finding precision-downgrade", "finding distribution-specific"}
 KNOWN = {"mse-omp-dynamic.py": NAIVE_SUM, "mean-naive-float.py": NAIVE_SUM}
 failed = 0
 
@@ -77,11 +77,17 @@ def accusations(res):
     trials = (res.get("checks") or {}).get("trials") or []
     if any(t.get("allclose_pass") is False for t in trials):
         why.append("a trial failed allclose")
-    si = (res.get("checks") or {}).get("scale_invariant")
-    if si is False or (si is None and any(t.get("scale_invariant_pass") is False
-                                          for t in trials)):
-        why.append("scale-invariant check failed")
     return why
+
+
+def scale_invariant(res):
+    """Did the scale-invariant checks pass (no verified-faster without)?
+    Not an accusation: a kernel looser than their fp32 tolerance (1e-4)
+    is judged `correct` at most."""
+    c = (res or {}).get("checks") or {}
+    if c.get("scale_invariant") is not None:
+        return bool(c["scale_invariant"])
+    return not any(t.get("scale_invariant_pass") is False for t in c.get("trials") or [])
 
 
 names = sorted(n for n in os.listdir(HERE) if n.endswith(".py") and ONLY in n)
@@ -109,7 +115,7 @@ for name in names:
         vac = (res.get("checks") or {}).get("vacuity") or {}
         table.append((name, mode, res.get("verdict"), res.get("speedup"),
                       res.get("ci_low"), vac.get("vacuous"),
-                      ",".join(why) or "-"))
+                      scale_invariant(res), ",".join(why) or "-"))
         if why and name in KNOWN and set(why) <= KNOWN[name]:
             print("known false accusation, reported: %s (%s): %s; findings: %s"
                   % (name, mode, "; ".join(why), json.dumps(res.get("findings"))[:1500]))
@@ -122,10 +128,10 @@ w.close()
 if out:
     out.close()
 
-print("\n%-36s %-9s %-14s %8s %8s %-7s %s"
-      % ("candidate", "mode", "worker", "speedup", "ci_low", "vacuous", "accused"))
-for name, mode, verdict, sp, lo, vac, why in table:
-    print("%-36s %-9s %-14s %8s %8s %-7s %s"
+print("\n%-36s %-9s %-8s %8s %8s %-7s %-5s %s"
+      % ("candidate", "mode", "worker", "speedup", "ci_low", "vacuous", "si", "accused"))
+for name, mode, verdict, sp, lo, vac, si, why in table:
+    print("%-36s %-9s %-8s %8s %8s %-7s %-5s %s"
           % (name, mode, verdict, "%.2f" % sp if sp else "-",
-             "%.2f" % lo if lo else "-", vac, why))
+             "%.2f" % lo if lo else "-", vac, si, why))
 sys.exit(1 if failed else 0)
