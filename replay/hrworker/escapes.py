@@ -130,7 +130,7 @@ def judge_pass(torch, ref, cand_out, inputs, flags_before, rep, cuda):
         laps.lap("reference_fp32_fp64")
     res = precision_check(torch, cand_out, ref32, ref64, flags_before, rep["flags_at_call"],
                           profile={"reduced": red},
-                          baseline_reduced=(ref_prof or {}).get("reduced"))
+                          baseline_reduced=(ref_prof or {}).get("reduced"), inputs=inputs)
     laps.lap("precision_check")
     res["reference_profiled"] = ref_prof is not None
     res["seconds"] = secs

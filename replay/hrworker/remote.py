@@ -696,6 +696,14 @@ class CandidateProcess:
         floor judges it (fastest_call)."""
         return fastest_call(self.walls[first:end], self.ways[first:end], self.cal)
 
+    def resolution_ms(self):
+        """How far a call's handshake may fall under the least one its
+        way's calls of nothing showed: the spread from that least to their
+        lower quartile (the calibration's overhead_ms), the largest over
+        the ways; a call of less work than this the judge's reading does
+        not resolve (fastest_call may read it 0)."""
+        return max((c["overhead_ms"] - c["least_ms"] for c in self.cal.values()), default=0.0)
+
     def time_one(self, args, flush, sync_before, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
         on CUDA behind the launch cover (COVER_CYCLES: the calibration of

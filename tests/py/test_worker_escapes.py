@@ -260,6 +260,27 @@ def precision_tests():
     check(r["findings"] == [] and r["candidate_err"] < r["limit"],
           "an fp32 matmul summed in another order is not (error %.3g, limit %.3g)"
           % (r["candidate_err"], r["limit"]))
+    # A mean of a ramp's 2^21 terms added in sequence with one float
+    # accumulator (numpy's cumsum), as a plain C loop adds it: fp32 all
+    # through, its error far beyond torch's pairwise sum's and 2^-16 (a
+    # downgrade without the inputs), within what sequential adding loses.
+    import numpy as np
+    x = torch.linspace(0, 1, 1 << 21) + torch.rand(1 << 21, generator=g) * 1e-3   # a ramp
+    seq = torch.tensor(np.cumsum(x.numpy(), dtype=np.float32)[-1] / np.float32(x.numel()))
+    m32, m64 = x.mean(), x.double().mean()
+    r = precision.precision_check(torch, seq, m32, m64, {}, {}, inputs=[x])
+    plain = precision.precision_check(torch, seq, m32, m64, {}, {})
+    check(r["findings"] == [] and r["sequential_sum_allowance"] > r["candidate_err"]
+          and r["candidate_err"] > 32 * r["reference_err"] and plain["findings"],
+          "a mean added in sequence in fp32 is no downgrade: its error %.3g is %.0fx torch's, "
+          "within the sequential-sum allowance %.3g of 2^21 terms (without the inputs, limit "
+          "%.3g: %s)" % (r["candidate_err"], r["candidate_err"] / max(r["reference_err"], 1e-30),
+                         r["sequential_sum_allowance"], plain["limit"],
+                         [f["id"] for f in plain["findings"]]))
+    check(precision.fp32_allowance(torch, [a, b], ref32) < 2 ** -16
+          and precision.fp32_allowance(torch, [x], m32) == precision.SUM_CAP,
+          "the allowance: a 256x1024 @ 1024x256 matmul's inputs over its output, 8 terms "
+          "(%.3g); a mean of 2^21, capped at 2^-7" % precision.fp32_allowance(torch, [a, b], ref32))
     r = precision.precision_check(torch, torch.zeros_like(ref32), ref32, ref64, {}, {})
     check(r["applicable"] and not r["findings"] and r.get("beyond_precision"),
           "zeros are a wrong output, not a precision downgrade: %s" % r.get("beyond_precision"))
