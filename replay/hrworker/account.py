@@ -205,6 +205,7 @@ class Family:
         self.processes = 1
         self.cost_ns, self.reads = 0, 0     # what reading took (the judge's time)
         self.cgroup, self.cg_fd, self.cg_line = None, None, None    # count_cgroup
+        self.cg_freeze = None       # (cgroup.freeze for writing, cgroup.events)
         self.cg_mark = None         # (cgroup, clocks, wall) at arm(True)
         self.unseen = None          # what arm(False) found of the cgroup's CPU
         try:
@@ -232,6 +233,17 @@ class Family:
             self.cg_line = cgroup_line(self.root)   # as the kernel names it to this process
         except (OSError, ValueError):
             self.close_cgroup()
+            return
+        # Its freezer, opened now: the judge's own sandbox (Landlock, the
+        # audit hook) refuses it a write outside its folders later
+        # (quiet.Quiet.freeze).
+        try:
+            self.cg_freeze = (os.open(os.path.join(path, "cgroup.freeze"),
+                                      os.O_WRONLY | os.O_CLOEXEC),
+                              os.open(os.path.join(path, "cgroup.events"),
+                                      os.O_RDONLY | os.O_CLOEXEC))
+        except OSError:
+            self.cg_freeze = None
 
     def cg_read(self):
         """The cgroup's CPU time so far (cpu.stat usage_usec), ns; None
@@ -246,7 +258,9 @@ class Family:
     def close_cgroup(self):
         if self.cg_fd is not None:
             os.close(self.cg_fd)
-        self.cg_fd = self.cgroup = None
+        for fd in self.cg_freeze or ():
+            os.close(fd)
+        self.cg_fd = self.cgroup = self.cg_freeze = None
 
     def outside_cgroup(self):
         """The family's processes that are not in its cgroup (their

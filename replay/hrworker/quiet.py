@@ -6,6 +6,9 @@ process of the candidate's family (account.Family.pids: the candidate
 process, what it forked, orphans it left at the worker), and continues
 (SIGCONT) them after it; a process that was stopped already (every
 thread's state T: a candidate's own helper it stopped) is left stopped.
+Where the family has a cgroup of its own (account.Family.count_cgroup),
+the stopped family's cgroup is frozen too for the call (freeze): no
+SIGCONT, a timer's of its own included, runs a frozen process.
 A process is stopped once every thread of it is (Family.thread_states):
 its first thread shows stopped while another still runs to its own
 stop, and shows a zombie once it exited while the others run.  A stopped
@@ -221,9 +224,11 @@ class Quiet:
         self.rec["stops"] += 1
         self.rec["processes_max"] = max(self.rec["processes_max"], len(pids))
         self.rec["stop_us_total"] += (t1 - t0) / 1e3
+        frozen = False
         try:
             if self.cuda and self.buf is not None:
                 self.settle()
+            frozen = self.freeze(True)
             # the account: its CPU across the call is a stop undone, where
             # every process was seen stopped (else the reference's budget
             # counts it, as without stops); and so is any of it that ran
@@ -238,6 +243,8 @@ class Quiet:
                     if ran:
                         self.family.held_ran(ran)
         finally:
+            if frozen:
+                self.freeze(False)
             self.cont(pids)
             # the windows outside the calls leave out the time it was
             # stopped for (from the last process seen stopped), where every
@@ -245,6 +252,33 @@ class Quiet:
             # the whole wall
             if whole:
                 self.family.paused_ns += time.perf_counter_ns() - t1
+
+    def freeze(self, on):
+        """The family's cgroup (account.Family.count_cgroup) frozen (on)
+        or thawed, where it has one: a frozen process runs for no SIGCONT
+        (a POSIX timer's undoing the stop, a chain of children each
+        continued by its own) and forks nothing.  Frozen once its
+        cgroup.events says so, within STOP_WAIT_S (its processes are
+        stopped already: about 0.1 ms); True where it froze."""
+        fds = getattr(self.family, "cg_freeze", None)
+        if not fds:
+            return False
+        try:
+            os.pwrite(fds[0], b"1" if on else b"0", 0)
+            if not on:
+                return False
+            deadline = time.monotonic() + STOP_WAIT_S
+            while True:
+                if b"frozen 1" in os.pread(fds[1], 256, 0):
+                    self.rec["frozen"] = self.rec.get("frozen", 0) + 1
+                    return True
+                if time.monotonic() > deadline:
+                    self.rec["freeze_timeouts"] = self.rec.get("freeze_timeouts", 0) + 1
+                    return True         # asked: thawed after the call all the same
+                time.sleep(0)
+        except OSError as e:
+            self.rec["freeze_error"] = str(e)[:200]
+            return False
 
     def settle(self):
         """Wait for a quiet GPU (the family stopped); past QUIET_WAIT_S

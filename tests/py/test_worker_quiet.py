@@ -372,7 +372,49 @@ def undone_quietly():
         os.waitpid(pid, 0)
 
 
+def frozen_too():
+    """Where the family has a cgroup of its own, the stop freezes it as
+    well: a spinner continued by another (a SIGCONT inside the judge's
+    call) runs no further, and thaws and runs again after the call."""
+    from hrworker.jail import JobCgroups
+    cgs = JobCgroups.off("test")
+    pid = os.fork()
+    if pid == 0:
+        spin_forever()
+    where, why = cgs.enter_candidate("quiet-test", [pid])
+    if where is None:
+        print("note: no cgroup here (%s): the freeze is not checked" % why)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return
+    fam = Family(pid, judge=-1, parent=os.getpid())
+    fam.count_cgroup(where)
+    q = Quiet(fam, None, False)
+    seen = {}
+
+    def reference():
+        os.kill(pid, signal.SIGCONT)
+        before = cpu_ns([pid])
+        time.sleep(0.05)
+        seen["cpu_ms"] = (cpu_ns([pid]) - before) / 1e6
+    try:
+        q.around(reference)
+        time.sleep(0.05)
+        rec = q.summary()
+        check(rec.get("frozen") == 1 and seen["cpu_ms"] < 1 and state(pid) == "R",
+              "a family in its own cgroup is frozen with the stop: continued inside the call, "
+              "a spinner ran %.3f ms of 50 ms, and runs again after (%s, %s)"
+              % (seen["cpu_ms"], state(pid), rec))
+    finally:
+        q.close()
+        fam.close()
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        cgs.remove("quiet-test")
+
+
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+frozen_too()
 undone_quietly()
 first_thread_gone()
 stop_not_seen()
