@@ -83,6 +83,7 @@ class Quiet:
         self.buf = None
         self.calm_ns = None
         self.rec = {"stops": 0, "processes_max": 0, "left_stopped": 0, "stop_us_total": 0.0,
+                    "hold_us_total": 0.0,   # the freeze and the marks, before and after each call
                     "probes": 0, "busy_probes": 0, "waits": 0, "wait_ms_total": 0.0,
                     "wait_ms_max": 0.0}
 
@@ -228,20 +229,24 @@ class Quiet:
         try:
             if self.cuda and self.buf is not None:
                 self.settle()
+            h0 = time.perf_counter_ns()
             frozen = self.freeze(True)
             # the account: its CPU across the call is a stop undone, where
             # every process was seen stopped (else the reference's budget
             # counts it, as without stops); and so is any of it that ran
             marks = self.family.marks() if whole else None
             self.family.held = whole
+            self.rec["hold_us_total"] += (time.perf_counter_ns() - h0) / 1e3
             try:
                 return fn()
             finally:
                 self.family.held = False
+                h0 = time.perf_counter_ns()
                 if marks is not None:
                     ran = self.family.ran_since(marks)
                     if ran:
                         self.family.held_ran(ran)
+                self.rec["hold_us_total"] += (time.perf_counter_ns() - h0) / 1e3
         finally:
             if frozen:
                 self.freeze(False)
@@ -307,6 +312,7 @@ class Quiet:
     def summary(self):
         """checks.quiet."""
         r = dict(self.rec, stop_us_total=round(self.rec["stop_us_total"], 1),
+                 hold_us_total=round(self.rec["hold_us_total"], 1),
                  wait_ms_total=round(self.rec["wait_ms_total"], 3),
                  wait_ms_max=round(self.rec["wait_ms_max"], 3))
         if self.cuda:

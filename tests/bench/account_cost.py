@@ -5,7 +5,8 @@ robust rounds, N runs each, with both and without them (a worker with
 HEADROOM_ACCOUNT=0 and HEADROOM_QUIET=0), jobs interleaved; the job's
 wall is the sum of its phase seconds.  Also their own time (the
 account's reads, checks.background.reads_ms; the stops, checks.quiet.
-stop_us_total, and on a GPU the quiet probes, counted at the calm probe's
+stop_us_total, and the freeze and marks around each stopped call,
+hold_us_total; on a GPU the quiet probes, counted at the calm probe's
 time each) and the handshake's calibration (checks.timing_channel.
 calibration_seconds).  Not a test:
 $PYTHON tests/bench/account_cost.py [N]."""
@@ -37,6 +38,7 @@ for i in range(N):
                 cal = r["checks"].get("timing_channel", {}).get("calibration_seconds", 0)
                 q = r["checks"].get("quiet") or {}
                 own = (bg.get("reads_ms", 0) / 1e3 + q.get("stop_us_total", 0) / 1e6
+                       + q.get("hold_us_total", 0) / 1e6
                        + q.get("probes", 0) * q.get("calm_probe_us", 0) / 1e6)
                 walls.setdefault((cf, mode, k), []).append(
                     (sum(ph.values()), own, cal, r.get("speedup")))
