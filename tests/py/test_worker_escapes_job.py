@@ -157,7 +157,10 @@ def cpu_cases(w):
                     "correctness.side_effects", "correctness.audit_calls", "timing.floor",
                     "escapes.pass", "correctness.vacuity", "correctness.distribution"}
         sums = {k: sum(v for n, v in parts.items() if n.split(".")[0] == k) for k in au}
-        check(set(parts) == want and all(abs(sums[k] - au[k]) < 1e-3 for k in au),
+        # timing.confirm_clock runs only where the clocks disagreed on the
+        # timed calls (a hiccup of the host, Job.confirm_clock)
+        check(set(parts) - {"timing.confirm_clock"} == want
+              and all(abs(sums[k] - au[k]) < 1e-3 for k in au),
               "%s: the audit's seconds by check add up to its seconds by part (%s; %s)"
               % (mode, sorted(parts), au))
         _, res = w.run(PROBLEM, CACHED_OWN, **kw)
