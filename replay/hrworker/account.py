@@ -347,26 +347,16 @@ class Family:
         lists under pid (a stopped process is one whose threads all are:
         its first thread shows stopped while another still runs to its
         own stop, or has exited and shows a zombie while the others run);
-        None once it is gone.  The listing is of that process: its stat
-        file still reads after it (a pid is not reused while its process
-        is)."""
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            return None
-        out = []
-        for tid in tids:
-            try:
-                with open("/proc/%d/task/%s/stat" % (pid, tid), "rb") as f:
-                    out.append(stat_fields(f.read())[0])
-            except (OSError, IndexError):
-                continue        # ended meanwhile
-        return out if self.state(pid) is not None else None
+        None once it is gone (thread_runs, without the run counts)."""
+        threads = self.thread_runs(pid, runs=False)
+        return None if threads is None else [st for st, _ in threads.values()]
 
-    def thread_runs(self, pid):
+    def thread_runs(self, pid, runs=True):
         """{tid: (state letter, times scheduled)} of the process the family
-        lists under pid (the count from schedstat, None where the kernel
-        keeps none), or None once it is gone (as thread_states)."""
+        lists under pid (the count from schedstat; None where the kernel
+        keeps none, or not asked: runs), or None once it is gone.  The
+        listing is of that process: its stat file still reads after it (a
+        pid is not reused while its process is)."""
         try:
             tids = os.listdir("/proc/%d/task" % pid)
         except OSError:
@@ -379,12 +369,14 @@ class Family:
                     st = stat_fields(f.read())[0]
             except (OSError, IndexError):
                 continue        # ended meanwhile
-            try:
-                with open(base + "schedstat", "rb") as f:
-                    runs = int(f.read().split()[2])
-            except (OSError, ValueError, IndexError):
-                runs = None
-            out[int(tid)] = (st, runs)
+            n = None
+            if runs:
+                try:
+                    with open(base + "schedstat", "rb") as f:
+                        n = int(f.read().split()[2])
+                except (OSError, ValueError, IndexError):
+                    pass
+            out[int(tid)] = (st, n)
         return out if self.state(pid) is not None else None
 
     def marks(self):

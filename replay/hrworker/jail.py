@@ -275,6 +275,7 @@ class JobCgroups:
     def __init__(self):
         self.where, self.why = None, None
         self.owner = os.getpid()    # the worker: jobs' cgroups are named by it
+        self.v2 = cgroup2_mount()   # read once: every job's candidate cgroup is under it
         try:
             with open(os.path.join(CGROUP_ROOT, "cgroup.controllers")) as f:
                 avail = f.read().split()
@@ -303,7 +304,7 @@ class JobCgroups:
     @classmethod
     def off(cls, why):
         c = cls.__new__(cls)
-        c.where, c.why, c.owner = None, why, os.getpid()
+        c.where, c.why, c.owner, c.v2 = None, why, os.getpid(), cgroup2_mount()
         return c
 
     def describe(self):
@@ -325,7 +326,7 @@ class JobCgroups:
         hierarchy."""
         if self.where is not None:
             return os.path.join(self.path(job), "candidate")
-        mount = cgroup2_mount()
+        mount = self.v2
         if mount is None:
             return None
         return os.path.join(mount, "headroom", "w%d-job-%s" % (self.owner, job))
@@ -403,7 +404,7 @@ class JobCgroups:
         the cgroups removed; how many.  A live pid's are left, whoever
         has it now."""
         n = 0
-        mount = cgroup2_mount()
+        mount = self.v2
         for top in {self.where, mount and os.path.join(mount, "headroom")}:
             try:
                 names = os.listdir(top) if top else []
