@@ -147,9 +147,9 @@ class Poison:
     output (bits).  CPU: c10's allocator fills each new allocation while
     the flag FLAGS_caffe2_cpu_allocator_do_junk_fill is set (libc10's
     exported flag, through ctypes).  CUDA: the caching allocator's free
-    blocks, and one block twice the output's size, are allocated, filled
-    and freed again, so that the candidate's next allocations hand out
-    poisoned memory.  available is False (and why says why) where neither
+    blocks (after empty_cache: those of segments in use) and one block
+    twice the output's size are allocated, filled and freed again, so
+    that the candidate's next allocations hand out poisoned memory.  available is False (and why says why) where neither
     can be done."""
 
     def __init__(self, torch, cuda, device):
@@ -177,6 +177,12 @@ class Poison:
         """Before the call (CUDA: poison what the allocator holds free)."""
         if self.cuda:
             t = self.torch
+            # What the allocator holds free whole goes back first: otherwise
+            # each fill's new block joined the cache's free blocks that the
+            # next fill fills again (a 1.6 G-element output's 12 GiB a call:
+            # 48 GiB held by the fourth robust trial, and the candidate's
+            # call ran out of an 80 GB GPU's memory).
+            t.cuda.empty_cache()
             sizes = [2 * out_bytes]
             for seg in t.cuda.memory_snapshot():
                 if seg.get("device") != self.device.index and self.device.index is not None:

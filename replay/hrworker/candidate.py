@@ -413,10 +413,20 @@ class Candidate:
         self.timing.l2_found, self.timing.l2_calls = None, 0
         return {"t": "calibrated"}
 
+    def op_trim(self, req, args):
+        """The device memory this process's allocator keeps cached goes
+        back to the driver (checks.Checks.trim: between a job's parts)."""
+        t = self.torch
+        if self.ctx.cuda:
+            t.cuda.empty_cache()
+            return {"t": "trimmed", "reserved": int(t.cuda.memory_reserved())}
+        return {"t": "trimmed", "reserved": 0}
+
     OPS = {"call": op_call, "fetch": op_fetch, "time_one": op_time_one,
            "kb_loop": op_kb_loop, "run": op_run, "draw": op_draw,
            "fetch_draw": op_fetch_draw, "escapes": op_escapes,
-           "calibrate": op_calibrate, "set_parameters": op_set_parameters}
+           "calibrate": op_calibrate, "set_parameters": op_set_parameters,
+           "trim": op_trim}
 
     def reply(self, rep):
         """Every reply says what the process saw of itself: the harness's

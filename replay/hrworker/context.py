@@ -4,12 +4,21 @@ version, precision, tolerance, seed, device), the result being built, and
 the operations every stage does alike (seeding, syncing, placing tensors
 and models as the harness does); and how a problem's code is executed
 (problem_namespace), for the job and the keeper alike."""
+import os
 from types import ModuleType
 from typing import Any
 
 from hrworker import vocab
 from hrworker.protocol import JobMessage, Record, Result
 from hrworker.state import WorkerState
+
+# The share of the device's memory (the host's on the CPU) a job's judge
+# holds beyond the harness's own tensors, for sets of its own: input sets
+# drawn on the device and kept (inputs.InputSets.device_kept), the fresh
+# sets the audit times at once (timing.Timing.fresh_timing).  The harness
+# holds one set, its output and the candidate's; on a 1.6 G-element problem
+# each is 6 GiB, and seven fresh sets with their outputs would not fit.
+HOLD_SHARE = 0.1
 
 
 # KernelBench tolerance by harness version and precision (eval.py
@@ -78,6 +87,13 @@ class JobContext:
     def sync(self) -> None:
         if self.cuda:
             self.torch.cuda.synchronize(device=self.device)
+
+    def memory_total(self) -> int:
+        """The job's device's memory in bytes (the host's on the CPU): what
+        the audit's own copies are sized against (HOLD_SHARE)."""
+        if self.cuda:
+            return int(self.torch.cuda.get_device_properties(self.device).total_memory)
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
     def set_seed(self, s: int) -> None:
         self.torch.manual_seed(s)

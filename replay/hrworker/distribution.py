@@ -231,6 +231,8 @@ class Distribution:
         described = [describe(t, x) for x in base]
         for name in TRANSFORMS:
             got = rec["transforms"][name] = {}
+            # The last transform's tensors go before this one's come.
+            inputs = out = out_new = both = None
             inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
             if any(x is None for x in inputs):
                 got["skipped"] = "no input of this problem allows it (domain kept)"
@@ -252,9 +254,10 @@ class Distribution:
                 got.update({"pass": False, "error": "output shape or type differs"})
                 failing.append({"transform": name, "error": got["error"]})
                 continue
+            both = None
             if self.fails(inputs, out, out_new, base_ok, base_err, got):
                 failing.append({"transform": name, "normwise_rel_err": got["normwise_rel_err"],
                                 "base_normwise_rel_err": base_err})
-            del out, out_new, both
+        inputs = out = out_new = both = None
         rec["failing"] = [f["transform"] for f in failing]
         return rec, failing

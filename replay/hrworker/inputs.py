@@ -12,6 +12,7 @@ import time
 
 from hrworker import vocab
 from hrworker.audit import describe
+from hrworker.context import HOLD_SHARE
 from hrworker.util import exc_text
 from hrworker.loan import borrow, read_recipe
 
@@ -32,6 +33,8 @@ class InputSets:
         self.clean = {}         # seed -> the timed sets' descriptions, drawn before any candidate code
         self.in_namespace = False   # drawn again in the candidate's namespace (redraw_in_namespace)
         self.remote = None      # there: the candidate process (remote.CandidateProcess)
+        self.device_bytes = 0   # bytes of the sets kept on the device (device_kept)
+        self.host_copies = 0    # device-drawn sets kept on the host instead
         # Every set handed out goes through share: on a CPU job with a
         # candidate process, into memory that process maps (the judge's
         # tensor is the shared one, so the check sees what the candidate
@@ -206,18 +209,40 @@ class InputSets:
             # Saved: mapped (in memory when the keeper took it at once).
             # Not: in memory; with no room the rest are drawn late.
             got = self.mapped(path) if fits else None
+            if got is None and not on_cpu:
+                raw = self.device_kept(raw, size)
             self.draws[s] = got if got is not None else (raw, state, cuda_state)
             late = not fits and on_cpu
         self.checks["input_cache"] = {"sets": len(self.draws), "hits": hits,
                                       "drawn_late": sum(v is None for v in self.draws.values()),
                                       "device_held": len(lent),
                                       "fast_draws": self.fast_draws}
+        if self.host_copies:    # device draws kept on the host (device_kept)
+            self.checks["input_cache"]["host_copies"] = self.host_copies
         if secs:            # the keeper's loan: where its time went (borrow)
             self.checks["input_cache"]["borrow_seconds"] = secs
         if keeper_drew:     # sets the keeper drew from the recipe: when
             self.checks["input_cache"]["keeper_drew"] = sorted(keeper_drew)
         self.describe_clean()
         self.restore_rng(before)
+
+    def device_kept(self, raw, size):
+        """A set the problem's get_inputs drew on the device, kept for
+        its trial: on the device while the job's sets kept there stay
+        within context.HOLD_SHARE of the device's memory, else
+        copied to the host (fresh_inputs places it again: the same
+        values).  The harness holds one set at a time; a job's six or
+        more sets of a multi-GB problem held on the device would leave
+        the candidate less than the harness left it."""
+        t = self.torch
+        if not self.cuda:
+            return raw
+        if self.device_bytes + size <= HOLD_SHARE * self.ctx.memory_total():
+            self.device_bytes += size
+            return raw
+        self.host_copies += 1
+        return [x.cpu() if isinstance(x, t.Tensor) and x.device.type != "cpu" else x
+                for x in raw]
 
     def predraw(self):
         """A build worker's part of draw_all (message field "draw"): save

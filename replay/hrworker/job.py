@@ -176,7 +176,10 @@ class Job:
         mem = self.checks["memory"] = memory_note(self.torch)
         mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"))
         if self.m.get("alone"):
+            # Alone, the audit's own calls are still the judge's: the
+            # caller makes that failed:tool (tool_failed_audit).
             mem["attribution"] = "ran out alone: the %s's" % (
+                "judge's audit" if where == "audit" else
                 "reference" if self.result.get("verdict") == vocab.PV_PROBLEM_ERROR else "candidate")
             return False
         self.tool_failure("out of device memory while headroom held memory of its own "
@@ -317,6 +320,7 @@ class Job:
             self.tampered("correctness")
         if not self.result["correct"]:
             return
+        checks.trim()
         self.phase(vocab.PH_TIMING)
         timing = Timing(c, ref, new, self.sets, checks)
         timing.clocks = timing.clock_sampler()
@@ -347,6 +351,7 @@ class Job:
         if self.result.get("phase") != vocab.PH_AUDIT:
             self.phase(vocab.PH_AUDIT)
         if self.result.get("runtime_ms") is not None:
+            checks.trim()
             self.escapes(ref, new, timing)
         self.redraw(checks)
         self.clock_check()

@@ -485,6 +485,12 @@ class CandidateProcess:
         self.request("set_parameters", values, names=list(names))
         return self.reply("parameters_set")
 
+    def trim(self):
+        """The candidate process's cached device memory back to the
+        driver (candidate.Candidate.op_trim); the reply's reserved bytes."""
+        self.request("trim")
+        return self.reply("trimmed")
+
     def sync_inputs(self):
         """The judge's writes to what it shares are done before the candidate
         process reads them (another process, another stream)."""

@@ -10,6 +10,7 @@ from hrworker import vocab
 from hrworker import distribution, nvml
 from hrworker.audit import (FLOOR_TRIES, add_finding, copy_bandwidth, copy_bytes, describe, fingerprint,
                             floor_margin, floor_ms, spent)
+from hrworker.context import HOLD_SHARE
 from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
 from hrworker.protocol import COVER_CYCLES
@@ -270,6 +271,7 @@ class Timing:
         fastest = self.fastest(mark + how["discard_first"], cand_times)
         ref_inputs = self.fresh_inputs(self.seed)
         ref_times, _ = self.sampled(lambda: self.kb_loop(self.ref, ref_inputs))
+        ref_inputs = None      # one set held through the audit below
         if self.clocks is not None:
             # The harness dropped nothing: the clocks are recorded, one
             # sample pair around each loop (candidate's, then reference's).
@@ -324,7 +326,6 @@ class Timing:
         t, m = self.torch, self.m
         rounds = max(2, int(m.get("robust_rounds", 30)))
         rng = np.random.default_rng(self.seed + 1)
-        pool = [self.fresh_inputs(s) for s in self.sets.pool_seeds]
         flush = self.flush_bytes(True)
         # The candidate's calls wait behind the launch cover its process
         # is asked for (CandidateProcess.time_one); the reference's the same.
@@ -332,13 +333,18 @@ class Timing:
         seeds = [int(x) for x in rng.integers(0, 2**31 - 1, size=rounds + 1)]
         fails, prints = [], {}
         with t.no_grad():
-            for fn in (self.ref, self.new):       # warm-up, one call per input set
-                for inp in pool:
+            # Warm-up, one call of each per input set of the pool, one set
+            # held at a time (the harness holds one; a pool of eight 6 GiB
+            # sets at once would not leave the candidate its memory).
+            for i, s in enumerate(self.sets.pool_seeds):
+                inp = self.fresh_inputs(s)
+                if i == 0:
+                    self.checks["inputs"] = {"timed": describe(t, inp),
+                                             "timed_seed": s}
+                for fn in (self.ref, self.new):
                     self.warm(fn, inp)
+                del inp
             self.sync()
-            self.checks["inputs"] = {"timed": describe(t, pool[0]),
-                                     "timed_seed": self.sets.pool_seeds[0]}
-            del pool
             ref_t, new_t = [], []
             mark = self.timed_mark()
             for r in range(rounds):
@@ -535,8 +541,15 @@ class Timing:
         kernel's time as it was).  The least, not the median: a loaded
         host only adds time, and on the 2-core development machine under
         load medians of honest calls differed tenfold.  Returns both
-        (ms)."""
+        (ms).  Fewer sets where n of them and their outputs would hold
+        more than context.HOLD_SHARE of the memory (at least one: its
+        address differs from the repeated inputs', which stay held);
+        checks.timing.fresh_sets says how many."""
+        t = self.torch
         flush = self.flush_bytes(True)
+        set_bytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, t.Tensor))
+        n = max(1, min(n, int(HOLD_SHARE * self.ctx.memory_total()) // max(1, 2 * set_bytes)))
+        self.checks.setdefault("timing", {})["fresh_sets"] = n
         sets = [self.sets.fresh_content(self.seed + 2 + i) for i in range(n)]
         outs, fresh, repeated = [], [], []
         for inp in sets:
