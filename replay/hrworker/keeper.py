@@ -48,6 +48,17 @@ def fingerprint(torch, xs):
     return out
 
 
+# A job of a problem whose input sets are S bytes each needs about
+# FOOTPRINT_SETS x S of device memory beside what the keeper lends it: in
+# the judge a trial's inputs, robust's clone of them, the reference's output
+# and the buffer the candidate's output comes back in; in the candidate
+# process its output and the poison fill's block of twice that; one more
+# for kernels' temporaries.  The keeper holds no more than leaves that and
+# FOOTPRINT_SLACK (the processes' CUDA contexts) free (Keeper.room).
+FOOTPRINT_SETS = 8
+FOOTPRINT_SLACK = 2 << 30
+
+
 class Keeper:
     """The worker's second child: the inputs directory's sets, held in device
     memory (CUDA; shared memory on the CPU) and lent to the jobs.
@@ -73,6 +84,7 @@ class Keeper:
         self.lent = {}       # reply socket -> names lent through it
         self.sizes = {}      # name -> bytes of a file loaded once (held or not)
         self.used = 0
+        self.total = 0       # the device's memory in bytes (CUDA; 0: no footprint rule)
         self.take = cfg.take_inputs
         self.stage = None    # to_device's pinned buffers, stream and events
         self.recipes = {}    # inputs key -> its recipe, read once (Keeper.recipe)
@@ -101,10 +113,24 @@ class Keeper:
                 self.cfg.rand.threads = 1
         if self.cuda:
             self.pin_on_threads()
+        if self.cuda:
+            self.total = int(t.cuda.get_device_properties(self.device).total_memory)
         budget = self.budget_mb
         if budget == "auto":
-            budget = int(0.45 * t.cuda.get_device_properties(self.device).total_memory) >> 20
+            budget = int(0.45 * self.total) >> 20
         self.budget = budget << 20
+
+    def room(self, size):
+        """The bytes the keeper may hold, a set of size bytes among its
+        sets: its budget, less where the largest set's job would not be
+        left its footprint (FOOTPRINT_SETS such sets and FOOTPRINT_SLACK).
+        On an 80 GB GPU a problem of 6.4 GB sets is held four at a time,
+        not the 45 % budget's five or six, and its jobs' first attempts ran
+        out of memory beside them."""
+        if not self.total:
+            return self.budget
+        big = max([size] + [h["bytes"] for h in self.held.values()])
+        return max(0, min(self.budget, self.total - FOOTPRINT_SETS * big - FOOTPRINT_SLACK))
 
     def pin_on_threads(self):
         """torch's pinned blocks for the keeper's draws (FastRand.pin) by
@@ -144,9 +170,9 @@ class Keeper:
         busy, names = self.lent_now(), self.listing()
         old = sorted((h["last"], n) for n, h in self.held.items()
                      if n[:16] != name[:16] and n not in busy and not self.taken(n, names))
-        while self.used + size > self.budget and old:
+        while self.used + size > self.room(size) and old:
             self.drop(old.pop(0)[1])
-        return self.used + size <= self.budget
+        return self.used + size <= self.room(size)
 
     def load(self, name, need=False):
         """Hold the set in file name (the caller checked it is not held);
@@ -224,7 +250,7 @@ class Keeper:
         its draw left, when it fits the budget (need: other problems' sets
         make room).  info says how it came (checks.input_cache)."""
         t = self.t
-        if self.used + size > self.budget and not (need and self.make_room(name, size)):
+        if self.used + size > self.room(size) and not (need and self.make_room(name, size)):
             return False
         held = []
         for x in raw:
@@ -336,7 +362,7 @@ class Keeper:
         # Not held, and not known to be too large for the room left (a
         # file that did not fit is not opened again every tick).
         new = [n for n in files if n not in self.held and
-               self.used + self.sizes.get(n, 0) <= self.budget]
+               self.used + self.sizes.get(n, 0) <= self.room(self.sizes.get(n, 0))]
         for n in sorted(new, key=self.mtime):
             try:
                 if self.load(n):
@@ -362,7 +388,7 @@ class Keeper:
                 if name in self.held:
                     continue
                 est = self.sizes.get(name, max(known, default=0))
-                if self.used + est > self.budget:
+                if self.used + est > self.room(est):
                     return False       # no room: later problems wait their turn
                 try:
                     return self.draw(name)
