@@ -104,6 +104,8 @@ struct sched {
 	unsigned char *alone;      /* out of device memory while the tool held
 				      some: run again alone (Job.out_of_memory) */
 	cJSON **build_stage;       /* the build worker's "build" object */
+	cJSON **first_memory;      /* the attempt before the alone one: its
+				      checks.memory (who held what) */
 	int *pj;                   /* job -> index into probs */
 	struct run_cand *cand;     /* pick_run's candidates, and their jobs */
 	int *cand_job;
@@ -318,6 +320,9 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 						"an earlier attempt ran out of "
 						"device memory while headroom held "
 						"some; this one ran alone");
+		if (checks && sc->first_memory[j])
+			cJSON_AddItemToObject(checks, "first_attempt_memory",
+					      cJSON_Duplicate(sc->first_memory[j], 1));
 		out.res = copy;
 	}
 	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
@@ -731,6 +736,11 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			 * the candidate's failure.  Once more, alone. */
 			sc->alone[j] = 1;
 			sc->dispatched[j] = 0;
+			cJSON_Delete(sc->first_memory[j]);
+			sc->first_memory[j] = cJSON_Duplicate(
+			    cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(res, "checks"),
+				"memory"), 1);
 			job_to(sc, j, JS_READY);
 		} else {
 			rc = finish(sc, j, sl, res, PV_NONE, NULL, NULL);
@@ -1160,10 +1170,12 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.retried = calloc((size_t)sc.n + 1, 1);
 	sc.alone = calloc((size_t)sc.n + 1, 1);
 	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
+	sc.first_memory = calloc((size_t)sc.n + 1, sizeof(*sc.first_memory));
 	sc.cand = calloc((size_t)sc.n + 1, sizeof(*sc.cand));
 	sc.cand_job = calloc((size_t)sc.n + 1, sizeof(*sc.cand_job));
 	if (!sc.js || !sc.built || !sc.dispatched || !sc.retried ||
-	    !sc.alone || !sc.build_stage || !sc.cand || !sc.cand_job) {
+	    !sc.alone || !sc.build_stage || !sc.first_memory || !sc.cand ||
+	    !sc.cand_job) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
 	}
@@ -1215,6 +1227,9 @@ done:
 	for (int j = 0; sc.build_stage && j < sc.n; j++)
 		cJSON_Delete(sc.build_stage[j]);
 	free(sc.build_stage);
+	for (int j = 0; sc.first_memory && j < sc.n; j++)
+		cJSON_Delete(sc.first_memory[j]);
+	free(sc.first_memory);
 	free(sc.cand);
 	free(sc.cand_job);
 	free(sc.pj);

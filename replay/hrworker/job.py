@@ -174,7 +174,11 @@ class Job:
         if not self.ctx.cuda or not is_oom(text):
             return False
         mem = self.checks["memory"] = memory_note(self.torch)
-        mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"))
+        mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"),
+                   # whose pids the error's "Process N has X GiB" lines name
+                   pids={"judge": os.getpid(), "keeper": getattr(self.cfg, "keeper_pid", None),
+                         "candidate": getattr(self.cand, "pid", None)},
+                   error=str(text)[:1500])
         if self.m.get("alone"):
             # Alone, the audit's own calls are still the judge's: the
             # caller makes that failed:tool (tool_failed_audit).

@@ -70,9 +70,11 @@ def fake_job(alone, verdict="runtime_error"):
                                  memory_reserved=lambda: 50 << 30)
     job = types.SimpleNamespace(
         ctx=types.SimpleNamespace(cuda=True), checks={}, m={"alone": alone},
+        cfg=types.SimpleNamespace(keeper_pid=77), cand=types.SimpleNamespace(pid=88),
         torch=types.SimpleNamespace(cuda=cuda),
         result={"verdict": verdict, "phase": "correctness", "error": OOM})
     job.tool_failure = lambda error, **extra: Job.tool_failure(job, error, **extra)
+    job.out_of_memory = lambda text, where=None: Job.out_of_memory(job, text, where)
     return job
 
 
@@ -84,6 +86,11 @@ check(made and j.result["verdict"] == "runtime_error" and j.result["error_kind"]
 check(j.checks["memory"]["judge_allocated_bytes"] == 48 << 30
       and j.checks["verdict_without_tool"] == "runtime_error",
       "the memory the judge held is recorded with the verdict it replaces")
+mem = j.checks["memory"]
+check(mem.get("pids") == {"judge": os.getpid(), "keeper": 77, "candidate": 88}
+      and "6.00 GiB" in mem.get("error", ""),
+      "the note names the pids of the judge, keeper and candidate beside the error's "
+      "per-process lines (%s)" % mem.get("pids"))
 j = fake_job(alone=True)
 check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "runtime_error"
       and "retry_alone" not in j.result and "candidate" in j.checks["memory"]["attribution"],
@@ -92,6 +99,14 @@ j = fake_job(alone=True, verdict="problem_error")
 check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "problem_error"
       and "reference" in j.checks["memory"]["attribution"],
       "the reference out of memory alone: failed:reference")
+j = fake_job(alone=True, verdict="correct")
+j.checks["audit_tool_error"] = "correctness: " + OOM
+Job.tool_failed_audit(j)
+check(j.result["verdict"] == "runtime_error" and j.result["error_kind"] == "tool"
+      and "judge's audit" in j.checks["memory"]["attribution"]
+      and "retry_alone" not in j.result,
+      "the judge's own audit out of memory alone: the tool's (failed:tool), never the "
+      "candidate's (%s)" % j.checks["memory"].get("attribution"))
 j = fake_job(alone=False)
 j.ctx.cuda = False
 check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "runtime_error",
