@@ -212,7 +212,7 @@ class Job:
         H200 the keeper outgrew its budget and left mid-run), then close
         the connection, on which the keeper checks the sets."""
         if self.sets is not None:
-            self.sets.draws = None
+            self.sets.draws = self.sets.placed = None
         if self.cand is not None:
             self.cand.close()
         gc.collect()

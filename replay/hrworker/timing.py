@@ -344,6 +344,7 @@ class Timing:
                 for fn in (self.ref, self.new):
                     self.warm(fn, inp)
                 del inp
+            self.sets.placed = None     # the timed rounds draw fresh content
             self.sync()
             ref_t, new_t = [], []
             mark = self.timed_mark()
@@ -360,6 +361,7 @@ class Timing:
                     outs[fn is self.new] = keep[0]
                 with spent(self.ctx, "timing", "round_check"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
+                outs.clear()            # the round's outputs go before the next round's
                 last = inp
             fastest = self.fastest(mark, new_t)
             self.audit_begins()
