@@ -277,6 +277,36 @@ stage_archive() {
 		--json "$OUT/archive.jsonl"
 }
 
+# Today's KernelBench sizes (tests/gpu/kb-large: level-1 problems 19-22,
+# 4096 x 393216 float32, 6 GiB a tensor), one candidate each, faithful then
+# robust on one store, each pass stopped after CAP_LARGE s (default 240);
+# then every job's verdict and memory notes (checks.memory,
+# checks.first_attempt_memory, checks.retried_alone): whether a job ran out
+# of memory the tool held, and whose.  The store as $OUT/large.db.
+stage_large() {
+	have_replay || return 3
+	local rc=0
+	rm -rf "$WORK/hr.db" "$WORK/cache" "$WORK"/scratch-* "${SCRATCH_ROOT:-$WORK}"/scratch-*
+	CAND=tests/gpu/kb-large VARIANTS=1 prepare_runs || return 1
+	replay_pass large-faithful "${CAP_LARGE:-240}" || rc=1
+	REPLAY_ARGS="--mode robust ${REPLAY_ARGS:-}" replay_pass large-robust "${CAP_LARGE:-240}" ||
+		rc=1
+	dump_jobs
+	python3 - "$OUT/replay-jobs.json" <<'PY'
+import json, sys
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    c = json.loads(j["checks_json"] or "{}")
+    first = c.get("first_attempt_memory") or {}
+    mem = c.get("memory") or {}
+    print("run %s P%s: %s attempts %s; first attempt: %s %s; this one: %s" % (
+        j["run_id"], j["problem_id"], j["verdict"], j["attempts"],
+        first.get("pids"), str(first.get("error", ""))[:300],
+        mem.get("attribution", "no out-of-memory")))
+PY
+	cp "$WORK/hr.db" "$OUT/large.db"
+	return $rc
+}
+
 stage_report() {
 	./headroom --db "$WORK/hr.db" ls --format json >"$OUT/replay-ls.json"
 	./headroom --db "$WORK/hr.db" ls
