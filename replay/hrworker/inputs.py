@@ -29,7 +29,7 @@ class InputSets:
         self.draws = None       # seed -> (raw, rng state, cuda state) | None (draw late)
         self.late_seed = None   # fresh_inputs: the one late set kept
         self.placed = None      # fresh_inputs: (seed, the last set placed), kept
-        self.pool_seeds = []    # robust: the timing pool's seeds
+        self.pool_seeds = []    # robust: the warm-up sets' seeds (new content, not drawn here)
         self.fast_draws = 0     # draws the rand library served (FastRand)
         self.clean = {}         # seed -> the timed sets' descriptions, drawn before any candidate code
         self.in_namespace = False   # drawn again in the candidate's namespace (redraw_in_namespace)
@@ -64,15 +64,19 @@ class InputSets:
         return os.path.join(self.cfg.inputs_dir, "%s-%d.pt" % (self.inputs_key(), seed))
 
     def input_seeds(self):
-        """Every seed s whose set_seed(s); get_inputs() the job uses: the
-        trial seeds, the robust pool, the timing seed (no repeats)."""
+        """Every seed s whose set_seed(s); get_inputs() the job draws as
+        the harness does: the trial seeds and the timing seed (no
+        repeats).  Robust's warm-up seeds (pool_seeds, robust_inputs of
+        them) are set here but not drawn: Timing.time_robust draws their
+        sets as new content (fresh_content), as its rounds' -- eight more
+        sets from the problem's CPU stream, 6 GiB each on today's largest
+        problems, each served one warm-up call."""
         seeds = self.trial_seeds()
         if self.mode == vocab.MODE_ROBUST:
             import numpy as np
             k = max(1, int(self.m.get("robust_inputs", 8)))
             self.pool_seeds = [int(x) for x in
                                np.random.default_rng(self.seed).integers(0, 2**31 - 1, size=k)]
-            seeds += self.pool_seeds
         return list(dict.fromkeys(seeds + [self.seed]))
 
     def host_inputs(self):
@@ -412,13 +416,12 @@ class InputSets:
             ic["drawn_in_candidate_namespace"] = True
 
     def describe_clean(self):
-        """The sets timing uses (the timing seed's; robust: the pool's
-        first, whose description the timing records) as the problem alone
+        """The set timing uses (the timing seed's) as the problem alone
         draws them (before candidate code ran): audit.describe of each the
         job holds, by seed.  A problem whose shapes depend on the seed (bags
         of random length) is compared seed with seed."""
         t, cast = self.torch, self.ctx.harness == "current"
-        for seed in [self.seed] + self.pool_seeds[:1]:
+        for seed in [self.seed]:
             kept = (self.draws or {}).get(seed)
             if kept is None:
                 continue

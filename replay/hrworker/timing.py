@@ -333,11 +333,12 @@ class Timing:
         seeds = [int(x) for x in rng.integers(0, 2**31 - 1, size=rounds + 1)]
         fails, prints = [], {}
         with t.no_grad():
-            # Warm-up, one call of each per input set of the pool, one set
-            # held at a time (the harness holds one; a pool of eight 6 GiB
-            # sets at once would not leave the candidate its memory).
+            # Warm-up, one call of each per set of new content of the pool's
+            # seeds (InputSets.input_seeds), one set held at a time (the
+            # harness holds one; a pool of eight 6 GiB sets at once would
+            # not leave the candidate its memory).
             for i, s in enumerate(self.sets.pool_seeds):
-                inp = self.fresh_inputs(s)
+                inp = self.sets.fresh_content(s)
                 if i == 0:
                     self.checks["inputs"] = {"timed": describe(t, inp),
                                              "timed_seed": s}
