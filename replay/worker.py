@@ -539,6 +539,13 @@ def main(argv):
         t0 = time.monotonic()
         try:
             cfg.rand = FastRand(cfg.rand_lib, torch)
+            if cfg.keeper_wanted:
+                # The run worker: its job draws what its keeper does not
+                # hold (a 6.4 GB set beyond the keeper's room, every set
+                # of a job retried alone) while build workers compile;
+                # half the CPUs, checked with them (a 1.6 G-element set
+                # on one thread: 4-6 s).
+                cfg.rand.threads = max(1, len(os.sched_getaffinity(0)) // 2)
             cfg.rand.check_forked()
         except (OSError, AttributeError) as e:
             cfg.rand, cfg.rand_error = None, "%s: %s" % (cfg.rand_lib, e)

@@ -171,8 +171,9 @@ class FastRand:
         self.pin = False         # the keeper's draws: into pinned memory
         self.between = None      # the keeper: called between chunks of a draw
         # Threads a draw may use (the library splits the stream between
-        # them: hrrand.h).  One in build workers and jobs, which draw side
-        # by side; the keeper, the one drawer of its GPU, takes every CPU.
+        # them: hrrand.h).  One in build workers' jobs, which draw side by
+        # side; half the CPUs in the run worker's jobs (worker.py); the
+        # keeper, the one drawer ahead of its GPU, takes every CPU.
         self.threads = 1
 
     def fill(self, shape, n):
