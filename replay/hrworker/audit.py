@@ -149,8 +149,8 @@ class Poison:
     exported flag, through ctypes).  CUDA: the caching allocator's free
     blocks (after empty_cache: those of segments in use) and one block
     twice the output's size are allocated, filled and freed again, so
-    that the candidate's next allocations hand out poisoned memory.  available is False (and why says why) where neither
-    can be done."""
+    that the candidate's next allocations hand out poisoned memory.
+    available is False (and why says why) where neither can be done."""
 
     def __init__(self, torch, cuda, device):
         self.torch, self.cuda, self.device = torch, cuda, device
