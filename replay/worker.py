@@ -231,7 +231,7 @@ def child(msg, cfg, proto, torch, done_fd):
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
-        os.write(done_fd, b"!")
+        os.write(done_fd, b"B" if large_teardown(cfg, torch) else b"!")
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
@@ -242,6 +242,27 @@ def child(msg, cfg, proto, torch, done_fd):
             code = 70
     finally:
         os._exit(code)
+
+
+# A job whose judge held more than this share of the device's memory at
+# once (torch.cuda.max_memory_reserved) is let tear down before the next
+# job starts (serve): its candidate process held as much again, and the
+# next job's first allocations met the memory of both still held.
+LARGE_TEARDOWN_SHARE = 0.1
+
+
+def large_teardown(cfg, torch):
+    """Did this job (a CUDA job's judge, in its child) hold device memory
+    enough that the next job should wait for its teardown?"""
+    if not cfg.device.startswith("cuda"):
+        return False
+    try:
+        if not torch.cuda.is_initialized():
+            return False
+        total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+        return torch.cuda.max_memory_reserved() > LARGE_TEARDOWN_SHARE * total
+    except Exception:       # noqa: a note for the schedule, never a failure
+        return False
 
 
 def proc_fields(pid):
@@ -366,7 +387,8 @@ def reap(cfg, keep):
 
 def job_over(pid, done_r):
     """Wait until the job's child says it answered (its byte on done_r:
-    returns None) or ends without saying so (returns its exit status).
+    returns None, or "large" when the byte says its teardown is large:
+    large_teardown) or ends without saying so (returns its exit status).
     A stray the job forked may hold done_r's other end, so the child's
     end is watched too (a pidfd; where there is none, polled)."""
     pidfd = None
@@ -380,8 +402,9 @@ def job_over(pid, done_r):
             watch = [done_r] + ([pidfd] if pidfd is not None else [])
             ready, _, _ = select.select(watch, [], [], None if pidfd is not None else 0.02)
             if done_r in ready:
-                if os.read(done_r, 1):
-                    return None
+                said = os.read(done_r, 1)
+                if said:
+                    return "large" if said == b"B" else None
                 _, status = os.waitpid(pid, 0)   # closed: the child has ended
                 return status
             got, status = os.waitpid(pid, os.WNOHANG)
@@ -409,7 +432,10 @@ def serve(msg, cfg, proto, torch):
             cfg.keeper_stopped = False
             cfg.keeper = start_keeper(cfg, torch)
         keeper_alive(cfg, torch)
-        reap(cfg, 1)    # at most one job's teardown beside the next job
+        # at most one job's teardown beside the next job; none after a
+        # job that held a tenth of the device or more (large_teardown)
+        reap(cfg, 0 if cfg.large_teardown else 1)
+    cfg.large_teardown = False
     # The child waits for one byte, so "start" is always the job's first line.
     go_r, go_w = os.pipe()
     done_r, done_w = os.pipe()
@@ -437,6 +463,8 @@ def serve(msg, cfg, proto, torch):
         os.killpg(pid, signal.SIGKILL)     # the child, when it answered; strays it forked
     except OSError:
         pass
+    if status == "large":
+        status, cfg.large_teardown = None, True
     if status is None:
         cfg.dying.append(pid)
     cfg.cgroups_left.append(msg["job"])

@@ -51,6 +51,7 @@ class WorkerState:
     keeper_conn: socket.socket | None = None   # a job's connection to the keeper (loan.py)
     job_t0: float | None = None     # when the running job's process started
     dying: list[int] = field(default_factory=list)   # answered jobs still tearing down
+    large_teardown: bool = False    # the last job's teardown is waited for (worker.serve)
     cgroups_left: list[int] = field(default_factory=list)  # jobs whose cgroup is not removed yet
 
     @classmethod
