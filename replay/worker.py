@@ -231,7 +231,7 @@ def child(msg, cfg, proto, torch, done_fd):
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
-        os.write(done_fd, b"B" if large_teardown(cfg, torch) else b"!")
+        os.write(done_fd, b"B" if large_teardown(job) else b"!")
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
@@ -251,16 +251,16 @@ def child(msg, cfg, proto, torch, done_fd):
 LARGE_TEARDOWN_SHARE = 0.1
 
 
-def large_teardown(cfg, torch):
+def large_teardown(job):
     """Did this job (a CUDA job's judge, in its child) hold device memory
     enough that the next job should wait for its teardown?"""
-    if not cfg.device.startswith("cuda"):
+    ctx = job.ctx
+    if not ctx.cuda:
         return False
     try:
-        if not torch.cuda.is_initialized():
-            return False
-        total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
-        return torch.cuda.max_memory_reserved() > LARGE_TEARDOWN_SHARE * total
+        t = ctx.torch
+        return bool(t.cuda.is_initialized() and
+                    t.cuda.max_memory_reserved() > LARGE_TEARDOWN_SHARE * ctx.memory_total())
     except Exception:       # noqa: a note for the schedule, never a failure
         return False
 

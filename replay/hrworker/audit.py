@@ -13,6 +13,8 @@ import ctypes
 import os
 import time
 
+from hrworker.util import set_bytes
+
 
 def finding(fid, **evidence):
     """A finding as a result's "findings" list holds it."""
@@ -348,7 +350,7 @@ def floor_ms(torch, inputs, bandwidth, cache_bytes=0, cuda=True):
     bandwidth.  Outputs are not counted: a cache may absorb their writes
     before the end of the timed call.  (ms, input bytes), or (None, bytes)
     without a bandwidth."""
-    nbytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor))
+    nbytes = set_bytes(torch, inputs)
     if not bandwidth:
         return None, nbytes
     return 1e3 * max(0, nbytes - cache_bytes) / (floor_margin(cuda) * bandwidth), nbytes

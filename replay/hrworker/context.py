@@ -21,6 +21,11 @@ from hrworker.state import WorkerState
 HOLD_SHARE = 0.1
 
 
+def device_memory(torch: ModuleType, device: Any) -> int:
+    """A CUDA device's memory in bytes."""
+    return int(torch.cuda.get_device_properties(device).total_memory)
+
+
 # KernelBench tolerance by harness version and precision (eval.py
 # get_tolerance_for_precision at 423217d; v0/v0.1 src/eval.py: fp32 1e-2).
 TOLERANCE: dict[str, dict[str, float]] = {
@@ -77,6 +82,7 @@ class JobContext:
         self.seed = int(msg.get("seed", 42))
         self.device = torch.device(cfg.device)
         self.cuda = self.device.type == "cuda"
+        self._memory_total: int | None = None     # memory_total, read once
         self.dtype = {"fp32": torch.float32, "fp16": torch.float16,
                       "bf16": torch.bfloat16}.get(self.precision, torch.float32)
         self.tol = TOLERANCE[self.harness].get(self.precision, 1e-4)
@@ -91,9 +97,10 @@ class JobContext:
     def memory_total(self) -> int:
         """The job's device's memory in bytes (the host's on the CPU): what
         the audit's own copies are sized against (HOLD_SHARE)."""
-        if self.cuda:
-            return int(self.torch.cuda.get_device_properties(self.device).total_memory)
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        if self._memory_total is None:
+            self._memory_total = (device_memory(self.torch, self.device) if self.cuda else
+                                  int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")))
+        return self._memory_total
 
     def set_seed(self, s: int) -> None:
         self.torch.manual_seed(s)

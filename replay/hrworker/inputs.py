@@ -13,7 +13,7 @@ import time
 from hrworker import vocab
 from hrworker.audit import describe
 from hrworker.context import HOLD_SHARE
-from hrworker.util import exc_text
+from hrworker.util import exc_text, set_bytes
 from hrworker.loan import borrow, read_recipe
 
 
@@ -103,15 +103,14 @@ class InputSets:
         t = self.torch
         if self.remote is not None:     # in the candidate's namespace, in its process
             raw, state = self.remote.draw(s)
-            size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
-            return raw, state, None, size, all(
+            return raw, state, None, set_bytes(t, raw), all(
                 not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
         self.set_seed(s)
         raw = self.host_inputs()
-        size = sum(x.numel() * x.element_size() for x in raw if isinstance(x, t.Tensor))
         on_cpu = all(not isinstance(x, t.Tensor) or x.device.type == "cpu" for x in raw)
         return (raw, t.get_rng_state(),
-                t.cuda.get_rng_state() if self.cuda and cuda_state else None, size, on_cpu)
+                t.cuda.get_rng_state() if self.cuda and cuda_state else None,
+                set_bytes(t, raw), on_cpu)
 
     def save_draw(self, path, raw, state):
         """Write a draw under a name of this process's, then rename: several
@@ -242,7 +241,7 @@ class InputSets:
         t = self.torch
         if not self.cuda:
             return raw
-        if self.device_bytes + size <= HOLD_SHARE * self.ctx.memory_total():
+        if self.holds(size):
             self.device_bytes += size
             return raw
         self.host_copies += 1
@@ -396,8 +395,11 @@ class InputSets:
         host, a clone on the device milliseconds.  Kept while it fits
         within context.HOLD_SHARE beside the device-drawn sets the job
         keeps; never handed out (each caller gets its clone)."""
-        t = self.torch
-        size = sum(y.numel() * y.element_size() for y in placed if isinstance(y, t.Tensor))
+        return self.holds(set_bytes(self.torch, placed))
+
+    def holds(self, size):
+        """May the job keep size bytes more of its own beside the sets it
+        keeps on the device (device_bytes), within context.HOLD_SHARE?"""
         return self.device_bytes + size <= HOLD_SHARE * self.ctx.memory_total()
 
     def redraw_in_namespace(self, remote):

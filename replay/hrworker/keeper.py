@@ -8,9 +8,9 @@ import socket
 import sys
 import time
 
-from hrworker.util import exc_text, set_pdeathsig
+from hrworker.util import exc_text, set_bytes, set_pdeathsig
 from hrworker.loan import RECIPE_NAME, SET_NAME, read_recipe
-from hrworker.context import JobContext, problem_namespace
+from hrworker.context import JobContext, device_memory, problem_namespace
 from hrworker.inputs import InputSets
 
 
@@ -114,7 +114,7 @@ class Keeper:
         if self.cuda:
             self.pin_on_threads()
         if self.cuda:
-            self.total = int(t.cuda.get_device_properties(self.device).total_memory)
+            self.total = device_memory(t, self.device)
         budget = self.budget_mb
         if budget == "auto":
             budget = int(0.45 * self.total) >> 20
@@ -131,6 +131,10 @@ class Keeper:
             return self.budget
         big = max([size] + [h["bytes"] for h in self.held.values()])
         return max(0, min(self.budget, self.total - FOOTPRINT_SETS * big - FOOTPRINT_SLACK))
+
+    def fits(self, size):
+        """Do size bytes more fit the room (room) beside what is held?"""
+        return self.used + size <= self.room(size)
 
     def pin_on_threads(self):
         """torch's pinned blocks for the keeper's draws (FastRand.pin) by
@@ -170,9 +174,9 @@ class Keeper:
         busy, names = self.lent_now(), self.listing()
         old = sorted((h["last"], n) for n, h in self.held.items()
                      if n[:16] != name[:16] and n not in busy and not self.taken(n, names))
-        while self.used + size > self.room(size) and old:
+        while not self.fits(size) and old:
             self.drop(old.pop(0)[1])
-        return self.used + size <= self.room(size)
+        return self.fits(size)
 
     def load(self, name, need=False):
         """Hold the set in file name (the caller checked it is not held);
@@ -183,8 +187,7 @@ class Keeper:
         path = os.path.join(self.cfg.inputs_dir, name)
         obj = t.load(path, mmap=True, weights_only=True)
         raw = obj["inputs"]
-        size = self.sizes[name] = sum(x.numel() * x.element_size() for x in raw
-                                      if isinstance(x, t.Tensor))
+        size = self.sizes[name] = set_bytes(t, raw)
         if not self.hold(name, raw, obj["rng"].numpy().tobytes(), size, need, {"how": "file"}):
             return False
         del obj, raw
@@ -250,7 +253,7 @@ class Keeper:
         its draw left, when it fits the budget (need: other problems' sets
         make room).  info says how it came (checks.input_cache)."""
         t = self.t
-        if self.used + size > self.room(size) and not (need and self.make_room(name, size)):
+        if not self.fits(size) and not (need and self.make_room(name, size)):
             return False
         held = []
         for x in raw:
@@ -362,7 +365,7 @@ class Keeper:
         # Not held, and not known to be too large for the room left (a
         # file that did not fit is not opened again every tick).
         new = [n for n in files if n not in self.held and
-               self.used + self.sizes.get(n, 0) <= self.room(self.sizes.get(n, 0))]
+               self.fits(self.sizes.get(n, 0))]
         for n in sorted(new, key=self.mtime):
             try:
                 if self.load(n):
@@ -388,7 +391,7 @@ class Keeper:
                 if name in self.held:
                     continue
                 est = self.sizes.get(name, max(known, default=0))
-                if self.used + est > self.room(est):
+                if not self.fits(est):
                     return False       # no room: later problems wait their turn
                 try:
                     return self.draw(name)

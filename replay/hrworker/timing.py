@@ -15,7 +15,7 @@ from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
 from hrworker.protocol import COVER_CYCLES
 from hrworker.remote import RemoteModel, audit_failure
-from hrworker.util import Laps, exc_text, finite
+from hrworker.util import Laps, exc_text, finite, set_bytes
 
 
 KB_L2_FILL_BYTES = 32 * 1024 * 1024 * 8   # timing.py clear_l2_cache: 256 MiB
@@ -548,10 +548,9 @@ class Timing:
         more than context.HOLD_SHARE of the memory (at least one: its
         address differs from the repeated inputs', which stay held);
         checks.timing.fresh_sets says how many."""
-        t = self.torch
         flush = self.flush_bytes(True)
-        set_bytes = sum(x.numel() * x.element_size() for x in inputs if isinstance(x, t.Tensor))
-        n = max(1, min(n, int(HOLD_SHARE * self.ctx.memory_total()) // max(1, 2 * set_bytes)))
+        size = set_bytes(self.torch, inputs)
+        n = max(1, min(n, int(HOLD_SHARE * self.ctx.memory_total()) // max(1, 2 * size)))
         self.checks.setdefault("timing", {})["fresh_sets"] = n
         sets = [self.sets.fresh_content(self.seed + 2 + i) for i in range(n)]
         outs, fresh, repeated = [], [], []

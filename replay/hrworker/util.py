@@ -19,6 +19,12 @@ def tail(text, n=TAIL):
     return text[-n:]
 
 
+def set_bytes(torch, xs):
+    """The bytes of the tensors among xs (an input set, an output's
+    elements): what a set weighs wherever it is held."""
+    return sum(x.numel() * x.element_size() for x in xs if isinstance(x, torch.Tensor))
+
+
 def finite(x):
     """JSON has no NaN/inf: map them to None."""
     if x is None:
