@@ -7,19 +7,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import ROOT, Worker  # noqa: E402
+from workerlib import ROOT, Worker, check_on as check, checks_done  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 import torch  # noqa: E402
 from hrworker.remote import torch_dtype  # noqa: E402
-
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok: " if ok else "FAIL: ") + what)
-    failed += not ok
 
 
 check(torch_dtype(torch, "float8_e4m3fn") is torch.float8_e4m3fn, "fp8 names its dtype")
@@ -61,4 +53,4 @@ for mode in ("faithful", "robust"):
     check(res.get("verdict") != "crashed" and "channel-tampered" not in ids,
           "%s: an fp8 output is data, not tampering (%s, %s)" % (mode, res.get("verdict"), ids))
 w.close()
-sys.exit(1 if failed else 0)
+checks_done()

@@ -15,15 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import ROOT, Worker  # noqa: E402
-
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok: " if ok else "FAIL: ") + what)
-    failed += not ok
+from workerlib import ROOT, Worker, check_on as check, checks_done  # noqa: E402
 
 
 PROBLEM = '''
@@ -89,4 +81,4 @@ n = fresh.get("faithful")
 check(isinstance(n, int) and 1 <= n <= 7 and by_part.get("fresh_timing", 99) <= 2 * n + 2,
       "fresh-content timing: its %s sets and their outputs, no more (%s)"
       % (n, by_part.get("fresh_timing")))
-sys.exit(1 if failed else 0)
+checks_done()

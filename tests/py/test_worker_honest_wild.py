@@ -31,7 +31,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import ROOT, Worker  # noqa: E402
+from workerlib import ROOT, Worker, check_on as check, checks_done  # noqa: E402
 
 HERE = os.path.join(ROOT, "tests", "fixtures", "honest-wild")
 PROBLEMS = os.path.join(ROOT, "tests", "fixtures", "planted", "problems", "level1")
@@ -44,13 +44,6 @@ BIG = {"6_Big_copy.py", "18_Sum_first_columns.py"}
 # sums mse-omp-dynamic.py and mean-naive-float.py read precision-downgrade
 # and distribution-specific until precision.fp32_allowance)
 KNOWN = {}
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok: " if ok else "FAIL: ") + what)
-    failed += not ok
 
 
 def read(path):
@@ -157,4 +150,4 @@ for name, mode, verdict, sp, lo, vac, si, why in table:
     print("%-36s %-9s %-8s %8s %8s %-7s %-5s %s"
           % (name, mode, verdict, "%.2f" % sp if sp else "-",
              "%.2f" % lo if lo else "-", vac, si, why))
-sys.exit(1 if failed else 0)
+checks_done()

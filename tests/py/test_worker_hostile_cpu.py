@@ -19,7 +19,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import DEVICE, ROOT, Worker  # noqa: E402
+from workerlib import DEVICE, ROOT, Worker, check_on as check, checks_done  # noqa: E402
 
 PLANTED = os.path.join(ROOT, "tests", "fixtures", "planted")
 HERE = os.path.join(ROOT, "tests", "fixtures", "quiet-cpu")
@@ -28,13 +28,6 @@ HONEST = os.path.join(PLANTED, "candidates", "honest-matmul-same.py")
 # attack, the modes it runs in, whether only the candidate's cgroup sees it
 ATTACKS = [("attack-chain-burst.py", ("robust",), False),
            ("attack-chain-always.py", ("robust", "faithful"), True)]
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok: " if ok else "FAIL: ") + what)
-    failed += not ok
 
 
 def read(path):
@@ -94,4 +87,4 @@ for name, modes, cgroup_only in ATTACKS:
                   "%s: frozen, no interval above 1 nor the honest twin's "
                   "(ci_low %s, twin's ci_high %s)" % (name, lo, honest_high))
 
-sys.exit(1 if failed else 0)
+checks_done()

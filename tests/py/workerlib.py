@@ -116,6 +116,22 @@ def reported(res, tag):
     return json.loads(log.split(tag, 1)[1].splitlines()[0])
 
 
+FAILED = []     # what check_on found wrong
+
+
+def check_on(ok, what):
+    """A check after which the test goes on, whatever it found (the
+    test ends with checks_done)."""
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        FAILED.append(what)
+
+
+def checks_done():
+    """End a test of check_on's checks: exit non-zero when one failed."""
+    sys.exit(1 if FAILED else 0)
+
+
 def check(cond, what, worker=None):
     """Fail the test with a message (plain scripts: exit non-zero); with a
     worker, also the end of its stderr (the keeper's and the jobs' notes)."""
