@@ -842,6 +842,18 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 		fprintf(stderr, "; input sets %d, lent from device memory %d\n",
 			st.sets, st.sets_lent);
 	}
+	if (!g->quiet && st.nrun > 0 && st.run_wall_s > 0) {
+		double all = st.run_wall_s * st.nrun;
+
+		fprintf(stderr, "replay: run worker%s (%d): busy %.1f %% of %.1f s",
+			st.nrun == 1 ? "" : "s", st.nrun,
+			100.0 * st.run_s[RW_BUSY] / all, st.run_wall_s);
+		for (int i = RW_BUSY + 1; i < RW_N; i++)
+			fprintf(stderr, "%s %s %.1f s", i == RW_BUSY + 1 ?
+				"; idle:" : ",", replay_run_wait_name(i),
+				st.run_s[i]);
+		fputc('\n', stderr);
+	}
 	if (r == HR_OK)
 		print_counts(s, run_id, g->format, &e);
 out:

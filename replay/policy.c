@@ -50,6 +50,26 @@ int replay_pick_run(const struct run_cand *c, int n, int blocked)
 	return drawn >= 0 ? drawn : first;
 }
 
+enum run_wait replay_run_idle(int ready, int pickable, int unbuilt)
+{
+	if (pickable > 0)
+		return RW_HELD;
+	if (ready > 0)
+		return RW_DRAWS;
+	return unbuilt > 0 ? RW_BUILDS : RW_DONE;
+}
+
+const char *replay_run_wait_name(int w)
+{
+	static const char *const names[RW_N] = {
+		[RW_BUSY] = "busy", [RW_STARTING] = "starting",
+		[RW_HELD] = "held back", [RW_DRAWS] = "waiting for draws",
+		[RW_BUILDS] = "waiting for builds", [RW_DONE] = "no job left",
+	};
+
+	return w >= 0 && w < RW_N ? names[w] : NULL;
+}
+
 int replay_online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

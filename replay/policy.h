@@ -90,4 +90,25 @@ struct run_cand {
 
 int replay_pick_run(const struct run_cand *c, int n, int blocked);
 
+/* Where a run worker's time goes (issue 35: the GPU never idle while a
+ * built job waits), summed over the run's passes (replay.c
+ * account_run) and printed with the run's summary: running a job
+ * (RW_BUSY), starting (RW_STARTING: its process or a restart), or idle
+ * for one reason of replay_run_idle's. */
+enum run_wait { RW_BUSY, RW_STARTING, RW_HELD, RW_DRAWS, RW_BUILDS,
+		RW_DONE, RW_N };
+
+/* The reason an idle run worker has no job, from the run's jobs: ready
+ * (built, not run), of which pickable (those the draw rules let it take,
+ * replay_pick_run's candidates) and unbuilt (still to be built or being
+ * built).  RW_HELD: ready jobs it may take, held back by replay_pick_run
+ * (a problem it started still has builds); RW_DRAWS: every ready job's
+ * problem is being drawn (or waits for another's draw); RW_BUILDS:
+ * nothing ready, builds to come; RW_DONE: nothing left for it. */
+enum run_wait replay_run_idle(int ready, int pickable, int unbuilt);
+
+/* "busy", "starting", "held back", "waiting for draws", "waiting for
+ * builds", "no job left"; NULL out of range. */
+const char *replay_run_wait_name(int w);
+
 #endif

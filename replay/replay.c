@@ -90,6 +90,8 @@ struct slot {
 	int run_index;        /* run slot r of the nrun (pick_run) */
 	int predraw_counted;  /* the job's draw record was counted (its
 				 "predraw" line, or its result) */
+	enum run_wait wait;   /* run slots: what it does until the next pass
+				 (pick_run, note_run; account_run adds it) */
 };
 
 struct sched {
@@ -123,6 +125,7 @@ struct sched {
 	struct slot *slots;
 	int nslots;
 	int build_rank;       /* build jobs dispatched so far (their "nice") */
+	double accounted_at;  /* the last pass's clock (account_run), 0 none */
 	int nice_step;        /* build jobs a nice level holds (nice_step()) */
 	cJSON *settings;
 	char scratch[PATH_MAX], cache[PATH_MAX]; /* absolute: workers chdir */
@@ -460,9 +463,9 @@ static int pick_draw(struct sched *sc)
  * drew wait too (their turn to be drawn ahead, by up to DRAW_PAR workers,
  * comes next, where the run worker would draw every set one after
  * another). */
-static int pick_run(struct sched *sc, const struct slot *sl)
+static int pick_run(struct sched *sc, struct slot *sl)
 {
-	int drawing = 0, blocked = 0, n = 0, k;
+	int drawing = 0, blocked = 0, n = 0, k, ready = 0, unbuilt = 0;
 	const uint64_t me = (uint64_t)1 << (sl->run_index & 63);
 
 	for (int p = 0; p < sc->nprobs; p++) {
@@ -470,14 +473,17 @@ static int pick_run(struct sched *sc, const struct slot *sl)
 		sc->probs[p].building = 0;
 	}
 	for (int j = 0; j < sc->n; j++)
-		if (sc->js[j] == JS_BUILD || sc->js[j] == JS_BUILDING)
+		if (sc->js[j] == JS_BUILD || sc->js[j] == JS_BUILDING) {
 			sc->probs[sc->pj[j]].building = 1;
+			unbuilt++;
+		}
 	for (int p = 0; p < sc->nprobs; p++)
 		blocked |= (sc->probs[p].ran_by & me) && sc->probs[p].left > 0 &&
 			sc->probs[p].building;
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
 
+		ready += sc->js[j] == JS_READY;
 		if (sc->js[j] != JS_READY || pr->ds == DS_DRAWING ||
 		    (pr->ds == DS_NONE && drawing))
 			continue;
@@ -490,6 +496,8 @@ static int pick_run(struct sched *sc, const struct slot *sl)
 		sc->cand_job[n++] = j;
 	}
 	k = replay_pick_run(sc->cand, n, blocked);
+	if (k < 0)
+		sl->wait = replay_run_idle(ready, n, unbuilt);
 	return k >= 0 ? sc->cand_job[k] : -1;
 }
 
@@ -973,6 +981,34 @@ static int all_done(const struct sched *sc)
 	return 1;
 }
 
+/* Add the time since the last pass to what each run worker was doing
+ * meanwhile (st->run_s): called at the top of each pass, before assign,
+ * whose pick_run notes an idle run worker's reason; note_run notes the
+ * others' after it. */
+static void account_run(struct sched *sc, double now)
+{
+	double dt = sc->accounted_at > 0 ? now - sc->accounted_at : 0;
+
+	for (int i = 0; i < sc->nslots && dt > 0; i++)
+		if (sc->slots[i].role == ROLE_RUN)
+			sc->st->run_s[sc->slots[i].wait] += dt;
+	if (dt > 0)
+		sc->st->run_wall_s += dt;
+	sc->accounted_at = now;
+}
+
+static void note_run(struct sched *sc)
+{
+	for (int i = 0; i < sc->nslots; i++) {
+		struct slot *sl = &sc->slots[i];
+
+		if (sl->role == ROLE_RUN && sl->state == WS_BUSY)
+			sl->wait = RW_BUSY;
+		else if (sl->role == ROLE_RUN && sl->state != WS_IDLE)
+			sl->wait = RW_STARTING;
+	}
+}
+
 static int loop(struct sched *sc)
 {
 	struct pollfd *pfd = calloc((size_t)sc->nslots * 2, sizeof(*pfd));
@@ -987,8 +1023,10 @@ static int loop(struct sched *sc)
 			sc->st->interrupted = 1;
 			break;
 		}
+		account_run(sc, now);
 		if (grow_pool(sc, now) || assign(sc))
 			break;
+		note_run(sc);
 		for (int i = 0; i < sc->nslots; i++) {
 			struct slot *sl = &sc->slots[i];
 
@@ -1015,6 +1053,7 @@ static int loop(struct sched *sc)
 			break;
 	}
 out:
+	account_run(sc, wproc_now());
 	free(pfd);
 	return sc->e->code;
 }
@@ -1035,7 +1074,7 @@ static int make_slots(struct sched *sc)
 	sc->st->build_workers = 0;    /* counted as they start */
 	sc->st->build_cores = replay_online_cpus();
 	sc->nice_step = replay_nice_step(sc->st->build_cores);
-	sc->nrun = nrun;
+	sc->nrun = sc->st->nrun = nrun;
 	sc->draw_limit = nrun + DRAW_AHEAD;
 	/* zeroed: every slot WS_OFF, no process yet */
 	if (!(sc->slots = calloc((size_t)sc->nslots, sizeof(*sc->slots))))

@@ -74,6 +74,11 @@ struct replay_stats {
 	 * build bound is build_cpu_s / build_cores. */
 	double build_cpu_s;
 	int build_workers, build_cores;
+	/* The run workers' seconds by what each was doing (enum run_wait,
+	 * policy.h), summed over the nrun of them, over the run's
+	 * run_wall_s seconds of scheduling. */
+	double run_s[RW_N], run_wall_s;
+	int nrun;
 };
 
 /* Run every pending job of run_id.  Returns HR_OK when the run finished,

@@ -6,7 +6,8 @@ replay it once per mode, each cold (a build cache of its own), and print
 one JSON line a mode: wall, evaluations a minute, jobs an hour, the
 compilers' CPU seconds (all and per evaluation; the replay's own count),
 the extensions' precompiled-header use, the run jobs' seconds by phase,
-the verdicts, and on CUDA the GPU's busy fraction (nvidia-smi's
+the verdicts, the run workers' busy share and idle seconds by reason
+(the replay's summary), and on CUDA the GPU's busy fraction (nvidia-smi's
 utilization.gpu sampled every second over the replay: samples above 0,
 and the mean).  Not a test: nothing fails on a slow machine.  Standard
 library only (sqlite3 reads the store).
@@ -121,6 +122,15 @@ def replay(a, db, mode, cache):
     builds = re.search(r"(\d+) builds \((\d+) cache hits", err)
     phases = dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s",
                   (re.search(r"time by phase:(.*?);", err) or re.search("()", "")).group(1)))
+    # Where the run workers' time went (issue 35: the GPU never idle while
+    # a built job waits): busy, and idle by reason.
+    rw = re.search(r"replay: run workers? \((\d+)\): busy ([0-9.]+) % of ([0-9.]+) s; "
+                   r"idle:(.*)", err)
+    run_workers = {"workers": int(rw.group(1)), "busy_percent": float(rw.group(2)),
+                   "wall_s": float(rw.group(3)),
+                   "idle_s": dict((k.strip(), float(v)) for k, v in
+                                  re.findall(r"([a-z ]+) ([0-9.]+) s", rw.group(4)))} \
+        if rw else None
     verdicts, pch = store_figures(db, run_id)
     build_cpu = float(cpu.group(1)) if cpu else 0.0
     out = {"mode": mode, "device": a.device, "exit": r.returncode, "capped": capped,
@@ -132,7 +142,8 @@ def replay(a, db, mode, cache):
            "build_cpu_s_per_evaluation": round(build_cpu / done, 2) if done else None,
            "builds": int(builds.group(1)) if builds else None,
            "build_cache_hits": int(builds.group(2)) if builds else None,
-           "extensions_pch": pch, "phase_s": phases, "verdicts": verdicts}
+           "extensions_pch": pch, "phase_s": phases, "run_workers": run_workers,
+           "verdicts": verdicts}
     if gpu:
         out["gpu"] = gpu.result()
     return out

@@ -228,6 +228,25 @@ static void build_priorities(void **state)
 	assert_true(replay_online_cpus() >= 1);
 }
 
+/* Why an idle run worker has no job (replay_run_idle): ready jobs it
+ * may take but the pick rule holds back come first, then ready jobs of
+ * problems being drawn, then builds to come; and each reason's name. */
+static void run_idle_reasons(void **state)
+{
+	(void)state;
+	assert_int_equal(replay_run_idle(3, 2, 5), RW_HELD);
+	assert_int_equal(replay_run_idle(3, 0, 5), RW_DRAWS);
+	assert_int_equal(replay_run_idle(3, 0, 0), RW_DRAWS);
+	assert_int_equal(replay_run_idle(0, 0, 5), RW_BUILDS);
+	assert_int_equal(replay_run_idle(0, 0, 0), RW_DONE);
+	assert_string_equal(replay_run_wait_name(RW_BUSY), "busy");
+	assert_string_equal(replay_run_wait_name(RW_BUILDS), "waiting for builds");
+	for (int w = 0; w < RW_N; w++)
+		assert_non_null(replay_run_wait_name(w));
+	assert_null(replay_run_wait_name(RW_N));
+	assert_null(replay_run_wait_name(-1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +258,7 @@ int main(void)
 		cmocka_unit_test(pick_finishes_started),
 		cmocka_unit_test(pick_order),
 		cmocka_unit_test(build_priorities),
+		cmocka_unit_test(run_idle_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
