@@ -18,6 +18,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 HEADROOM=$ROOT/build/asan/headroom
 export ROOT HEADROOM PYTHON
+# No precompiled torch headers unless a test asks (tests/py/test_pch.py):
+# a header costs 30 CPU-s and 750 MB, and the tests' caches are scratch.
+HEADROOM_PCH=${HEADROOM_PCH-0}
+export HEADROOM_PCH
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 SKIP=77

@@ -558,8 +558,9 @@ class Builder:
                                                             follow_symlinks=False))
                 except FileNotFoundError:
                     return False
-            if own(key + ".seen"):
-                open(os.path.join(root, key + ".seen"), "a").close()
+            if own(key + ".seen"):      # one more extension of its flags
+                with open(os.path.join(root, key + ".seen"), "ab") as f:
+                    f.write(b"+")
             if isinstance(rep.get("pch_failed"), str) and not os.path.exists(
                     os.path.join(root, key + ".failed")):
                 with open(os.path.join(root, key + ".failed"), "w") as f:

@@ -20,11 +20,15 @@ Where it is not used, the build is torch's plain one and the extension's
 record says why (field "pch"); "pch_unusable" marks the reasons that come
 from the candidate or the machine (its flags, no_implicit_headers, not
 GCC, a header that does not build with its flags), which the job's build
-log repeats.  Scheduling reasons are not in the log: the first extension
-of a flag set in a cache builds plain (the header pays off from the
-second; HEADROOM_PCH=eager builds it at once), and one whose header
-another job is building builds plain rather than wait for it.
-It is off unless HEADROOM_PCH is set (1: from the second extension).
+log repeats.  Scheduling reasons are not in the log: the first two
+extensions of a flag set in a cache build plain and the third makes the
+header (HEADROOM_PCH unset; "1": the second makes it; "eager": the first;
+"0": no header ever), and one whose header another job is building builds
+plain rather than wait for it.  A header costs about 30 CPU-s and 750 MB
+once a flag set and saves about 8 CPU-s an extension, C++ or CUDA (its
+main.cpp; docs/benchmarks.md): it pays from the fourth extension of its
+flags after it, and the third of a flag set in a cache is taken as a sign
+that more will come (the cache outlives a run).
 
 The first decision for an extension's build directory is kept there
 (.headroom-pch, created exclusively) and every later call follows it, a
@@ -86,13 +90,31 @@ class Plain(Exception):
         self.why, self.unusable = why, unusable
 
 
+# Extensions of a flag set built plain before its header is made, by mode.
+SEEN_BEFORE = {"auto": 2, "second": 1, "eager": 0}
+
+
 def mode():
-    """HEADROOM_PCH: unset or "0" off (the default: a header is about
-    750 MB and a 2 GB compile a flag set, and it pays off only after 3-4
-    extensions of its flags), "eager" build a header on its first use,
-    anything else ("1") from the second extension of its flags."""
-    m = os.environ.get("HEADROOM_PCH", "0").strip().lower()
-    return "off" if m in ("", "0", "off", "no") else "eager" if m == "eager" else "second"
+    """HEADROOM_PCH: unset or empty "auto" (the header is made for the
+    third extension of its flags in the cache), "0" off, "eager" a header
+    on its flags' first use, anything else ("1") from the second."""
+    m = os.environ.get("HEADROOM_PCH", "").strip().lower()
+    if not m:
+        return "auto"
+    return "off" if m in ("0", "off", "no") else "eager" if m == "eager" else "second"
+
+
+def seen(root, out, key):
+    """Extensions of key's flags built plain so far: the bytes of its
+    .seen marker in the cache and in this process's folder (a byte an
+    extension; an empty marker, as older caches have, counts one)."""
+    n = 0
+    for r in dict.fromkeys((root, out)):
+        try:
+            n += max(os.path.getsize(os.path.join(r, key + ".seen")), 1)
+        except OSError:
+            pass
+    return n
 
 
 def compiler_identity(cxx):
@@ -232,11 +254,13 @@ def ensure(cfg, key, cxx, flags, how, wait=False):
                 raise Plain(f.read())
     d = os.path.join(out, key)
     os.makedirs(out, exist_ok=True)
-    if how == "second" and not any(os.path.exists(os.path.join(r, key + ".seen"))
-                                   for r in (root, out)):
-        open(d + ".seen", "w").close()
-        raise Plain("the first extension of these flags (the header is built for the second)",
-                    unusable=False)
+    before = SEEN_BEFORE.get(how, 0)
+    n = seen(root, out, key) if before else 0
+    if n < before:
+        with open(d + ".seen", "ab") as f:
+            f.write(b"+")
+        raise Plain("extension %d of these flags (the header is made for extension %d)"
+                    % (n + 1, before + 1), unusable=False)
     lock = os.open(d + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

@@ -5,7 +5,8 @@ extension of the same flags uses the header and compiles for less CPU; a
 cache hit imports the entry and compiles nothing, and the first
 decision for a build directory is the one a concurrent build follows; flags that
 make the header unusable give a plain build, and a job's build log says
-so.  Each build runs in a process of its own, as a job's candidate process
+so; by default a flag set's first two extensions build plain and the
+third makes its header; HEADROOM_PCH=0 turns headers off.  Each build runs in a process of its own, as a job's candidate process
 does (torch names a module again when one process builds it twice)."""
 import json
 import os
@@ -85,10 +86,16 @@ def main():
     check("-include " + os.path.join(with_pch, ".building") in ninja and
           "/pch/" in ninja and len(os.listdir(os.path.join(with_pch, "pch"))) == 1,
           "its ninja file forces the header its builder made, which joined the cache")
-    p = build(plain, "hr_pch_affine", SOURCE, "affine", pch="0")
-    check(p["rec"].get("pch") == "off" and "-include" not in
-          read(os.path.join(p["dir"], "build.ninja")).decode(),
-          "HEADROOM_PCH=0: a plain build")
+    # HEADROOM_PCH unset: the first extension of its flags in a cache is
+    # built plain, and counted (the judge publishes its builder's mark).
+    p = build(plain, "hr_pch_affine", SOURCE, "affine", pch="")
+    marks = [f for f in os.listdir(os.path.join(plain, "pch")) if f.endswith(".seen")]
+    check(p["rec"].get("pch") == "plain: extension 1 of these flags (the header is made "
+          "for extension 3)" and "-include" not in
+          read(os.path.join(p["dir"], "build.ninja")).decode()
+          and len(marks) == 1 and os.path.getsize(os.path.join(plain, "pch", marks[0])) == 1,
+          "by default the first extension of its flags is a plain build, counted: %r %r"
+          % (p["rec"].get("pch"), marks))
     check(a["out"] == p["out"] and a["out"][0][0] == -0.5,
           "both modules import and answer the same: %r" % a["out"][0])
     check(read(os.path.join(a["dir"], "main.o")) == read(os.path.join(p["dir"], "main.o")),
@@ -160,6 +167,43 @@ def main():
     check(rec == {"pch": "used"} and args["extra_cflags"] == [
         "-include", os.path.join(d, pch.HEADER)],
           "and a header decision, whatever this call's flags: %r" % args)
+
+    # The default counts a flag set's extensions: the first two build
+    # plain, the third makes the header (here a stand-in that fails, so
+    # nothing compiles); 0 turns headers off.
+    os.environ["HEADROOM_PCH"] = ""
+    check(pch.mode() == "auto", "HEADROOM_PCH unset or empty: the counted default")
+    os.environ["HEADROOM_PCH"] = "0"
+    check(pch.mode() == "off" and pch.prepare(cfg, torch, cpp, {}, first, False)
+          == {"pch": "off"}, "HEADROOM_PCH=0: no header, a plain build")
+    auto = types.SimpleNamespace(cache=os.path.join(tmp.name, "cache-auto"), arch="cpu-test")
+    key = "0123456789abcdef01234567"
+    said = []
+    for _ in range(2):
+        try:
+            pch.ensure(auto, key, "c++", ["-O2"], "auto")
+        except pch.Plain as e:
+            said.append((e.why, e.unusable))
+    root = os.path.join(auto.cache, "pch")
+    check(said == [("extension %d of these flags (the header is made for extension 3)" % i,
+                    False) for i in (1, 2)] and pch.seen(root, root, key) == 2,
+          "the first two extensions of a flag set build plain, counted: %r" % said)
+    made, real = [], pch.build
+    pch.build = lambda d, cxx, flags: made.append(d) or "a stand-in header build"
+    try:
+        pch.ensure(auto, key, "c++", ["-O2"], "auto")
+        third = None
+    except pch.Plain as e:
+        third = e.why
+    finally:
+        pch.build = real
+    check(made == [os.path.join(root, key)] and third == "a stand-in header build"
+          and os.path.exists(os.path.join(root, key + ".failed")),
+          "the third makes the header (%r, %r)" % (made, third))
+    open(os.path.join(root, "fedcba9876543210fedcba98.seen"), "w").close()
+    check(pch.seen(root, root, "fedcba9876543210fedcba98") == 1,
+          "an older cache's empty mark counts one extension")
+    os.environ["HEADROOM_PCH"] = "1"
 
     # Through a job: the build log says why the header was not used.
     w = Worker("--cache", os.path.join(tmp.name, "worker-cache"))
