@@ -22,7 +22,14 @@ sample's matmul, robust 1.83x with no finding.  Refused (EPERM):
   prlimit64 of a protected pid;
 - a descriptor's SIGIO owner (fcntl F_SETOWN, F_SETOWN_EX; ioctl
   FIOSETOWN, SIOCSPGRP), which F_SETSIG turns into any signal;
-- ptrace, process_vm_readv and process_vm_writev.
+- ptrace, process_vm_readv and process_vm_writev;
+- System V IPC (shared memory, message queues, semaphores: SYSV_IPC): its
+  objects live in the host's IPC namespace, outlive the job and are
+  reached by key from any uid the mode allows, so a candidate kept the
+  outputs of its timed calls in a 0666 segment and read them back in a
+  later job, another uid's (robust 1.6x verified-faster on the CPU, no
+  finding).  torch and the CUDA driver share memory by descriptors (memfd,
+  CUDA IPC), never so.
 
 Not closed: the judge's other threads.  kill(TID) with the id of any of
 its threads signals the whole judge, and sched_setaffinity(TID) pins that
@@ -33,7 +40,8 @@ own (the job jail's ids, off under CUDA) or a PID namespace, both of
 which CUDA IPC may refuse (tests/gpu/jail_probe.py --layers asks).
 
 Every other call is allowed: threads, fork, posix_spawn, vfork, the
-compilers, signals to its own processes.  HEADROOM_SECCOMP=0 in the
+compilers, signals to its own processes, POSIX shared memory (files).
+Not yet run under CUDA: that the driver makes no System V IPC call.  HEADROOM_SECCOMP=0 in the
 worker's environment loads no filter.  Not yet run under CUDA: the
 premise that the CUDA driver's IPC (cuIpcOpenMemHandle) makes none of
 these calls on the judge's pid (torch's expandable segments do make
@@ -62,6 +70,10 @@ BY_PID = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open"
 # with tgkill; pidfd_getfd: another process's descriptors).
 ALWAYS = ("tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_readv",
           "process_vm_writev")
+# System V IPC, every call but shmdt (ipc: the multiplexer of architectures
+# that have it; skipped where the architecture has none).
+SYSV_IPC = ("shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+            "semget", "semop", "semtimedop", "semctl", "ipc")
 # Who gets a descriptor's SIGIO (and so any signal F_SETSIG names): fcntl's
 # F_SETOWN, F_SETOWN_EX; ioctl's FIOSETOWN, SIOCSPGRP.
 F_SETOWN, F_SETOWN_EX = 8, 15
@@ -189,6 +201,8 @@ def load(protected):
         for name in ALWAYS:
             if name != "pidfd_getfd" or pidfds:
                 rule(name)
+        for name in SYSV_IPC:
+            rule(name)
         rc = lib.seccomp_load(ctx)
         if rc < 0:
             raise OSError(-rc, "seccomp_load: %s" % os.strerror(-rc))
@@ -199,7 +213,7 @@ def load(protected):
                        "scheduling and limits of a protected pid; kill and setpriority of a "
                        "protected process group or of all; a descriptor's SIGIO owner; "
                        "tkill, ptrace, process_vm_readv, process_vm_writev, "
-                       "pidfd_send_signal, pidfd_getfd",
+                       "pidfd_send_signal, pidfd_getfd; System V IPC",
             "not_on_this_architecture": skipped,
             "pidfds": "refused" if pidfds else
                       "allowed: torch's expandable segments share CUDA memory through them"}

@@ -7,7 +7,8 @@ be read, a Unix socket outside the scratch cannot be reached, /proc shows
 the candidate's own processes only, and the candidate runs as the job's
 own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
-candidate's own tree (clone's CLONE_PARENT: the seccomp filter), and,
+candidate's own tree (clone's CLONE_PARENT: the seccomp filter), no
+System V IPC (the seccomp filter), and,
 running as the judge's uid without Landlock, it cannot signal, renice or
 trace the judge (the seccomp filter).  And an honest twin builds its
 C++ extension (load_inline, ninja, into the build cache) and passes."""
@@ -187,6 +188,41 @@ report(pid=pid, errno=err, clone3=r3, errno3=err3, forked=forked, thread=len(see
           "and a thread still work (%s)" % got, w)
 
 
+def sysv_ipc(w):
+    """System V IPC lives in the host's IPC namespace and outlives the job:
+    a segment of mode 0666 made in one job is read by key in the next,
+    another uid's (a cache of timed outputs across jobs).  The seccomp
+    filter refuses every call of it (EPERM): a new segment, message queue
+    or semaphore set by key, and attaching a segment made outside the job
+    (here by the test, mode 0666); nothing of the candidate's key is left."""
+    libc = __import__("ctypes").CDLL(None, use_errno=True)
+    key = 0x48520000 | (os.getpid() & 0xFFFF)
+    outside = libc.shmget(0, 4096, 0o1000 | 0o666)     # IPC_PRIVATE, IPC_CREAT
+    try:
+        got = attack(w, '''
+libc.shmat.restype = ctypes.c_void_p
+def err(rc):
+    return ctypes.get_errno() if rc in (-1, 2**64 - 1) else "rc %%d" %% rc
+got = {"shmget": err(libc.shmget(%d, 4096, 0o1000 | 0o666)),
+       "msgget": err(libc.msgget(%d, 0o1000 | 0o666)),
+       "semget": err(libc.semget(%d, 1, 0o1000 | 0o666))}
+a = libc.shmat(%d, None, 0)
+got["shmat_outside"] = ctypes.get_errno() if a in (None, 2**64 - 1) else "attached"
+report(**got)
+''' % (key, key, key, outside))
+        with open("/proc/sysvipc/shm") as f:
+            left = [ln for ln in f.read().splitlines()[1:] if ln.split()
+                    and int(ln.split()[0]) == key]
+        check(outside >= 0 and all(got.get(k) == 1 for k in
+                                   ("shmget", "msgget", "semget", "shmat_outside"))
+              and not left,
+              "System V IPC is refused (EPERM): a segment, queue or semaphore by key, "
+              "and a segment made outside the job (%s, left %s)" % (got, left), w)
+    finally:
+        if outside >= 0:
+            libc.shmctl(outside, 0, None)           # IPC_RMID
+
+
 def judge_untouchable():
     """In a worker whose candidate runs as the judge's own uid (the job
     jail off, as under CUDA or for a worker that is not root) and without
@@ -299,6 +335,7 @@ def main():
         fork_bomb(w)
         file_bomb(w)
         clone_parent(w)
+        sysv_ipc(w)
         judge_untouchable()
         honest_twin(w)
     finally:
