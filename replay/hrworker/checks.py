@@ -5,7 +5,7 @@ degenerate outputs a problem's check accepts (audit_problem).
 Must not: time anything (hrworker/timing.py)."""
 from hrworker import vocab
 from hrworker.audit import Poison, add_finding, aliases, fingerprint, spent
-from hrworker.context import Verdict
+from hrworker.context import AUDIT_DISTRIBUTION, Verdict
 from hrworker.distribution import Distribution
 from hrworker.outputs import elements, is_tuple, merge, same_structure, shapes
 from hrworker.remote import RemoteError, audit_failure
@@ -159,7 +159,7 @@ class Checks:
             if passed == n:
                 with spent(self.ctx, "correctness", "distribution"):
                     self.trim()
-                    self.distribution(seeds[0])
+                    self.distribution(self.ctx.audit_seed(AUDIT_DISTRIBUTION))
         except Exception as e:   # noqa: the trials stand
             audit_failure(self.checks, "correctness", e)
 

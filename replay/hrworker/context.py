@@ -5,6 +5,7 @@ the operations every stage does alike (seeding, syncing, placing tensors
 and models as the harness does); and how a problem's code is executed
 (problem_namespace), for the job and the keeper alike."""
 import os
+import secrets
 from types import ModuleType
 from typing import Any
 
@@ -19,6 +20,13 @@ from hrworker.state import WorkerState
 # holds one set, its output and the candidate's; on a 1.6 G-element problem
 # each is 6 GiB, and seven fresh sets with their outputs would not fit.
 HOLD_SHARE = 0.1
+
+# JobContext.audit_seed's offsets, one a use: robust's warm-up pool and its
+# rounds (numpy generators of their sets' seeds and, for the rounds, the
+# order and the bootstrap), the distribution checks' set and transforms,
+# the re-drawn parameters, and the sets of new content from AUDIT_FRESH on
+# (timing.py: the recheck after timing, fresh_timing's, the escapes pass's).
+AUDIT_POOL, AUDIT_ROUNDS, AUDIT_DISTRIBUTION, AUDIT_REDRAW, AUDIT_FRESH = 0, 1, 2, 3, 16
 
 
 def device_memory(torch: ModuleType, device: Any) -> int:
@@ -83,6 +91,7 @@ class JobContext:
         self.device = torch.device(cfg.device)
         self.cuda = self.device.type == "cuda"
         self._memory_total: int | None = None     # memory_total, read once
+        self._audit_seed: int | None = None       # audit_seed's secret, drawn once
         self.dtype = {"fp32": torch.float32, "fp16": torch.float16,
                       "bf16": torch.bfloat16}.get(self.precision, torch.float32)
         self.tol = TOLERANCE[self.harness].get(self.precision, 1e-4)
@@ -101,6 +110,29 @@ class JobContext:
             self._memory_total = (device_memory(self.torch, self.device) if self.cuda else
                                   int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")))
         return self._memory_total
+
+    def audit_seed(self, offset: int = 0) -> int:
+        """A seed of the audit's own draws (robust's warm-up and timed sets
+        and its rounds' order, the rechecks' fresh content, the escapes
+        pass's set, the distribution checks' set and transforms, the
+        re-drawn parameters): the job's secret plus offset.  The harness's
+        own seeds (the trials', the timing set's) stay KernelBench's.  The
+        secret is 62 random bits drawn in the judge when first asked, after
+        the candidate process was forked from it, so no candidate can draw
+        a set of the audit's before it is given it (with seeds from the
+        job's seed, one computed every robust round's output at import and
+        read 2.8-3.4x verified-faster on the CPU).  A job message's
+        "audit_seed" fixes it, to repeat a job (the candidate process, a
+        fork of the judge's, can then read it).  checks.audit_seed."""
+        secret = self._audit_seed
+        if secret is None:
+            fixed = self.m.get("audit_seed")
+            secret = secrets.randbits(62)
+            if isinstance(fixed, int) and not isinstance(fixed, bool) and 0 <= fixed < 2**62:
+                secret = fixed
+            self._audit_seed = secret
+            self.checks["audit_seed"] = secret
+        return secret + offset
 
     def set_seed(self, s: int) -> None:
         self.torch.manual_seed(s)

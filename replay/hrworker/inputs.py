@@ -12,7 +12,7 @@ import time
 
 from hrworker import vocab
 from hrworker.audit import describe
-from hrworker.context import HOLD_SHARE
+from hrworker.context import AUDIT_POOL, HOLD_SHARE
 from hrworker.util import exc_text, set_bytes
 from hrworker.loan import borrow, read_recipe
 
@@ -75,8 +75,8 @@ class InputSets:
         if self.mode == vocab.MODE_ROBUST:
             import numpy as np
             k = max(1, int(self.m.get("robust_inputs", 8)))
-            self.pool_seeds = [int(x) for x in
-                               np.random.default_rng(self.seed).integers(0, 2**31 - 1, size=k)]
+            rng = np.random.default_rng(self.ctx.audit_seed(AUDIT_POOL))
+            self.pool_seeds = [int(x) for x in rng.integers(0, 2**62, size=k)]
         return list(dict.fromkeys(seeds + [self.seed]))
 
     def host_inputs(self):

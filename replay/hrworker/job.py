@@ -12,7 +12,7 @@ import time
 from hrworker import vocab
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.checks import Checks, audit_problem
-from hrworker.context import JobContext, Verdict, problem_namespace
+from hrworker.context import AUDIT_FRESH, AUDIT_REDRAW, JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
 from hrworker.precision import apply_settings, precision_flags
@@ -399,7 +399,7 @@ class Job:
         laps = Laps(secs)
         try:
             with spent(c, "escapes", "pass"):
-                inputs = self.sets.fresh_content(self.seed + ESCAPES_SEED_OFFSET)
+                inputs = self.sets.fresh_content(c.audit_seed(AUDIT_FRESH + ESCAPES_SEED_OFFSET))
                 flags_before = precision_flags(t)
                 flush = timing.flush_bytes(True) if self.mode == vocab.MODE_ROBUST and c.cuda else 0
                 laps.lap("draw")
@@ -562,7 +562,8 @@ class Job:
         try:
             with spent(self.ctx, "timing", "redraw"):   # it runs after the timed calls
                 # the timing seed's set: the one kept last (escapes too)
-                rec, found = Redraw(checks, self.cand).run(self.param_spec, self.seed)
+                rec, found = Redraw(checks, self.cand).run(
+                    self.param_spec, self.seed, self.ctx.audit_seed(AUDIT_REDRAW))
         except CandidateGone:
             raise
         except Exception as e:      # noqa: the trials stand

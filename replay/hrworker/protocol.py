@@ -43,6 +43,7 @@ class JobMessage(TypedDict, total=False):
     harness: str
     precision: str
     seed: int
+    audit_seed: int         # JobContext.audit_seed's secret, fixed (to repeat a job)
     correct_trials: int
     perf_trials: int
     warmup: int

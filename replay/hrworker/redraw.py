@@ -5,8 +5,9 @@ After the job's timing, in a job whose trials passed (both modes: the
 audit's own calls), each reference parameter that starts as one constant
 (ones, zeros, a fill value) and that the candidate holds as the same
 parameter (Redraw.pairs: the same name, shape and initial value, or a
-shape and value unique on both sides) gets new values,
-the same in both models; then reference and candidate are compared once
+shape and value unique on both sides, or a group of one shape and value
+of the same count on both sides, all its members given the same values)
+gets new values, the same in both models; then reference and candidate are compared once
 on a fresh draw of the problem's inputs, as the distribution checks
 compare (hrworker/distribution.py: the scale-invariant checks, the
 error of the problem's own draws, float32's own rounding).  Wrong there:
@@ -82,10 +83,15 @@ class Redraw:
         the same one:
         of the same name, shape and initial value; else, among those left,
         the only one of the candidate's with its shape and value where the
-        reference has only one too (a module renamed).  Two of a shape and
-        value on either side (a renamed LayerNorm's two weights, say) are
-        not paired by guess: a wrong pair would read as a kernel that
-        ignores its parameters."""
+        reference has only one too (a module renamed); else, where both
+        sides have the same number of a shape and value (a renamed
+        BatchNorm's and LayerNorm's weights, say), each with one of the
+        other's: draw gives every member of such a group the same new
+        values, so which pairs with which does not matter (a kernel that
+        reads none of them fails; one that reads them all is compared as
+        the reference computes).  Groups of unequal counts are left.
+        Returns (reference name, candidate name, value, the group's key or
+        None)."""
         ref = {}
         for name, p in self.params.items():
             v = constant(self.t, p)
@@ -96,26 +102,40 @@ class Redraw:
         taken = {n for n, _ in out}
         left_ref = {n: k for n, k in ref.items() if n not in taken}
         left_cand = {n: k for n, k in cand.items() if n not in taken}
-        for n, key in left_ref.items():
+        grouped = []
+        for key in dict.fromkeys(left_ref.values()):
+            theirs = [n for n, k in left_ref.items() if k == key]
             mine = [m for m, k in left_cand.items() if k == key]
-            if len(mine) == 1 and list(left_ref.values()).count(key) == 1:
-                out.append((n, mine[0]))
-        return [(r, m, ref[r][1]) for r, m in out]
+            if len(theirs) == len(mine):
+                grouped += [(r, m, key if len(theirs) > 1 else None)
+                            for r, m in zip(theirs, mine)]
+        return [(r, m, ref[r][1], None) for r, m in out] + \
+            [(r, m, ref[r][1], g) for r, m, g in grouped]
 
     def draw(self, pairs, seed):
         """(reference name, candidate name, new values) of each pair
-        (reference name, candidate name, the value it holds)."""
+        (reference name, candidate name, the value it holds, its group):
+        one draw a pair, or a group's."""
         t = self.t
         gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
-        return [(r, n, redrawn(t, self.params[r], v, gen)) for r, n, v in pairs]
+        drawn, out = {}, []
+        for r, n, v, g in pairs:
+            if g is None or g not in drawn:
+                new = redrawn(t, self.params[r], v, gen)
+                if g is not None:
+                    drawn[g] = new
+            out.append((r, n, new if g is None else drawn[g]))
+        return out
 
-    def run(self, spec, seed):
+    def run(self, spec, seed, draw_seed):
         """checks.parameters_redrawn: what was re-drawn and the comparison;
         the finding's evidence, or None (spec: the candidate model's
-        parameters, candidate.parameter_spec)."""
+        parameters, candidate.parameter_spec; seed: the harness's set the
+        models are called on; draw_seed: the new values', the job's secret's
+        (JobContext.audit_seed), so that no candidate knows them before)."""
         t, c = self.t, self.c
-        rec = {"seed": seed}
-        drawn = self.draw(self.pairs(spec), seed)
+        rec = {"seed": seed, "draw_seed": draw_seed}
+        drawn = self.draw(self.pairs(spec), draw_seed)
         rec["redrawn"] = [r for r, _, _ in drawn][:MAX_NAMES]
         rec["count"] = len(drawn)
         if not drawn:

@@ -10,7 +10,7 @@ from hrworker import vocab
 from hrworker import distribution, nvml
 from hrworker.audit import (FLOOR_TRIES, add_finding, copy_bandwidth, copy_bytes, describe, fingerprint,
                             floor_margin, floor_ms, spent)
-from hrworker.context import HOLD_SHARE
+from hrworker.context import AUDIT_FRESH, AUDIT_ROUNDS, HOLD_SHARE
 from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
 from hrworker.protocol import COVER_CYCLES
@@ -38,9 +38,10 @@ CACHE_RATIO = 30
 # input bytes beyond it (Timing.floor).
 CPU_FLUSH_MAX = 32 << 20
 
-# The audit's sets of new content, by seed offset from the job's seed:
-# recheck's after timing (1), fresh_timing's (2 .. 2 + FRESH_TIMING_SETS - 1),
-# then the escapes pass's (Job.escapes), which no other call has seen.
+# The audit's sets of new content, by seed offset from the job's secret
+# (context.AUDIT_FRESH + k): recheck's after timing (1), fresh_timing's
+# (2 .. 2 + FRESH_TIMING_SETS - 1), then the escapes pass's (Job.escapes),
+# which no other call has seen.
 FRESH_TIMING_SETS = 7
 
 # What the physical floor compares (Timing.floor, remote.fastest_call).
@@ -325,12 +326,12 @@ class Timing:
         import numpy as np
         t, m = self.torch, self.m
         rounds = max(2, int(m.get("robust_rounds", 30)))
-        rng = np.random.default_rng(self.seed + 1)
+        rng = np.random.default_rng(self.ctx.audit_seed(AUDIT_ROUNDS))
         flush = self.flush_bytes(True)
         # The candidate's calls wait behind the launch cover its process
         # is asked for (CandidateProcess.time_one); the reference's the same.
         cover = COVER_CYCLES if self.cuda else 0
-        seeds = [int(x) for x in rng.integers(0, 2**31 - 1, size=rounds + 1)]
+        seeds = [int(x) for x in rng.integers(0, 2**62, size=rounds + 1)]
         fails, prints = [], {}
         with t.no_grad():
             # Warm-up, one call of each per set of new content of the pool's
@@ -502,7 +503,8 @@ class Timing:
             add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, after_calls=calls, **rec)
         prints = {fp: (ref_fp, -1)}
         self.recheck_middle_changed(inputs, prints)
-        self.recheck_fresh(self.seed + 1, prints, "fresh content after timing")
+        self.recheck_fresh(self.ctx.audit_seed(AUDIT_FRESH + 1), prints,
+                           "fresh content after timing")
 
     def recheck_middle_changed(self, inputs, prints):
         """The timing inputs with the middle half of each floating tensor
@@ -552,7 +554,8 @@ class Timing:
         size = set_bytes(self.torch, inputs)
         n = max(1, min(n, int(HOLD_SHARE * self.ctx.memory_total()) // max(1, 2 * size)))
         self.checks.setdefault("timing", {})["fresh_sets"] = n
-        sets = [self.sets.fresh_content(self.seed + 2 + i) for i in range(n)]
+        sets = [self.sets.fresh_content(self.ctx.audit_seed(AUDIT_FRESH + 2 + i))
+                for i in range(n)]
         outs, fresh, repeated = [], [], []
         for inp in sets:
             fresh.append(self.time_one(self.new, inp, flush, True, outs))
