@@ -11,7 +11,15 @@ rtol=tol), reference first) on every draw observed: all zeros, the
 reference's own mean everywhere (a constant), or one of the inputs of the
 output's shape.  The reference is degenerate when its output is the same
 on draws whose inputs differ: no check can tell a kernel from a cached
-answer there.
+answer there.  The same: one output (a scalar) bit for bit; a tensor of
+more elements within the check itself -- the first draw's output passes
+the original check against every later draw's reference output (a
+softmax summed over its own dimension plus a bias is 1 + bias on every
+draw, up to rounding: a kernel that writes that constant read 53x
+verified-faster while the bits differed).  A scalar's own check would
+call a loss over many elements degenerate under a loose tolerance
+(v0.1's 1e-2), where the distribution checks, not the gate, tell a
+constant from a loss.
 Must not: call the candidate, or decide a verdict (replay/verdict.c
 does, from the summary)."""
 from hrworker.audit import fingerprint
@@ -57,6 +65,19 @@ def output_gates(torch, verify, out, inputs, harness, tol):
             "input": passing, "margin": None}
 
 
+# The first output kept for the degenerate gate: whole up to this many
+# elements, else this many at even strides (later outputs compared at the
+# same places).
+KEEP_ELEMENTS = 1 << 24
+
+
+def kept(x):
+    """(the part of x the degenerate gate keeps, the stride it took)."""
+    flat = x.detach().reshape(-1)
+    step = max(1, -(-flat.numel() // KEEP_ELEMENTS))
+    return flat[::step], step
+
+
 def sample_print(torch, x, n=4096):
     """A tensor's shape and a sum over at most n of its raw words at even
     strides: enough to tell two draws of a problem's inputs apart, in
@@ -86,6 +107,8 @@ class Vacuity:
         self.outs, self.ins = set(), set()
         self.skipped = None
         self.first = None           # the first draw's gates (output_gates)
+        self.kept = None            # the first output (kept), its stride, its shape
+        self.same = True            # every later output within the check of the first
 
     def observe(self, out, inputs):
         """One draw: its inputs and the reference's output on them."""
@@ -102,15 +125,36 @@ class Vacuity:
         self.constants.append(g["constant_value"])
         self.inputs = set(g["input"]) if self.inputs is None else self.inputs & set(g["input"])
         self.outs.add((tuple(out.shape), g.get("summary") or fingerprint(t, out)))
+        if out.numel() > 1:
+            self.same &= self.within_check(out)
         self.ins.add(tuple(sample_print(t, x) if isinstance(x, t.Tensor) else repr(x)[:64]
                            for x in inputs))
+
+    def within_check(self, out):
+        """Does the first draw's output pass the original check against
+        this draw's reference output (at the kept places)?  The first
+        draw's is kept and passes."""
+        t = self.torch
+        if self.kept is None:
+            part, step = kept(out)
+            self.kept = (part.contiguous().clone(), step, tuple(out.shape))
+            return True
+        first, step, shape = self.kept
+        if tuple(out.shape) != shape or not bool(t.isfinite(first).all()):
+            return False
+        part = out.detach().reshape(-1)[::step].contiguous()
+        if self.verify is not None:
+            return bool(self.verify.raw(part, first.to(part.dtype), self.harness,
+                                        self.tol).allclose_pass)
+        return bool(t.allclose(part, first.to(part.dtype), atol=self.tol, rtol=self.tol))
 
     def summary(self):
         """checks.vacuity: what replay/verdict.c reads.  degenerate needs
         two draws whose inputs differ."""
         if self.draws == 0:
             return {"observed": 0, "skipped": self.skipped or "no reference output"}
-        degenerate = len(self.ins) > 1 and len(self.outs) == 1
+        degenerate = len(self.ins) > 1 and (
+            len(self.outs) == 1 or (self.kept is not None and self.same))
         passes = sorted(self.inputs or ())
         gates = [n for n, on in (("zeros", self.zeros), ("constant", self.constant),
                                  ("input", bool(passes)), ("degenerate", degenerate)) if on]
@@ -119,6 +163,7 @@ class Vacuity:
                "constant_values": self.constants[:8], "input": bool(passes),
                "inputs_passing": passes, "degenerate": degenerate,
                "distinct_inputs": len(self.ins), "distinct_outputs": len(self.outs),
+               "outputs_within_check": bool(self.kept is not None and self.same),
                "vacuous": bool(gates), "gates": gates}
         if self.skipped:
             rec["skipped"] = self.skipped
