@@ -29,7 +29,13 @@ sample's matmul, robust 1.83x with no finding.  Refused (EPERM):
   outputs of its timed calls in a 0666 segment and read them back in a
   later job, another uid's (robust 1.6x verified-faster on the CPU, no
   finding).  torch and the CUDA driver share memory by descriptors (memfd,
-  CUDA IPC), never so.
+  CUDA IPC), never so;
+- new namespaces (unshare, setns, clone with a CLONE_NEW* flag: a user
+  namespace of its own gives a process capabilities over its own mounts
+  and network, the kernel's code behind them) and io_uring (its
+  operations are not system calls a filter sees: containers' default
+  profiles refuse it too).  The jail makes its namespaces before the
+  filter is loaded.
 
 Not closed: the judge's other threads.  kill(TID) with the id of any of
 its threads signals the whole judge, and sched_setaffinity(TID) pins that
@@ -74,6 +80,12 @@ ALWAYS = ("tkill", "pidfd_send_signal", "pidfd_getfd", "ptrace", "process_vm_rea
 # that have it; skipped where the architecture has none).
 SYSV_IPC = ("shmget", "shmat", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
             "semget", "semop", "semtimedop", "semctl", "ipc")
+# New namespaces and io_uring, refused whatever their arguments; clone's
+# CLONE_NEW* flags (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER,
+# NEWPID, NEWNET), each refused by a rule of its own.
+NAMESPACES = ("unshare", "setns", "io_uring_setup", "io_uring_enter", "io_uring_register")
+CLONE_NEW = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
+             0x40000000)
 # Who gets a descriptor's SIGIO (and so any signal F_SETSIG names): fcntl's
 # F_SETOWN, F_SETOWN_EX; ioctl's FIOSETOWN, SIOCSPGRP.
 F_SETOWN, F_SETOWN_EX = 8, 15
@@ -175,6 +187,8 @@ def load(protected):
     pidfds = not expandable_segments()
     try:
         rule("clone", ArgCmp(0, SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT))
+        for flag in CLONE_NEW:
+            rule("clone", ArgCmp(0, SCMP_CMP_MASKED_EQ, flag, flag))
         rule("clone3", action=scmp_act_errno(errno.ENOSYS))
         for name in BY_PID:
             if name == "pidfd_open" and not pidfds:
@@ -201,7 +215,7 @@ def load(protected):
         for name in ALWAYS:
             if name != "pidfd_getfd" or pidfds:
                 rule(name)
-        for name in SYSV_IPC:
+        for name in SYSV_IPC + NAMESPACES:
             rule(name)
         rc = lib.seccomp_load(ctx)
         if rc < 0:
@@ -213,7 +227,8 @@ def load(protected):
                        "scheduling and limits of a protected pid; kill and setpriority of a "
                        "protected process group or of all; a descriptor's SIGIO owner; "
                        "tkill, ptrace, process_vm_readv, process_vm_writev, "
-                       "pidfd_send_signal, pidfd_getfd; System V IPC",
+                       "pidfd_send_signal, pidfd_getfd; System V IPC; new namespaces "
+                       "(unshare, setns, clone's CLONE_NEW*); io_uring",
             "not_on_this_architecture": skipped,
             "pidfds": "refused" if pidfds else
                       "allowed: torch's expandable segments share CUDA memory through them"}

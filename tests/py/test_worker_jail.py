@@ -8,7 +8,8 @@ the candidate's own processes only, and the candidate runs as the job's
 own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
 candidate's own tree (clone's CLONE_PARENT: the seccomp filter), no
-System V IPC (the seccomp filter), and,
+System V IPC, no namespace of its own and no io_uring (the seccomp
+filter), and,
 running as the judge's uid without Landlock, it cannot signal, renice or
 trace the judge (the seccomp filter).  And an honest twin builds its
 C++ extension (load_inline, ninja, into the build cache) and passes."""
@@ -208,6 +209,11 @@ got = {"shmget": err(libc.shmget(%d, 4096, 0o1000 | 0o666)),
        "semget": err(libc.semget(%d, 1, 0o1000 | 0o666))}
 a = libc.shmat(%d, None, 0)
 got["shmat_outside"] = ctypes.get_errno() if a in (None, 2**64 - 1) else "attached"
+got["unshare_user"] = err(libc.unshare(0x10000000))        # CLONE_NEWUSER
+import platform
+nr = {"x86_64": 425, "aarch64": 425}[platform.machine()]   # io_uring_setup
+params = ctypes.create_string_buffer(120)
+got["io_uring"] = err(libc.syscall(nr, 4, params))
 report(**got)
 ''' % (key, key, key, outside))
         with open("/proc/sysvipc/shm") as f:
@@ -218,6 +224,8 @@ report(**got)
               and not left,
               "System V IPC is refused (EPERM): a segment, queue or semaphore by key, "
               "and a segment made outside the job (%s, left %s)" % (got, left), w)
+        check(got.get("unshare_user") == 1 and got.get("io_uring") == 1,
+              "a user namespace of its own and an io_uring are refused (EPERM) (%s)" % got, w)
     finally:
         if outside >= 0:
             libc.shmctl(outside, 0, None)           # IPC_RMID
