@@ -559,8 +559,7 @@ class Builder:
                 except FileNotFoundError:
                     return False
             if own(key + ".seen"):      # one more extension of its flags
-                with open(os.path.join(root, key + ".seen"), "ab") as f:
-                    f.write(b"+")
+                pch.count_seen(os.path.join(root, key + ".seen"))
             if isinstance(rep.get("pch_failed"), str) and not os.path.exists(
                     os.path.join(root, key + ".failed")):
                 with open(os.path.join(root, key + ".failed"), "w") as f:

@@ -199,9 +199,8 @@ class Distribution:
         error against a float64 reference within ten times the float32
         reference's, or INPUT_ROUNDING_FACTOR times what one float32
         rounding of the inputs moves the float64 reference (conditioning),
-        or within what adding
-        its reductions' terms in sequence may lose: precision.
-        fp32_allowance).  got (a dict) takes the figures."""
+        or within what adding its reductions' terms in sequence may lose:
+        precision.fp32_allowance).  got (a dict) takes the figures."""
         ok, err = self.compare(out, out_new)
         got.update({"pass": ok, "normwise_rel_err": err})
         loose = base_err is not None and err is not None and err <= 10 * base_err

@@ -104,6 +104,13 @@ def mode():
     return "off" if m in ("0", "off", "no") else "eager" if m == "eager" else "second"
 
 
+def count_seen(path):
+    """One more extension of a flag set built plain: a byte on its .seen
+    marker (path), made if absent."""
+    with open(path, "ab") as f:
+        f.write(b"+")
+
+
 def seen(root, out, key):
     """Extensions of key's flags built plain so far: the bytes of its
     .seen marker in the cache and in this process's folder (a byte an
@@ -257,8 +264,7 @@ def ensure(cfg, key, cxx, flags, how, wait=False):
     before = SEEN_BEFORE.get(how, 0)
     n = seen(root, out, key) if before else 0
     if n < before:
-        with open(d + ".seen", "ab") as f:
-            f.write(b"+")
+        count_seen(d + ".seen")
         raise Plain("extension %d of these flags (the header is made for extension %d)"
                     % (n + 1, before + 1), unusable=False)
     lock = os.open(d + ".lock", os.O_RDWR | os.O_CREAT, 0o644)

@@ -7,8 +7,8 @@ audit's own calls), each reference parameter that starts as one constant
 parameter (Redraw.pairs: the same name, shape and initial value, or a
 shape and value unique on both sides, or a group of one shape and value
 of the same count on both sides, all its members given the same values)
-gets new values, the same in both models; then reference and candidate are compared once
-on a fresh draw of the problem's inputs, as the distribution checks
+gets new values, the same in both models; then reference and candidate
+are compared once on a fresh draw of the problem's inputs, as the distribution checks
 compare (hrworker/distribution.py: the scale-invariant checks, the
 error of the problem's own draws, float32's own rounding).  Wrong there:
 parameters-differ, with the re-drawn names and the error.
@@ -118,14 +118,12 @@ class Redraw:
         one draw a pair, or a group's."""
         t = self.t
         gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
-        drawn, out = {}, []
-        for r, n, v, g in pairs:
-            if g is None or g not in drawn:
-                new = redrawn(t, self.params[r], v, gen)
-                if g is not None:
-                    drawn[g] = new
-            out.append((r, n, new if g is None else drawn[g]))
-        return out
+        drawn = {}          # a pair's own draw, or its group's
+        for r, _, v, g in pairs:
+            key = (None, r) if g is None else g
+            if key not in drawn:
+                drawn[key] = redrawn(t, self.params[r], v, gen)
+        return [(r, n, drawn[(None, r) if g is None else g]) for r, n, _, g in pairs]
 
     def run(self, spec, seed, draw_seed):
         """checks.parameters_redrawn: what was re-drawn and the comparison;

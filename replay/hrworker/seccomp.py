@@ -47,10 +47,10 @@ which CUDA IPC may refuse (tests/gpu/jail_probe.py --layers asks).
 
 Every other call is allowed: threads, fork, posix_spawn, vfork, the
 compilers, signals to its own processes, POSIX shared memory (files).
-Not yet run under CUDA: that the driver makes no System V IPC call.  HEADROOM_SECCOMP=0 in the
-worker's environment loads no filter.  Not yet run under CUDA: the
-premise that the CUDA driver's IPC (cuIpcOpenMemHandle) makes none of
-these calls on the judge's pid (torch's expandable segments do make
+HEADROOM_SECCOMP=0 in the worker's environment loads no filter.  Not yet
+run under CUDA: the premises that the CUDA driver makes no System V IPC,
+namespace or io_uring call, and that its IPC (cuIpcOpenMemHandle) makes
+none of these calls on the judge's pid (torch's expandable segments do make
 pidfd_open on it, and Landlock already refuses their pidfd_getfd).  A pid compares on its low 32
 bits (pid_t is an int; the register's upper half is not the caller's).
 Must not: refuse a call the candidate's honest code makes."""

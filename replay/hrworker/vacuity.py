@@ -71,11 +71,13 @@ def output_gates(torch, verify, out, inputs, harness, tol):
 KEEP_ELEMENTS = 1 << 24
 
 
-def kept(x):
-    """(the part of x the degenerate gate keeps, the stride it took)."""
+def kept(x, step=None):
+    """(the part of x the degenerate gate keeps, contiguous, and its
+    stride: the first output's, or step as it took for that one)."""
     flat = x.detach().reshape(-1)
-    step = max(1, -(-flat.numel() // KEEP_ELEMENTS))
-    return flat[::step], step
+    if step is None:
+        step = max(1, -(-flat.numel() // KEEP_ELEMENTS))
+    return flat[::step].contiguous(), step
 
 
 def sample_print(torch, x, n=4096):
@@ -137,12 +139,12 @@ class Vacuity:
         t = self.torch
         if self.kept is None:
             part, step = kept(out)
-            self.kept = (part.contiguous().clone(), step, tuple(out.shape))
+            self.kept = (part.clone(), step, tuple(out.shape))
             return True
         first, step, shape = self.kept
         if tuple(out.shape) != shape or not bool(t.isfinite(first).all()):
             return False
-        part = out.detach().reshape(-1)[::step].contiguous()
+        part, _ = kept(out, step)
         if self.verify is not None:
             return bool(self.verify.raw(part, first.to(part.dtype), self.harness,
                                         self.tol).allclose_pass)
