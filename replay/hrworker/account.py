@@ -38,11 +38,26 @@ WINDOW_SHARE = 0.5
 
 # background-work: the family's CPU time outside its calls, beyond ALLOW_NS
 # and WINDOW_SHARE of its wall a window, above BG_MIN_NS and BG_SHARE of
-# the time outside them; or,
+# the time outside them; or busy windows, their wall above BG_MIN_NS and
+# BUSY_WALL_SHARE of the time outside the calls: windows at whose close a
+# thread of it was running or waiting to run (state R) after it had been
+# on a CPU or waiting for one (its schedstat) beyond the window's
+# allowance and BUSY_SHARE of its wall.  A spinner takes the whole wall of
+# every window it can, but where other processes hold the CPUs it runs
+# for a share of it only (a thread spinning between calls ran 26-40 % of
+# the windows' wall beside two busy loops on two cores, under
+# WINDOW_SHARE), while its time waiting to run shows it wanted all of it.
+# The kernel adds a wait to schedstat only once the wait ends, so a
+# thread waiting at a reading shows less than it waited (up to a few
+# time slices where several processes share a CPU): hence the half, and
+# the state at the close, which an honest thread that finished its work
+# after the reply no longer shows; or,
 # while the judge timed the reference, above BG_MIN_NS and BG_SHARE of the
 # reference's timed wall.
 BG_MIN_NS = 5_000_000
 BG_SHARE = 0.05
+BUSY_SHARE = 0.5
+BUSY_WALL_SHARE = 0.25
 
 # A family the judge stopped for a reference call cannot run: more than
 # HELD_NS of its CPU across such a call means a process undid the stop (a
@@ -163,17 +178,67 @@ class Member:
         self.fd = os.open("/proc/%d/stat" % pid, os.O_RDONLY | os.O_CLOEXEC)
         self.start = int(stat_fields(os.pread(self.fd, 1024, 0))[19])
         self.last = 0
+        self.threads = 0            # its thread count at the last read
+        self.tasks = {}             # tid: its (schedstat, stat), open (demand)
 
     def read(self):
         """Its CPU time and that of its reaped children, ns; OSError once
         it is gone."""
         f = stat_fields(os.pread(self.fd, 1024, 0))
         reaped = (int(f[13]) + int(f[14])) * TICK_NS
+        self.threads = int(f[17])
         self.last = time.clock_gettime_ns(self.clock) + reaped
         return self.last
 
+    def demand(self):
+        """{tid: (ns its thread was on a CPU or waiting on a run queue,
+        whether it is running or waiting to run now)} (schedstat's first
+        two fields, stat's state R), through files kept open: the thread
+        listing is read again only when the count read last (read)
+        differs from the files held; {} where the kernel keeps no
+        schedstat."""
+        if len(self.tasks) != self.threads:
+            self.list_tasks()
+        out = {}
+        for tid, fds in list(self.tasks.items()):
+            try:
+                f = os.pread(fds[0], 128, 0).split()
+                out[tid] = (int(f[0]) + int(f[1]),
+                            stat_fields(os.pread(fds[1], 1024, 0))[0] == b"R")
+            except (OSError, ValueError, IndexError):   # ended
+                self.drop_task(tid)
+        return out
+
+    def drop_task(self, tid):
+        for fd in self.tasks.pop(tid):
+            os.close(fd)
+
+    def list_tasks(self):
+        """Open the schedstat of its threads not held yet; close those of
+        threads gone.  The listing is of this process: its stat file
+        still reads after it (a pid is not reused while its process is)."""
+        try:
+            tids = {int(t) for t in os.listdir("/proc/%d/task" % self.pid)}
+            os.pread(self.fd, 1, 0)
+        except (OSError, ValueError):
+            tids = set()
+        for tid in set(self.tasks) - tids:
+            self.drop_task(tid)
+        for tid in tids - set(self.tasks):
+            fds = []
+            try:
+                for name in ("schedstat", "stat"):
+                    fds.append(os.open("/proc/%d/task/%d/%s" % (self.pid, tid, name),
+                                       os.O_RDONLY | os.O_CLOEXEC))
+                self.tasks[tid] = tuple(fds)
+            except OSError:
+                for fd in fds:
+                    os.close(fd)
+
     def close(self):
         os.close(self.fd)
+        for tid in list(self.tasks):
+            self.drop_task(tid)
 
 
 class Family:
@@ -200,12 +265,13 @@ class Family:
         self.inside = True          # a request is out (hello, first)
         self.armed = False          # windows outside the calls count (arm)
         self.mark = 0               # the reading at the last final reply
+        self.demand_mark = None     # demand() then, while armed
         self.t_mark = 0
         self.paused_ns = 0          # how long the family was stopped (quiet.Quiet tells)
         self.held = False           # it is stopped now (quiet.Quiet), around a reference call
         self.paused_mark = 0        # paused_ns at the last final reply
         self.outside = {"windows": 0, "cpu_ns": 0, "excess_ns": 0, "wall_ns": 0,
-                        "max_window_ns": 0}
+                        "max_window_ns": 0, "busy_windows": 0, "busy_wall_ns": 0}
         self.reference = {"calls": 0, "cpu_ns": 0, "wall_ns": 0, "busy_calls": 0,
                           "held_calls": 0, "held_busy_calls": 0, "held_ran_calls": 0,
                           "held_ran": None}
@@ -486,6 +552,11 @@ class Family:
         o["excess_ns"] += max(0, cpu - self.allow_ns - int(WINDOW_SHARE * wall))
         o["wall_ns"] += wall
         o["max_window_ns"] = max(o["max_window_ns"], cpu)
+        if self.demand_mark is not None and self.busiest(self.demand_mark) > (
+                self.allow_ns + BUSY_SHARE * wall):
+            o["busy_windows"] += 1
+            o["busy_wall_ns"] += wall
+        self.demand_mark = None
         if cpu > ALLOW_NS:
             self.keep_large(cpu, t - self.t_mark, op)
         self.inside = True
@@ -516,6 +587,25 @@ class Family:
         self.large.sort(key=lambda x: -x["cpu_ms"])
         del self.large[LARGE_KEPT:]
 
+    def demand(self):
+        """{(pid, tid): (ns on a CPU or waiting for one, running or
+        waiting to run now)} of the family's threads (Member.demand); read
+        after read(), which counts each process's threads."""
+        t0 = time.perf_counter_ns()
+        out = {}
+        for pid, m in self.members.items():
+            for tid, ns in m.demand().items():
+                out[(pid, tid)] = ns
+        self.cost_ns += time.perf_counter_ns() - t0
+        return out
+
+    def busiest(self, since):
+        """The most one thread of the family that is running or waiting to
+        run now was on a CPU or waiting for one since the demand() reading
+        since (all of it for a thread born meanwhile), ns."""
+        return max((ns - since.get(k, (0, False))[0]
+                    for k, (ns, runnable) in self.demand().items() if runnable), default=0)
+
     def thread_reading(self):
         """The candidate process's threads (thread_times) and its own CPU
         clock (every thread's, ended ones included), read together."""
@@ -532,6 +622,7 @@ class Family:
         if self.loadavg is None:
             return
         self.mark, self.t_mark = self.read(), time.perf_counter_ns()
+        self.demand_mark = self.demand() if self.armed else None
         self.paused_mark = self.paused_ns
         self.opened_by = None if what is None else str(what)[:40]
         self.inside = False
@@ -566,6 +657,8 @@ class Family:
                 "outside_wall_ms": o["wall_ns"] / 1e6,
                 "stopped_ms": self.paused_ns / 1e6,
                 "outside_max_window_ms": o["max_window_ns"] / 1e6,
+                "outside_busy_windows": o["busy_windows"],
+                "outside_busy_wall_ms": o["busy_wall_ns"] / 1e6,
                 "reference_calls": r["calls"], "reference_cpu_ms": r["cpu_ns"] / 1e6,
                 "reference_wall_ms": r["wall_ns"] / 1e6,
                 "reference_busy_calls": r["busy_calls"],
@@ -584,15 +677,18 @@ class Family:
         """The evidence of background-work, or None."""
         o, r = self.outside, self.reference
         out = o["excess_ns"] > max(BG_MIN_NS, BG_SHARE * o["wall_ns"])
+        busy = o["busy_wall_ns"] > max(BG_MIN_NS, BUSY_WALL_SHARE * o["wall_ns"])
         ref = r["cpu_ns"] - r["calls"] * ALLOW_NS > max(BG_MIN_NS, BG_SHARE * r["wall_ns"])
         held = r["held_busy_calls"] >= HELD_CALLS or r["held_ran_calls"] >= HELD_RAN_CALLS
         u = self.unseen or {}
         unseen = ("cgroup_ms" in u and (u["cgroup_ms"] - u["clocks_ms"]) * 1e6
                   > max(UNSEEN_MIN_NS, BG_SHARE * u["wall_ms"] * 1e6))
         left = bool(u.get("outside_cgroup"))
-        if not (out or ref or held or unseen or left):
+        if not (out or busy or ref or held or unseen or left):
             return None
-        rule = ("outside its calls" if out else "while the reference was timed" if ref else
+        rule = ("outside its calls" if out else
+                "outside its calls, a thread of it runnable throughout windows" if busy else
+                "while the reference was timed" if ref else
                 "while the reference was timed with its processes stopped (a stop undone)"
                 if held else "in its cgroup, by processes no reading saw (reaped unread)"
                 if unseen else "a process of it left the cgroup it is counted in")

@@ -54,6 +54,10 @@ def after_call(what):
         if "wake" not in HELPER:
             HELPER["wake"] = named_helper()
         HELPER["wake"].set()
+    if what == b"s":                    # a thread of its own, spinning from now on
+        if "spinner" not in HELPER:
+            HELPER["spinner"] = threading.Thread(target=spin, args=(1e6,), daemon=True)
+            HELPER["spinner"].start()
     if what == b"t":                    # a thread that spins 60 ms, then ends
         threading.Thread(target=spin, args=(60,)).start()
     elif what == b"c":                  # a child that spins 60 ms, left unreaped
@@ -224,6 +228,55 @@ rec, found = run(b"o", subreaper=False)
 check(found is not None and rec["outside_excess_ms"] > 4 * 5 and rec["processes"] > 4,
       "an orphan whose subreaper was unset, now the worker's child: counted (%.1f ms, "
       "%d processes)" % (rec["outside_excess_ms"], rec["processes"]))
+
+
+
+def contended(fn):
+    """fn() while two busy loops run for every CPU of this machine (other
+    jobs' processes, another worker): a thread of the family gets a share
+    of the wall only, under WINDOW_SHARE."""
+    hogs = []
+    for _ in range(2 * (os.cpu_count() or 1)):
+        pid = os.fork()
+        if pid == 0:
+            while True:
+                pass
+        hogs.append(pid)
+    # The worker's children born since the candidate process are of its
+    # family (orphans land there), and a start time is in clock ticks:
+    # the loops start a few ticks before the stand-in.
+    time.sleep(0.05)
+    try:
+        return fn()
+    finally:
+        for pid in hogs:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+
+
+# A thread spinning between the calls while every CPU is held by another
+# process: it runs for a share of each window only, under WINDOW_SHARE, but
+# is on a run queue for the rest: the windows read busy.  The stop of a
+# robust job keeps it off the reference's calls (not timed here), so the
+# windows are the evidence.
+rec, found = contended(lambda: run(b"s", calls=8, ref_s=0.02, timed=False))
+check(found is not None and rec["outside_busy_windows"] >= 4
+      and rec["outside_busy_wall_ms"] > 0.25 * rec["outside_wall_ms"],
+      "a thread spinning outside the calls, every CPU held by other processes: busy windows, "
+      "background-work (%d of %d windows busy, %.1f of %.1f ms; %.1f ms over the CPU share; %s)"
+      % (rec["outside_busy_windows"], rec["outside_windows"], rec["outside_busy_wall_ms"],
+         rec["outside_wall_ms"], rec["outside_excess_ms"], found and found["rule"]))
+# Its honest twins under the same contention: 1.5 ms of an op's work after
+# each reply (waiting for a CPU longer than it ran), and an idle process.
+for allow, what in ((ALLOW_NS, "a CPU job"), (ALLOW_CUDA_NS, "a CUDA job")):
+    rec, found = contended(lambda: run(b"d", calls=12, ref_s=0.004, timed=False,
+                                       allow_ns=allow))
+    check(found is None and rec["outside_busy_windows"] == 0,
+          "%s, 1.5 ms of its own threads' work after each reply, every CPU held by other "
+          "processes: no busy window, no finding (%r)" % (what, found and found["rule"]))
+rec, found = contended(lambda: run(b"i", calls=8, ref_s=0.02, timed=False))
+check(found is None and rec["outside_busy_windows"] == 0,
+      "an idle candidate, every CPU held by other processes: no busy window (%r)" % rec)
 
 fam = Family(2 ** 22 + 12345)
 check(fam.source.startswith("none: ") and fam.read() == 0 and fam.finding() is None,
