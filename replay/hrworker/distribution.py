@@ -19,7 +19,10 @@ from hrworker.precision import fp32_allowance, rel_err
 from hrworker.util import exc_text, finite
 
 # name -> what it does to one floating input (docs/verification.md).
-TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "ramp")
+TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp")
+# Drawn again at new places (up to SPARSE_DRAWS), the next only where the
+# last passed.
+PLACED = ("sparse", "heavy")
 SCALE_DOWN, SCALE_UP = 1e-3, 64.0
 # sparse: 1/1024 of the elements kept, at least one and at most SPARSE_MAX,
 # in up to SPARSE_DRAWS draws of new places (the next only where the last
@@ -33,6 +36,15 @@ SPARSE_FRACTION = 1.0 / 1024
 SPARSE_MAX = 64
 SPARSE_DRAWS = 3
 SPARSE_GAIN = 16.0              # their size, in units of the input's amax
+# heavy: the draw kept, and as many places as sparse's set to HEAVY_MASS
+# times n / places (1-2 times that, at most HEAVY_MAX and a quarter of the
+# dtype's largest value) in units of amax:
+# together about as large as the whole draw's magnitude, so that where a
+# function of zero is not zero (a hinge, 1 - x t, is 1 at 0: sparse's
+# places were 64 terms among 4 M ones) the places still carry a share of
+# the output that a subsample misses.
+HEAVY_MASS = 0.25
+HEAVY_MAX = 2.0 ** 20
 FP32_EPS = 2.0 ** -24           # one float32 rounding, relative (conditioning)
 # An honest float32 kernel's error, in units of what one rounding of its
 # inputs moves the float64 reference: each of its steps rounds again (on
@@ -91,6 +103,19 @@ def transform(torch, name, x, gen, dom, amax):
         if dom == "any":
             mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(x.device) * 2 - 1)
         y = torch.zeros(n, device=x.device, dtype=wide.dtype)
+        y[idx] = sign * mag if dom != "any" else mag
+        y = y.view(x.shape)
+    elif name == "heavy":
+        n = x.numel()
+        k = max(1, min(SPARSE_MAX, int(n * SPARSE_FRACTION)))
+        idx = torch.randint(0, n, (k,), generator=gen).to(x.device)
+        # within the dtype's range (float16: 65504), twice over
+        gain = max(1.0, min(HEAVY_MAX, HEAVY_MASS * n / k,
+                            torch.finfo(x.dtype).max / (4 * amax)))
+        mag = (torch.rand(k, generator=gen).to(x.device) + 1) * gain * amax
+        if dom == "any":
+            mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(x.device) * 2 - 1)
+        y = wide.reshape(-1).clone()
         y[idx] = sign * mag if dom != "any" else mag
         y = y.view(x.shape)
     elif name == "ramp":
@@ -280,7 +305,7 @@ class Distribution:
         rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
         described = [describe(t, x) for x in base]
         draws = [(name, i) for name in TRANSFORMS
-                 for i in range(SPARSE_DRAWS if name == "sparse" else 1)]
+                 for i in range(SPARSE_DRAWS if name in PLACED else 1)]
         for name, i in draws:
             if i and (any(f["transform"] == name for f in failing) or
                       "skipped" in rec["transforms"][name]):
