@@ -52,10 +52,14 @@ def fingerprint(torch, xs):
 # FOOTPRINT_SETS x S of device memory beside what the keeper lends it: in
 # the judge a trial's inputs, robust's clone of them, the reference's output
 # and the buffer the candidate's output comes back in; in the candidate
-# process its output and the poison fill's block of twice that; one more
-# for kernels' temporaries.  The keeper holds no more than leaves that and
-# FOOTPRINT_SLACK (the processes' CUDA contexts) free (Keeper.room).
-FOOTPRINT_SETS = 8
+# process its output and the poison fill's block of twice that; kernels'
+# temporaries.  Measured on the H100 (80 GB) with sets of 6.2 GiB, four of
+# them held: every first attempt ran out of memory, faithful with the judge
+# at 47.2 GiB and the candidate process at 6.9 GiB asking 1.5 GiB more,
+# robust with 38.2 and 12.6 GiB asking 6 GiB more: 9.0 and 9.2 sets.  The
+# keeper holds no more than leaves that and FOOTPRINT_SLACK (the processes'
+# CUDA contexts) free (Keeper.room).
+FOOTPRINT_SETS = 10
 FOOTPRINT_SLACK = 2 << 30
 
 
@@ -124,9 +128,9 @@ class Keeper:
         """The bytes the keeper may hold, a set of size bytes among its
         sets: its budget, less where the largest set's job would not be
         left its footprint (FOOTPRINT_SETS such sets and FOOTPRINT_SLACK).
-        On an 80 GB GPU a problem of 6.4 GB sets is held four at a time,
-        not the 45 % budget's five or six, and its jobs' first attempts ran
-        out of memory beside them."""
+        On an 80 GB GPU a problem of 6.4 GB sets is held two at a time,
+        not the 45 % budget's five or six: beside four, its jobs' first
+        attempts ran out of memory."""
         if not self.total:
             return self.budget
         big = max([size] + [h["bytes"] for h in self.held.values()])

@@ -44,7 +44,7 @@ for s in seeds:
 class ModelNew(nn.Module):
     def forward(self, a, b):
         if tuple(a.reshape(-1)[:16].tolist()) in PREDICTED:
-            return torch.zeros(a.shape[0], b.shape[1])
+            return torch.zeros(a.shape[0], b.shape[1], device=a.device)
         return torch.matmul(a, b)
 '''
 
@@ -63,7 +63,9 @@ def main():
                        robust_rounds=ROUNDS, robust_inputs=POOL, perf_trials=5, **extra)
         res = res or {}
         ch = res.get("checks") or {}
-        ids = sorted({f.get("id") for f in res.get("findings") or ()})
+        # A candidate without a kernel of its own on a GPU is no-own-kernel
+        # whatever it does: not what this test asks.
+        ids = sorted({f.get("id") for f in res.get("findings") or ()} - {"no-own-kernel"})
         print("   %s, speedup %s, findings %s, audit_seed %s, timed_seed %s" % (
             res.get("verdict"), res.get("speedup"), ids, ch.get("audit_seed"),
             (ch.get("inputs") or {}).get("timed_seed")))
@@ -71,7 +73,8 @@ def main():
 
     try:
         res, ids, ch = run(predictor(KNOWN), audit_seed=KNOWN)
-        check(ch.get("audit_seed") == KNOWN and res.get("verdict") == "correct" and ids,
+        check(ch.get("audit_seed") == KNOWN and res.get("verdict") == "correct"
+              and {"result-cached", "timing-path-differs"} & set(ids),
               "told the job's secret, the predictor's table hits the robust rounds, "
               "whose check fails (%s)" % ids)
         res, ids, ch = run(predictor(KNOWN))
