@@ -214,8 +214,8 @@ class Member:
             os.close(fd)
 
     def list_tasks(self):
-        """Open the schedstat of its threads not held yet; close those of
-        threads gone.  The listing is of this process: its stat file
+        """Open the schedstat and stat of its threads not held yet; close
+        those of threads gone.  The listing is of this process: its stat file
         still reads after it (a pid is not reused while its process is)."""
         try:
             tids = {int(t) for t in os.listdir("/proc/%d/task" % self.pid)}
