@@ -19,7 +19,7 @@ import sys
 from hrworker import seccomp
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.jail import confine_candidate
-from hrworker.sandbox import isolate_network, read_roots
+from hrworker.sandbox import isolate_network, read_roots, without_secrets
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 
 
@@ -49,6 +49,10 @@ def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
                        {int(p) for p in protect if p})   # before the jail hides them
     got, own_net = confine_candidate(cfg, own_dir, reads, uid_offset, umask)
     os.chdir(own_dir)
+    if os.geteuid() == 0:
+        # Still root (the job jail off: CUDA): root owns the secrets beneath
+        # the read roots, so they are left out of them (sandbox.SECRETS).
+        reads, got["secrets_hidden"] = without_secrets(reads)
     got["network"] = "own namespace" if own_net else isolate_network()
     writes = [own_dir]
     if got.get("tmp"):      # the jail's /tmp: the process's own, beside own_dir

@@ -283,6 +283,49 @@ def read_roots(cfg, own):
     return out
 
 
+# What beneath the read roots holds secrets (password hashes, sudo rules,
+# host keys, TLS private keys).  Root owns them: a candidate that runs as
+# root (the job jail off: CUDA jobs) reads them through /etc's rule, so
+# there a root that leads to one is allowed entry by entry without it
+# (without_secrets; Landlock cannot take a path back from a rule above it).
+SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+           "/etc/sudoers.d", "/etc/ssh", "/etc/ssl/private", "/etc/security/opasswd")
+
+
+def without_secrets(roots, secrets=SECRETS):
+    """roots with each that holds a secret replaced by its entries (again
+    beneath, along the way to the secret), every path resolved, none that
+    is or resolves into a secret, nor outside the roots (a link's target
+    elsewhere was not readable through the root's rule either); and the
+    secrets that exist."""
+    def hidden(p):
+        return any(p == x or p.startswith(x + "/") for x in secrets)
+
+    out, seen = [], []
+    within = [os.path.realpath(r) for r in roots]
+
+    def add(path):
+        real = os.path.realpath(path)
+        if not Sandbox.beneath(real, within):
+            return
+        if hidden(path) or hidden(real):
+            if os.path.lexists(path) and path not in seen:
+                seen.append(path)
+            return
+        if os.path.isdir(real) and any(x.startswith(real.rstrip("/") + "/") for x in secrets):
+            try:
+                names = sorted(os.listdir(real))
+            except OSError:
+                return
+            for name in names:
+                add(os.path.join(real, name))
+        elif real not in out:
+            out.append(real)
+    for r in roots:
+        add(r)
+    return out, seen
+
+
 CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
 
 

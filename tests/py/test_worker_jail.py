@@ -292,6 +292,43 @@ report(**got)
         w.close()
 
 
+def root_without_jail():
+    """A worker whose candidate runs as root (the job jail off, as under
+    CUDA), Landlock on: /etc's secrets are left out of the read roots
+    (sandbox.SECRETS), so /etc/shadow cannot be opened from C though root
+    owns it, while the rest of /etc reads; the job says what it hid."""
+    old = os.environ.get("HEADROOM_JOB_JAIL")
+    os.environ["HEADROOM_JOB_JAIL"] = "0"
+    try:
+        w = Worker()
+    finally:
+        if old is None:
+            os.environ.pop("HEADROOM_JOB_JAIL", None)
+        else:
+            os.environ["HEADROOM_JOB_JAIL"] = old
+    try:
+        _, res = w.run(PROBLEM, HEAD + '''
+got = {"uid": os.getuid()}
+for name in ("/etc/shadow", "/etc/passwd"):
+    fd = libc.open(name.encode(), 0)
+    got[name] = "read" if fd >= 0 else ctypes.get_errno()
+report(**got)
+''')
+        got = reported(res, "JAIL ")
+        conf = (res.get("checks") or {}).get("candidate_process") or {}
+        if not str(conf.get("landlock", "")).startswith("{") and not isinstance(
+                conf.get("landlock"), dict):
+            print("skip: root without the job jail: no Landlock here (%s)" % conf.get("landlock"))
+            return
+        check(got.get("uid") == 0 and got.get("/etc/shadow") == 13 and got.get("/etc/passwd") == "read"
+              and "/etc/shadow" in (conf.get("secrets_hidden") or []),
+              "as root without the job jail (CUDA's setting), Landlock keeps /etc/shadow from C "
+              "(EACCES) and the rest of /etc readable (%s; hidden %s)"
+              % (got, conf.get("secrets_hidden")), w)
+    finally:
+        w.close()
+
+
 def private_tmp(w):
     """A candidate that builds in a folder of its own under /tmp, as the
     original harness let it: it writes there, and what it wrote is in its
@@ -350,6 +387,8 @@ def main():
         clone_parent(w)
         sysv_ipc(w)
         judge_untouchable()
+        if ROOT_RUN:
+            root_without_jail()
         honest_twin(w)
     finally:
         w.close()
