@@ -180,14 +180,19 @@ SUM_CAP = 2.0 ** -7
 U32 = 2.0 ** -24
 
 
-def fp32_allowance(torch, inputs, out):
+def fp32_allowance(torch, inputs, out, along=False):
     """The error (normwise, against fp64) an honest fp32 kernel may make by
     adding the terms of its reductions in sequence: min(gamma_k, SUM_CAP)
-    with k the floating inputs' elements over the output's."""
-    n_in = sum(x.numel() for x in inputs
-               if isinstance(x, torch.Tensor) and x.is_floating_point())
+    with k the floating inputs' elements over the output's; along: or a
+    floating input's elements past its first dimension (a row of it),
+    where that is more (an output of the input's shape may still sum
+    along a row: a LayerNorm's over its last dimensions, a cumsum)."""
+    floats = [x for x in inputs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+    n_in = sum(x.numel() for x in floats)
     n_out = sum(x.numel() for x in tensors(out)) or 1
     k = max(1, n_in // n_out)
+    if along:
+        k = max([k] + [x.numel() // x.shape[0] for x in floats if x.dim() and x.shape[0]])
     if k * U32 >= 1:
         return SUM_CAP
     return min(k * U32 / (1 - k * U32), SUM_CAP)
