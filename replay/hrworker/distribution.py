@@ -145,14 +145,14 @@ def transform(torch, name, x, gen, dom, amax):
 
 
 def flipped_share(torch, out, out_new):
-    """Where the reference output out is a tensor that takes two values at
-    most (a mask), the share of its elements that out_new (of its shape)
-    has otherwise; else None."""
+    """Where the reference output out is a tensor that takes exactly two
+    values (a mask; not a scalar, not a constant), the share of its
+    elements that out_new (of its shape) has otherwise; else None."""
     if not isinstance(out, torch.Tensor) or not isinstance(out_new, torch.Tensor) or \
-            out.shape != out_new.shape or out.numel() == 0:
+            out.shape != out_new.shape or out.numel() < 2:
         return None
     lo, hi = out.min(), out.max()
-    if not bool(((out == lo) | (out == hi)).all()):
+    if bool(lo == hi) or not bool(((out == lo) | (out == hi)).all()):
         return None
     return torch.ne(out, out_new).float().mean().item()
 

@@ -51,5 +51,7 @@ check(share_few is not None and share_few <= distribution.MASK_FLIP_SHARE
       and share_moved > distribution.MASK_FLIP_SHARE,
       "a mask: 40 of 524288 elements flipped pass (%.2g), 20000 fail (%.2g)"
       % (share_few, share_moved))
-check(distribution.flipped_share(torch, torch.randn(64, 64), torch.randn(64, 64)) is None,
-      "an output of more than two values is not a mask")
+check(distribution.flipped_share(torch, torch.randn(64, 64), torch.randn(64, 64)) is None
+      and distribution.flipped_share(torch, torch.tensor(0.5), torch.tensor(0.6)) is None
+      and distribution.flipped_share(torch, torch.ones(8), torch.zeros(8)) is None,
+      "an output of more than two values, a scalar (a loss) or a constant is not a mask")
