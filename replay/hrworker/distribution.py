@@ -112,28 +112,15 @@ def transform(torch, name, x, gen, dom, amax):
             return None
         y = -wide
     elif name == "sparse":
-        n = x.numel()
-        k = max(1, min(SPARSE_MAX, int(n * SPARSE_FRACTION)))
-        idx = torch.randint(0, n, (k,), generator=gen).to(x.device)
-        mag = torch.rand(k, generator=gen).to(x.device) * SPARSE_GAIN * amax + amax
-        if dom == "any":
-            mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(x.device) * 2 - 1)
-        y = torch.zeros(n, device=x.device, dtype=wide.dtype)
-        y[idx] = sign * mag if dom != "any" else mag
-        y = y.view(x.shape)
+        y = placed(torch, torch.zeros(x.numel(), device=x.device, dtype=wide.dtype), gen,
+                   dom, lambda k: (amax, SPARSE_GAIN * amax)).view(x.shape)
     elif name == "heavy":
-        n = x.numel()
-        k = max(1, min(SPARSE_MAX, int(n * SPARSE_FRACTION)))
-        idx = torch.randint(0, n, (k,), generator=gen).to(x.device)
         # within the dtype's range (float16: 65504), twice over
-        gain = max(1.0, min(HEAVY_MAX, HEAVY_MASS * n / k,
-                            torch.finfo(x.dtype).max / (4 * amax)))
-        mag = (torch.rand(k, generator=gen).to(x.device) + 1) * gain * amax
-        if dom == "any":
-            mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(x.device) * 2 - 1)
-        y = wide.reshape(-1).clone()
-        y[idx] = sign * mag if dom != "any" else mag
-        y = y.view(x.shape)
+        def size(k):
+            gain = max(1.0, min(HEAVY_MAX, HEAVY_MASS * x.numel() / k,
+                                torch.finfo(x.dtype).max / (4 * amax)))
+            return gain * amax, gain * amax
+        y = placed(torch, wide.reshape(-1).clone(), gen, dom, size).view(x.shape)
     elif name == "ramp":
         # Sign-definite (0 to amax, or -amax to 0): a ramp across zero
         # cancels in every sum, and an honest kernel's rounding then reads
@@ -142,6 +129,22 @@ def transform(torch, name, x, gen, dom, amax):
     else:
         raise ValueError(name)
     return y.to(x.dtype)
+
+
+def placed(torch, flat, gen, dom, size):
+    """flat (a 1-D float tensor, changed in place) with sparse's count of
+    places (1/1024 of it, 1 to SPARSE_MAX) set to lo + U(0,1) x span in
+    magnitude, (lo, span) = size(count), of the input's sign (dom: random
+    signs where it takes both), at places drawn from gen."""
+    n = flat.numel()
+    k = max(1, min(SPARSE_MAX, int(n * SPARSE_FRACTION)))
+    idx = torch.randint(0, n, (k,), generator=gen).to(flat.device)
+    lo, span = size(k)
+    mag = torch.rand(k, generator=gen).to(flat.device) * span + lo
+    if dom == "any":
+        mag = mag * (torch.randint(0, 2, (k,), generator=gen).to(flat.device) * 2 - 1)
+    flat[idx] = -mag if dom == "nonpos" else mag
+    return flat
 
 
 def flipped_share(torch, out, out_new):
