@@ -585,10 +585,13 @@ def main(argv):
                         if os.environ.get("HEADROOM_FS_JAIL") == "0" else None)
     # The job's jail (hrworker/jail.py); HEADROOM_JOB_JAIL=0 leaves the
     # candidate process on the machine's root with the worker's ids and
-    # the jobs out of cgroups of their own (the limits stay).
+    # the jobs out of cgroups of their own (the limits stay).  Under CUDA
+    # the ids and the root stay the worker's (jail_off) but each job still
+    # has its cgroup: as root RLIMIT_NPROC does not hold, pids.max does.
     jail_why = jail_off(cfg.device)
     jail_on = jail_why is None
-    cfg.cgroups = JobCgroups() if jail_on else JobCgroups.off(jail_why)
+    cfg.cgroups = JobCgroups.off(jail_why) if os.environ.get("HEADROOM_JOB_JAIL") == "0" \
+        else JobCgroups()
     cfg.cgroups_left = []
     cfg.cgroups.sweep()     # those of workers killed before they removed them
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
