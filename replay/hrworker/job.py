@@ -21,15 +21,7 @@ from hrworker.redraw import Redraw, spec_entries
 from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
-from hrworker.util import Laps, exc_text
-
-
-def is_oom(text):
-    """Does an error's text say the device ran out of memory (torch's
-    OutOfMemoryError, the caching allocator's or the driver's message)?"""
-    t = str(text or "")
-    return ("OutOfMemoryError" in t or "CUDA out of memory" in t
-            or "CUDA_ERROR_OUT_OF_MEMORY" in t or "cudaErrorMemoryAllocation" in t)
+from hrworker.util import Laps, exc_text, is_oom
 
 
 def memory_note(torch):

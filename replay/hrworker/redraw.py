@@ -23,7 +23,7 @@ Must not: run before timing (the models keep the new values), or fail a
 job: a parameter the candidate's process will not take is recorded and
 skipped."""
 from hrworker.distribution import Distribution
-from hrworker.util import exc_text
+from hrworker.util import exc_text, is_oom
 
 SPREAD = 0.5        # c -> c * U(1 - SPREAD, 1 + SPREAD); 0 -> U(-SPREAD, SPREAD)
 MAX_NAMES = 16      # names kept in the evidence
@@ -162,6 +162,8 @@ class Redraw:
         try:
             both = dist.call_both(inputs)
         except Exception as e:      # noqa: the candidate's, at the new values
+            if is_oom(exc_text(e)):
+                raise                   # whose, the job decides
             rec.update({"pass": False, "error": exc_text(e)[:300]})
             return rec, {"seed": seed, "redrawn": rec["redrawn"], "error": rec["error"]}
         if isinstance(both, str):

@@ -13,6 +13,7 @@ from hrworker.audit import (FLOOR_TRIES, add_finding, copy_bandwidth, copy_bytes
 from hrworker.context import AUDIT_FRESH, AUDIT_ROUNDS, HOLD_SHARE
 from hrworker.l2 import l2_reset
 from hrworker.outputs import elements, same_structure
+from hrworker.precision import MASK_FLIP_SHARE, flipped_share
 from hrworker.protocol import COVER_CYCLES
 from hrworker.remote import RemoteModel, audit_failure
 from hrworker.util import Laps, exc_text, finite, set_bytes
@@ -441,18 +442,27 @@ class Timing:
     def passes(self, out, out_new):
         """The original check of one pair, outside any timed call.  An
         audit call of a mask (a reference output of two values) that
-        fails it by flipping no more than distribution.MASK_FLIP_SHARE of
+        fails it by flipping no more than MASK_FLIP_SHARE of
         the elements passes: those sit within an honest reduction's
-        rounding of the step (distribution.flipped_share)."""
+        rounding of the step (flipped_share).  So does one
+        whose normwise error is within distribution.LOOSE times the
+        trials' largest (within_trials_error): a kernel near the tolerance
+        on every draw (a float32 cumsum of 262144 terms, 0.012-0.015 off
+        on the trials against an atol of 0.01 where the sum crosses zero)
+        fails it on some draws and passes on others, whichever path."""
         t = self.torch
         if not same_structure(t, out, out_new):
             return False, {"issue": "not a tensor (or tuple) of the reference's shapes"}
-        ok, rec = self.judge.compare(out, out_new, False, Laps({}))
-        rec = {k: rec.get(k) for k in ("n_violations", "max_abs_err") if k in rec}
-        share = None if ok else distribution.flipped_share(t, out, out_new)
+        ok, full = self.judge.compare(out, out_new, False, Laps({}))
+        rec = {k: full.get(k) for k in ("n_violations", "max_abs_err") if k in full}
+        share = None if ok else flipped_share(t, out, out_new)
         if share is not None:
             rec["flipped_share"] = share
-            ok = share <= distribution.MASK_FLIP_SHARE
+            ok = share <= MASK_FLIP_SHARE
+        if not ok and distribution.loose(full.get("normwise_rel_err"),
+                                         distribution.trials_error(self.checks)[1]):
+            rec["normwise_rel_err"] = full["normwise_rel_err"]
+            rec["within_trials_error"] = ok = True
         return ok, rec
 
     def failed_check(self, prints, fp, ref_fp, rec, **where):

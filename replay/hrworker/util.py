@@ -56,6 +56,16 @@ class Laps:
         self.t = now
 
 
+def is_oom(text):
+    """Does an error's text say the device ran out of memory (torch's
+    OutOfMemoryError, the caching allocator's or the driver's message)?
+    Such an error is never a candidate's evidence: the job decides whose
+    it is (job.Job.out_of_memory)."""
+    t = str(text or "")
+    return ("OutOfMemoryError" in t or "CUDA out of memory" in t
+            or "CUDA_ERROR_OUT_OF_MEMORY" in t or "cudaErrorMemoryAllocation" in t)
+
+
 def prctl(option, arg):
     """Linux prctl(2) through libc: True when it took."""
     try:

@@ -4,7 +4,11 @@ a row's sum counts in the sequential-sum allowance where the output keeps
 the input's shape (a LayerNorm over its last dimensions, a cumsum); a mask
 that differs from the reference in a few elements near its step is not a
 failure, one whose step moved is (MASK_FLIP_SHARE).  And an honest one-pass LayerNorm on the
-ramp of planted problem 12's shape stays within the allowance."""
+ramp of planted problem 12's shape stays within the allowance.  An error
+that one float32 accumulator may make decides nothing alone
+(within_serial_sum); the reorder check then tells a kernel that skips
+elements (it moves when neighbouring elements or rows exchange values)
+from one that adds them all in its own order (it does not)."""
 import os
 import sys
 
@@ -14,7 +18,7 @@ from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker import distribution  # noqa: E402
-from hrworker.precision import U32, fp32_allowance  # noqa: E402
+from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
 x = torch.rand(16, 8, 32, 32)
 plain = fp32_allowance(torch, [x], x)
@@ -45,13 +49,125 @@ few = ref.clone()
 few.view(-1)[:40] = 1 - few.view(-1)[:40]
 moved = ref.clone()
 moved.view(-1)[:20000] = 1 - moved.view(-1)[:20000]
-share_few = distribution.flipped_share(torch, ref, few)
-share_moved = distribution.flipped_share(torch, ref, moved)
-check(share_few is not None and share_few <= distribution.MASK_FLIP_SHARE
-      and share_moved > distribution.MASK_FLIP_SHARE,
+share_few = flipped_share(torch, ref, few)
+share_moved = flipped_share(torch, ref, moved)
+check(share_few is not None and share_few <= MASK_FLIP_SHARE
+      and share_moved > MASK_FLIP_SHARE,
       "a mask: 40 of 524288 elements flipped pass (%.2g), 20000 fail (%.2g)"
       % (share_few, share_moved))
-check(distribution.flipped_share(torch, torch.randn(64, 64), torch.randn(64, 64)) is None
-      and distribution.flipped_share(torch, torch.tensor(0.5), torch.tensor(0.6)) is None
-      and distribution.flipped_share(torch, torch.ones(8), torch.zeros(8)) is None,
+# The precision check reads a mask the same way: one element flipped near
+# the step (the float32 reference's error 0) is no precision-downgrade,
+# a step moved is a wrong output.
+from hrworker.precision import precision_check  # noqa: E402
+x = torch.randn(1024, 1024)
+ref64 = (x.double() > x.double().mean(1, keepdim=True)).double()
+one = ref64.float().clone()
+one.view(-1)[7] = 1 - one.view(-1)[7]
+r = precision_check(torch, one, ref64.float(), ref64, {}, {})
+check(r["findings"] == [] and r.get("within_mask_flips"),
+      "a mask with one element flipped: no precision-downgrade (%s)" % r)
+r = precision_check(torch, moved.float(), ref.float(), ref.double(), {}, {})
+check(not r.get("within_mask_flips") and "beyond_precision" in r,
+      "a mask with 4 %% of its elements flipped: a wrong output, not rounding (%s)" % r)
+check(flipped_share(torch, torch.randn(64, 64), torch.randn(64, 64)) is None
+      and flipped_share(torch, torch.tensor(0.5), torch.tensor(0.6)) is None
+      and flipped_share(torch, torch.ones(8), torch.zeros(8)) is None,
       "an output of more than two values, a scalar (a loss) or a constant is not a mask")
+
+
+# The serial-sum zone and the reorder check (Distribution.fails, reorder),
+# through a stand-in for the job's checks: the reference and the candidate
+# called in this process.
+class Sets:
+    def share(self, x):
+        return x
+
+
+class Job:
+    """What Distribution reads of checks.Checks."""
+    def __init__(self, ref, cand):
+        self.torch, self.ref, self.cand = torch, ref, cand
+        self.sets, self.checks, self.tol, self.harness = Sets(), {}, 1e-2, "v0.1"
+        self.cfg = type("Cfg", (), {"verify": None})()
+
+    def sync(self):
+        pass
+
+    def call_candidate(self, inputs, *_):
+        return self.cand(*inputs)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def forward(self, *xs):
+        return self.f(*xs)
+
+
+def l1(p, t):
+    return (p - t).abs().mean()
+
+
+def serial(p, t):
+    """One float32 accumulator over every term, in order."""
+    import numpy
+    terms = (p - t).abs().reshape(-1).numpy()
+    return torch.tensor(numpy.add.accumulate(terms, dtype=numpy.float32)[-1] / terms.size)
+
+
+def moved_by_reorder(cand, ref=l1, shape=(512, 1024), inputs=2):
+    gen = torch.Generator().manual_seed(5)
+    base = [torch.randn(*shape, generator=gen) for _ in range(inputs)]
+    d = distribution.Distribution(Job(Fn(ref), Fn(cand)))
+    rec, moved = d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
+    return rec, moved
+
+
+for name, cand in (("torch's own L1", l1), ("a sequential float32 sum", serial),
+                   ("the sum of column sums", lambda p, t: (p - t).abs().sum(0).sum() / p.numel())):
+    rec, moved = moved_by_reorder(cand)
+    check(moved is None and all("moved" in v for v in rec["pairs"].values()),
+          "reorder: %s does not move (%s)" % (name, {k: v.get("moved") for k, v in
+                                                     rec["pairs"].items()}))
+for name, cand, kind in (("every 16th element", lambda p, t: l1(p.reshape(-1)[::16],
+                                                                  t.reshape(-1)[::16]), "element"),
+                         ("every 4th row", lambda p, t: l1(p[::4], t[::4]), "row")):
+    rec, moved = moved_by_reorder(cand)
+    check(moved is not None and moved["pairs"] == kind and moved["moved"] > moved["limit"],
+          "reorder: a subsample of %s moves under the %s pairs (%s)" % (name, kind, moved))
+rec, moved = moved_by_reorder(lambda x: x.cumsum(1), ref=lambda x: x.cumsum(1), inputs=1)
+check(moved is None and all(v.get("skipped") == "the reference reads the places apart"
+                            for v in rec["pairs"].values()),
+      "reorder: a cumsum's reference moves itself: no pair kind applies (%s)" % rec)
+
+# An error above the capped sequential-sum allowance but within gamma_k of
+# 2^22 terms is no failure alone (within_serial_sum); beyond a quarter it is.
+p, t = torch.randn(2048, 1024), torch.randn(2048, 1024)
+d = distribution.Distribution(Job(Fn(l1), Fn(l1)))
+out = l1(p, t)
+for factor, fails, zone in ((1.02, False, True), (1.5, True, None)):
+    got = {}
+    res = d.fails([p, t], out, out * factor, True, 1e-7, got)
+    check(res is fails and got.get("within_serial_sum") is zone,
+          "an L1 of 2^22 terms off by %g: fails %s, within_serial_sum %s (%s)"
+          % (factor - 1, res, got.get("within_serial_sum"), got))
+
+
+# A candidate's error on the new inputs fails them, unless it is out of
+# device memory: whose that is the job decides (Job.out_of_memory).
+def raising(text):
+    def f(p, t):
+        raise RuntimeError(text)
+    return f
+
+
+rec, moved = moved_by_reorder(raising("index out of range"))
+check(moved is not None and "index out of range" in moved.get("error", ""),
+      "reorder: a candidate that raises on the exchanged inputs fails them (%s)" % moved)
+try:
+    moved_by_reorder(raising("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    check(False, "reorder: out of memory reads as the candidate's failure")
+except RuntimeError as e:
+    check("out of memory" in str(e), "reorder: out of memory goes to the job, not the evidence")
