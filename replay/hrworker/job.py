@@ -15,6 +15,7 @@ from hrworker.checks import Checks, audit_problem
 from hrworker.context import AUDIT_FRESH, AUDIT_REDRAW, JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
+from hrworker.loan import hush_channel, keeper_quiet
 from hrworker.precision import apply_settings, precision_flags
 from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy
 from hrworker.redraw import Redraw, spec_entries
@@ -54,6 +55,7 @@ class Job:
         self.result, self.checks = self.ctx.result, self.ctx.checks
         self.sets = None        # InputSets, once the problem is read
         self.predrawn = None    # what predraw did (a build job with "draw")
+        self.hush = None        # the keeper's hush channel (loan.hush_channel)
         self.param_spec = None  # the candidate model's parameters (candidate.parameter_spec)
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
@@ -249,6 +251,7 @@ class Job:
         # From here on candidate code runs, in the candidate process: the
         # keeper takes no more requests from this job.
         if self.cfg.keeper is not None:
+            self.hush = hush_channel(self.cfg)  # its timed calls hold the draws ahead
             self.cfg.keeper.close()
             self.cfg.keeper = None
         cp = self.cand
@@ -317,42 +320,45 @@ class Job:
         if not self.result["correct"]:
             return
         checks.trim()
-        self.phase(vocab.PH_TIMING)
-        timing = Timing(c, ref, new, self.sets, checks)
-        timing.clocks = timing.clock_sampler()
-        timing.on_audit = lambda: self.phase(vocab.PH_AUDIT)
-        cp.family.arm(True)     # background-work: the timing phase's windows
-        try:
-            if self.mode == vocab.MODE_ROBUST:
-                timing.time_robust()
-            else:
-                timing.time_faithful()
-        except (BackgroundGpu, ToolBusy) as e:
-            # The candidate's processes were killed (quiet.Quiet.settle):
-            # nothing of it is left to audit.
-            self.gpu_held(e)
-            return
-        except Exception as e:  # KernelBench: error_during_performance
-            self.result.update(error_kind="timing", error=exc_text(e))
-        finally:
-            cp.family.arm(False)
-            if cp.quiet is not None:
-                self.checks["quiet"] = cp.quiet.summary()
-            if self.tampered("timing"):
-                self.checks["timing_void"] = "the harness was patched"
-        # The audit's own calls: a phase of their own, with a limit of its
-        # own, so that a job whose timing ends near its limit is never
-        # stopped by the tool's calls as a timeout of the timing (entered
-        # by Timing.audit_begins once the timed calls are over, or here).
-        if self.result.get("phase") != vocab.PH_AUDIT:
-            self.phase(vocab.PH_AUDIT)
-        if self.result.get("runtime_ms") is not None:
-            checks.trim()
-            self.escapes(ref, new, timing)
-        self.redraw(checks)
-        self.clock_check()
-        self.background_check()
-        self.inputs_redefined()
+        # The timed calls and the audit's (calls timed again among them):
+        # the keeper draws no set ahead meanwhile (loan.keeper_quiet).
+        with keeper_quiet(self.hush, self.checks, "keeper_quiet"):
+            self.phase(vocab.PH_TIMING)
+            timing = Timing(c, ref, new, self.sets, checks)
+            timing.clocks = timing.clock_sampler()
+            timing.on_audit = lambda: self.phase(vocab.PH_AUDIT)
+            cp.family.arm(True)     # background-work: the timing phase's windows
+            try:
+                if self.mode == vocab.MODE_ROBUST:
+                    timing.time_robust()
+                else:
+                    timing.time_faithful()
+            except (BackgroundGpu, ToolBusy) as e:
+                # The candidate's processes were killed (quiet.Quiet.settle):
+                # nothing of it is left to audit.
+                self.gpu_held(e)
+                return
+            except Exception as e:  # KernelBench: error_during_performance
+                self.result.update(error_kind="timing", error=exc_text(e))
+            finally:
+                cp.family.arm(False)
+                if cp.quiet is not None:
+                    self.checks["quiet"] = cp.quiet.summary()
+                if self.tampered("timing"):
+                    self.checks["timing_void"] = "the harness was patched"
+            # The audit's own calls: a phase of their own, with a limit of its
+            # own, so that a job whose timing ends near its limit is never
+            # stopped by the tool's calls as a timeout of the timing (entered
+            # by Timing.audit_begins once the timed calls are over, or here).
+            if self.result.get("phase") != vocab.PH_AUDIT:
+                self.phase(vocab.PH_AUDIT)
+            if self.result.get("runtime_ms") is not None:
+                checks.trim()
+                self.escapes(ref, new, timing)
+            self.redraw(checks)
+            self.clock_check()
+            self.background_check()
+            self.inputs_redefined()
 
     def gpu_held(self, e):
         """The GPU stayed busy while the candidate's processes were stopped
@@ -444,12 +450,14 @@ class Job:
         calls' handshake, each way this job times (CandidateProcess.
         calibrate; checks.timing_channel.calibration)."""
         t0 = time.monotonic()
-        if self.mode == vocab.MODE_ROBUST and os.environ.get("HEADROOM_QUIET") != "0":
-            # The candidate's processes stopped around the reference's timed
-            # calls; on a GPU, the calm probe (quiet.py).
-            self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda, self.ctx.device)
-            self.cand.quiet.calibrate()
-        self.cand.calibrate(self.timed_ways())
+        with keeper_quiet(self.hush, self.checks, "keeper_quiet_calibration"):
+            if self.mode == vocab.MODE_ROBUST and os.environ.get("HEADROOM_QUIET") != "0":
+                # The candidate's processes stopped around the reference's
+                # timed calls; on a GPU, the calm probe (quiet.py).
+                self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda,
+                                        self.ctx.device)
+                self.cand.quiet.calibrate()
+            self.cand.calibrate(self.timed_ways())
         self.checks.setdefault("timing_channel", {}).update(
             calibration=self.cand.calibration_record(),
             calibration_seconds=round(time.monotonic() - t0, 4))

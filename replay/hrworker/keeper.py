@@ -95,6 +95,11 @@ class Keeper:
         self.drawers = {}    # inputs key -> the InputSets that draw its sets
         self.bad = set()     # inputs keys whose sets are not drawn here
         self.deferred = []   # (names, reply) asked mid-draw, answered after it
+        # Jobs' hush channels (loan.hush_channel), and those of them that
+        # time calls now (loan.keeper_quiet): no set is drawn or loaded
+        # ahead while one does.
+        self.hushers = set()
+        self.quiet = set()
 
     def log(self, text):
         sys.stderr.write("headroom worker keeper: %s\n" % text)
@@ -362,7 +367,7 @@ class Keeper:
             self.recipes.pop(key, None)
             self.drawers.pop(key, None)
             self.bad.discard(key)
-        if not prefetch:
+        if not prefetch or self.quiet:
             return False
         if self.prefetch_drawn(names):
             return True
@@ -426,7 +431,11 @@ class Keeper:
             return True
         reply = socket.socket(fileno=fds[0])
         try:
-            names = [n for n in json.loads(msg).get("sets", []) if SET_NAME.match(n)]
+            obj = json.loads(msg)
+            if obj.get("hush"):
+                self.hushers.add(reply)
+                return True
+            names = [n for n in obj.get("sets", []) if SET_NAME.match(n)]
         except (ValueError, AttributeError) as e:
             self.log("request failed: %s" % exc_text(e))
             reply.close()
@@ -436,6 +445,31 @@ class Keeper:
         else:
             self.answer(names, reply)
         return True
+
+    def hush(self, s):
+        """A job's hush channel said something (loan.keeper_quiet): 1, it
+        is about to time calls: nothing is drawn or loaded ahead until it
+        says 0 or closes, and it is told so (read here, between draws: a
+        set drawn meanwhile would share the device with its timed calls,
+        which the original harness never did)."""
+        try:
+            data = s.recv(64)
+        except OSError:
+            data = b""
+        if not data:
+            self.hushers.discard(s)
+            self.quiet.discard(s)
+            s.close()
+            return
+        for b in data:
+            if b == ord("1"):
+                self.quiet.add(s)
+                try:
+                    s.sendall(b"q")
+                except OSError:
+                    pass
+            elif b == ord("0"):
+                self.quiet.discard(s)
 
     def poll(self):
         """Between the chunks of a draw (FastRand.between): a job whose sets
@@ -480,9 +514,11 @@ class Keeper:
         while True:
             while self.deferred:
                 self.answer(*self.deferred.pop(0))
-            r, _, _ = select.select([self.sock] + list(self.lent), [], [],
+            r, _, _ = select.select([self.sock] + list(self.lent) + list(self.hushers), [], [],
                                     0 if busy else 0.25)
-            for s in [s for s in r if s is not self.sock]:
+            for s in [s for s in r if s in self.hushers]:
+                self.hush(s)
+            for s in [s for s in r if s in self.lent]:
                 if not s.recv(1):
                     self.returned(s)
             if self.sock in r:

@@ -1,10 +1,12 @@
 """hrworker/loan.py - a job's side of the keeper: the names of the inputs
 directory's files (sets, recipes) and borrowing a problem's sets over the
 keeper's socket."""
+import contextlib
 import json
 import re
 import socket
 import sys
+import time
 
 from hrworker.util import Laps, exc_text
 
@@ -78,3 +80,51 @@ def borrow(cfg, torch, names, secs, timeout=300):
         sys.stderr.write("headroom worker: keeper: %s\n" % exc_text(e))
         mine.close()
         return {}
+
+
+def hush_channel(cfg):
+    """A job's channel to hold the keeper's draws ahead (keeper_quiet),
+    opened while the job may still talk to the keeper (before candidate
+    code runs): a connection of its own, closed when the job ends.  None
+    without a keeper."""
+    if cfg.keeper is None:
+        return None
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        socket.send_fds(cfg.keeper, [json.dumps({"hush": True}).encode()], [theirs.fileno()])
+        return mine
+    except OSError as e:
+        sys.stderr.write("headroom worker: keeper: %s\n" % exc_text(e))
+        mine.close()
+        return None
+    finally:
+        theirs.close()
+
+
+@contextlib.contextmanager
+def keeper_quiet(channel, checks, key, timeout=120):
+    """While held, the keeper draws and loads no set ahead (Keeper.serve):
+    the job's timed calls have the device to themselves, as in the
+    original harness.  Entered once no draw is under way; checks[key]
+    gets the wait ("waited_s", and an "error" where the keeper did not
+    answer).  channel: hush_channel's; None: nothing to hold."""
+    if channel is None:
+        yield
+        return
+    rec = checks[key] = {}
+    t0 = time.monotonic()
+    try:
+        channel.settimeout(timeout)
+        channel.sendall(b"1")
+        if channel.recv(1) != b"q":
+            rec["error"] = "the keeper closed the connection"
+    except OSError as e:
+        rec["error"] = exc_text(e)[:200]
+    rec["waited_s"] = round(time.monotonic() - t0, 4)
+    try:
+        yield
+    finally:
+        try:
+            channel.sendall(b"0")
+        except OSError:
+            pass

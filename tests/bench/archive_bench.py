@@ -76,8 +76,9 @@ def store_figures(db, run_id):
     """The run's jobs from the store: verdicts, and its extensions'
     precompiled-header use (build stage's records, else the job's)."""
     con = sqlite3.connect(db)
-    verdicts = dict(con.execute("SELECT verdict, count(*) FROM replay_job WHERE run_id = ? "
-                                "GROUP BY verdict", (run_id,)).fetchall())
+    verdicts = dict((v or "none", n) for v, n in con.execute(
+        "SELECT verdict, count(*) FROM replay_job WHERE run_id = ? GROUP BY verdict",
+        (run_id,)).fetchall())
     pch = {}
     for (cj,) in con.execute("SELECT checks_json FROM replay_job WHERE run_id = ?", (run_id,)):
         try:

@@ -70,6 +70,11 @@ check(res["verdict"] == "correct" and
       isinstance(loan, dict) and set(loan) == {"context", "answer", "open"},
       "the keeper lends all 6 sets, with KernelBench's values: %s"
       % res["checks"].get("input_cache"))
+quiet = [res["checks"].get(k) for k in ("keeper_quiet_calibration", "keeper_quiet")]
+check(all(isinstance(q, dict) and "error" not in q and 0 <= q.get("waited_s", -1) < 60
+          for q in quiet),
+      "the job's calibration and timed calls hold the keeper's draws ahead, answered "
+      "at once: %s" % quiet)
 
 # The lent sets are the judge's: the candidate's process holds only its
 # own inputs and outputs, so its writes reach no lent set and no next job.
@@ -214,6 +219,32 @@ check(k.room(64 << 20) == 18 * GiB,
 check(k.room(8 * GiB) == 0, "room: 8 GiB sets on an 80 GiB device: none held")
 k.total = 0
 check(k.room(12 * GiB) == 36 * GiB, "room: no device size known (the CPU): the budget")
+
+# While a job times its calls (loan.keeper_quiet over its hush channel:
+# Keeper.hush), an idle tick draws and loads nothing ahead, whatever
+# recipes and files wait; once it says 0, or its channel closes, it does.
+import socket  # noqa: E402
+with tempfile.TemporaryDirectory() as d:
+    k = Keeper(types.SimpleNamespace(device="cpu", take_inputs=False, inputs_dir=d), torch, None, 0)
+    k.cuda = False
+    tried = []
+    k.prefetch_drawn = lambda names: tried.append(names) or False
+    a, b = socket.socketpair()
+    k.hushers.add(a)
+    b.sendall(b"1")
+    k.hush(a)
+    check(a in k.quiet and b.recv(1) == b"q" and k.tidy(True) is False and tried == [],
+          "hushed: the job is told at once, and an idle tick draws nothing ahead")
+    b.sendall(b"0")
+    k.hush(a)
+    k.tidy(True)
+    check(len(tried) == 1, "the job's timed calls over: an idle tick draws ahead again")
+    b.sendall(b"1")
+    k.hush(a)
+    b.close()
+    k.hush(a)
+    check(not k.quiet and not k.hushers and k.tidy(True) is False and len(tried) == 2,
+          "a job gone while hushed (its channel closed): the keeper draws ahead again")
 
 # On CUDA, a large set goes to the device through the keeper's two pinned
 # buffers (Keeper.to_device): every byte arrives, for sizes that end
