@@ -323,42 +323,47 @@ class Job:
         # The timed calls and the audit's (calls timed again among them):
         # the keeper draws no set ahead meanwhile (loan.keeper_quiet).
         with keeper_quiet(self.hush, self.checks, "keeper_quiet"):
-            self.phase(vocab.PH_TIMING)
-            timing = Timing(c, ref, new, self.sets, checks)
-            timing.clocks = timing.clock_sampler()
-            timing.on_audit = lambda: self.phase(vocab.PH_AUDIT)
-            cp.family.arm(True)     # background-work: the timing phase's windows
-            try:
-                if self.mode == vocab.MODE_ROBUST:
-                    timing.time_robust()
-                else:
-                    timing.time_faithful()
-            except (BackgroundGpu, ToolBusy) as e:
-                # The candidate's processes were killed (quiet.Quiet.settle):
-                # nothing of it is left to audit.
-                self.gpu_held(e)
-                return
-            except Exception as e:  # KernelBench: error_during_performance
-                self.result.update(error_kind="timing", error=exc_text(e))
-            finally:
-                cp.family.arm(False)
-                if cp.quiet is not None:
-                    self.checks["quiet"] = cp.quiet.summary()
-                if self.tampered("timing"):
-                    self.checks["timing_void"] = "the harness was patched"
-            # The audit's own calls: a phase of their own, with a limit of its
-            # own, so that a job whose timing ends near its limit is never
-            # stopped by the tool's calls as a timeout of the timing (entered
-            # by Timing.audit_begins once the timed calls are over, or here).
-            if self.result.get("phase") != vocab.PH_AUDIT:
-                self.phase(vocab.PH_AUDIT)
-            if self.result.get("runtime_ms") is not None:
-                checks.trim()
-                self.escapes(ref, new, timing)
-            self.redraw(checks)
-            self.clock_check()
-            self.background_check()
-            self.inputs_redefined()
+            self.timing_and_audit(c, ref, new, checks, cp)
+
+    def timing_and_audit(self, c, ref, new, checks, cp):
+        """The timing phase (faithful: the harness's loop; robust: the
+        interleaved rounds), then the audit's calls and checks."""
+        self.phase(vocab.PH_TIMING)
+        timing = Timing(c, ref, new, self.sets, checks)
+        timing.clocks = timing.clock_sampler()
+        timing.on_audit = lambda: self.phase(vocab.PH_AUDIT)
+        cp.family.arm(True)     # background-work: the timing phase's windows
+        try:
+            if self.mode == vocab.MODE_ROBUST:
+                timing.time_robust()
+            else:
+                timing.time_faithful()
+        except (BackgroundGpu, ToolBusy) as e:
+            # The candidate's processes were killed (quiet.Quiet.settle):
+            # nothing of it is left to audit.
+            self.gpu_held(e)
+            return
+        except Exception as e:  # KernelBench: error_during_performance
+            self.result.update(error_kind="timing", error=exc_text(e))
+        finally:
+            cp.family.arm(False)
+            if cp.quiet is not None:
+                self.checks["quiet"] = cp.quiet.summary()
+            if self.tampered("timing"):
+                self.checks["timing_void"] = "the harness was patched"
+        # The audit's own calls: a phase of their own, with a limit of its
+        # own, so that a job whose timing ends near its limit is never
+        # stopped by the tool's calls as a timeout of the timing (entered
+        # by Timing.audit_begins once the timed calls are over, or here).
+        if self.result.get("phase") != vocab.PH_AUDIT:
+            self.phase(vocab.PH_AUDIT)
+        if self.result.get("runtime_ms") is not None:
+            checks.trim()
+            self.escapes(ref, new, timing)
+        self.redraw(checks)
+        self.clock_check()
+        self.background_check()
+        self.inputs_redefined()
 
     def gpu_held(self, e):
         """The GPU stayed busy while the candidate's processes were stopped
