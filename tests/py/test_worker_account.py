@@ -133,10 +133,14 @@ def run(case, subreaper=True, calls=4, armed=True, ref_s=0.1, timed=True, paused
 # the stand-in leaves, once its subreaper flag is unset, comes here.
 ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
+# Its windows may still list one over ALLOW_NS (0.2 ms): the stand-in's
+# own wake-up from its read now and then took 0.29 ms on the 2-core host
+# (one run in seven); a listed window is where to look, not a finding.
 rec, found = run(b"i")
 check(rec["source"] == "process CPU clocks" and found is None and
       rec["outside_excess_ms"] < 1 and rec["outside_windows"] == 5 and
-      rec["reference_calls"] == 4 and rec["largest_windows"] == [],
+      rec["reference_calls"] == 4 and rec["outside_busy_windows"] == 0 and
+      all(w["cpu_ms"] < 1 for w in rec["largest_windows"]),
       "an idle candidate: nothing outside its calls, no finding (%r)" % rec)
 
 # An honest CUDA candidate's process after each reply: its own threads
