@@ -68,8 +68,8 @@ LOOSE = 10
 # float32 accumulator can lose: over millions of near-equal terms it loses
 # up to k u / 2 (a sequential sum of 2^22 terms of log 2 was 5 % off, of
 # 2^24 squares of a normal draw 2.8 %), and honest kernels written so (one
-# accumulator a thread, an atomicAdd an element) read 0.9-1.9 % off on
-# scale-down, shift, heavy and ramp, where a subsample reads 1.7-10 %.
+# float accumulator a thread, over 2-4 M terms) read 0.9-5 % off on
+# scale-down, shift, sparse, heavy and ramp, where subsamples read 1.7-28 %.
 # An error above the capped allowance but within gamma_k (at most WRONG,
 # a quarter: beyond it no rounding) decides nothing by its size; such a
 # transform fails only where the candidate also moves when the terms are
