@@ -75,10 +75,13 @@ LOOSE = 10
 # transform fails only where the candidate also moves when the terms are
 # reordered (reorder).
 SERIAL_CAP = WRONG
-# reorder: REORDER_PAIRS pairs of neighbouring elements (i, i+1) and of
-# neighbouring rows (the same column of rows 2r and 2r+1), the first of
-# each pair set to a heavy value (HEAVY_MASS of the draw over the pairs),
-# then the pair's values exchanged, in every input of that shape at once.
+# reorder: REORDER_PAIRS pairs of neighbouring elements (i, i+1), of
+# neighbouring rows (the same column of rows 2r and 2r+1), and of a batch's
+# neighbouring samples (entries 2r and 2r+1 of the first dimension, whole,
+# in every input of that first dimension: labels go with them), the first
+# of each pair given a heavy value (HEAVY_MASS of the draw over the
+# pairs), then the pair's values exchanged, in every input of that shape
+# at once.
 # The terms are the same; a reference that reads each element alike (a
 # sum, a mean, a loss over elements) does not move (checked in float64,
 # to REORDER_INVARIANT), and neither does an honest kernel beyond the
@@ -166,14 +169,20 @@ def heavy_size(torch, x, k, amax):
 def pairs(torch, shape, kind, gen):
     """reorder's pairs in a tensor of shape, as (first, second) flat
     indices: kind 'element', elements 2m and 2m+1; 'row', the same column
-    of rows 2r and 2r+1 (rows: of the last dimension).  None where the
-    shape has no two such."""
+    of rows 2r and 2r+1 (rows: of the last dimension); 'sample', as
+    indices of the first dimension, its entries 2r and 2r+1 whole (a
+    batch's samples).  None where the shape has no two such."""
     n, cols = 1, (shape[-1] if len(shape) else 1)
     for d in shape:
         n *= d
     count = min(REORDER_PAIRS, n // 4)
     if count < 1:
         return None
+    if kind == "sample":
+        if len(shape) < 2 or shape[0] < 2:
+            return None
+        a = torch.randint(0, shape[0] // 2, (min(count, shape[0] // 2),), generator=gen).unique() * 2
+        return a, a + 1
     if kind == "element":
         a = torch.randint(0, n // 2, (count,), generator=gen).unique() * 2
         return a, a + 1
@@ -185,26 +194,34 @@ def pairs(torch, shape, kind, gen):
     return a, a + cols
 
 
-def exchanged(torch, xs, described, shape, pair, gen):
+def exchanged(torch, xs, described, shape, pair, gen, samples=False):
     """(A, B): xs with the first of each pair's elements set to a heavy
     value (of the input's sign) in each free floating input of shape, and
     B, A with each pair's two values exchanged in every input of shape
-    (labels, masks and targets of that shape go with their elements)."""
+    (labels, masks and targets of that shape go with their elements).
+    samples: the pairs are of the first dimension ('sample'): one element
+    of each first entry (its column drawn) heavy, and the entries
+    exchanged whole in every input of that first dimension (a batch's
+    labels go with their samples)."""
     a_list, b_list = [], []
     for x, (dom, amax) in zip(xs, described):
-        if not isinstance(x, torch.Tensor) or x.shape != shape:
+        mine = isinstance(x, torch.Tensor) and (
+            x.dim() and x.shape[0] == shape[0] if samples else x.shape == shape)
+        if not mine:
             a_list.append(x)
             b_list.append(x)
             continue
         a, b = (i.to(x.device) for i in pair)
-        f = x.reshape(-1).clone()
-        if dom != "fixed":
+        f = x.clone().reshape(x.shape[0], -1) if samples else x.reshape(-1).clone()
+        if dom != "fixed" and x.shape == shape:
+            where = (a, torch.randint(0, f.shape[1], (a.numel(),), generator=gen).to(x.device)) \
+                if samples else a
             mag = (torch.rand(a.numel(), generator=gen) + 1) * heavy_size(torch, x, a.numel(), amax)
-            f[a] = (-mag if dom == "nonpos" else mag).to(device=x.device, dtype=x.dtype)
+            f[where] = (-mag if dom == "nonpos" else mag).to(device=x.device, dtype=x.dtype)
         g = f.clone()
         g[a], g[b] = f[b], f[a]
-        a_list.append(f.view(shape))
-        b_list.append(g.view(shape))
+        a_list.append(f.view(x.shape))
+        b_list.append(g.view(x.shape))
     return a_list, b_list
 
 
@@ -416,14 +433,14 @@ class Distribution:
             rec["skipped"] = ("no input of this problem is floating and free" if shape is None
                               else "no float64 copy of the reference")
             return rec, None
-        for kind in ("element", "row"):
+        for kind in ("element", "row", "sample"):
             got = rec["pairs"][kind] = {}
             pair = pairs(t, shape, kind, gen)
             if pair is None:
                 got["skipped"] = "the input has no two such"
                 continue
             got["count"] = int(pair[0].numel())
-            a_in, b_in = exchanged(t, base, described, shape, pair, gen)
+            a_in, b_in = exchanged(t, base, described, shape, pair, gen, kind == "sample")
             try:
                 with t.no_grad():
                     ra, rb = m(*widened(t, a_in)), m(*widened(t, b_in))

@@ -137,6 +137,24 @@ for name, cand, kind in (("every 16th element", lambda p, t: l1(p.reshape(-1)[::
     rec, moved = moved_by_reorder(cand)
     check(moved is not None and moved["pairs"] == kind and moved["moved"] > moved["limit"],
           "reorder: a subsample of %s moves under the %s pairs (%s)" % (name, kind, moved))
+# A cross entropy with a label a sample: exchanging two logits of a row,
+# or one column between rows, moves the reference (skipped); exchanging
+# whole samples with their labels does not, and tells a subsample of rows.
+def ce_moved(cand):
+    gen = torch.Generator().manual_seed(9)
+    base = [torch.randn(2048, 64, generator=gen), torch.randint(0, 64, (2048,), generator=gen)]
+    d = distribution.Distribution(Job(Fn(torch.nn.functional.cross_entropy), Fn(cand)))
+    return d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
+
+
+rec, moved = ce_moved(torch.nn.functional.cross_entropy)
+check(moved is None and rec["pairs"]["sample"].get("moved") is not None and
+      rec["pairs"]["row"].get("skipped") == "the reference reads the places apart",
+      "reorder: an honest cross entropy does not move when whole samples exchange (%s)" % rec)
+rec, moved = ce_moved(lambda x, y: torch.nn.functional.cross_entropy(x[::4], y[::4]))
+check(moved is not None and moved.get("pairs") == "sample",
+      "reorder: a cross entropy over every 4th sample moves when whole samples exchange (%s)"
+      % moved)
 rec, moved = moved_by_reorder(lambda x: x.cumsum(1), ref=lambda x: x.cumsum(1), inputs=1)
 check(moved is None and all(v.get("skipped") == "the reference reads the places apart"
                             for v in rec["pairs"].values()),
