@@ -41,7 +41,7 @@ from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
 from hrworker.builder import tidy_building
-from hrworker.jail import FSIZE_MAX, JobCgroups, jail_off, nproc_max, share_cache
+from hrworker.jail import FSIZE_MAX, JobCgroups, cgroups_off, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
 from hrworker.launch import start_candidate
@@ -590,8 +590,8 @@ def main(argv):
     # has its cgroup: as root RLIMIT_NPROC does not hold, pids.max does.
     jail_why = jail_off(cfg.device)
     jail_on = jail_why is None
-    cfg.cgroups = JobCgroups.off(jail_why) if os.environ.get("HEADROOM_JOB_JAIL") == "0" \
-        else JobCgroups()
+    cgroups_why = cgroups_off()
+    cfg.cgroups = JobCgroups() if cgroups_why is None else JobCgroups.off(cgroups_why)
     cfg.cgroups_left = []
     cfg.cgroups.sweep()     # those of workers killed before they removed them
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),

@@ -159,6 +159,13 @@ def set_limits():
     return {"nproc": n, "fsize": FSIZE_MAX}
 
 
+def cgroups_off():
+    """Why jobs have no cgroups of their own, or None: HEADROOM_JOB_JAIL=0
+    alone (under CUDA, where jail_off keeps the worker's ids and root, each
+    job still has its cgroup: as root RLIMIT_NPROC does not bind)."""
+    return "HEADROOM_JOB_JAIL=0" if os.environ.get("HEADROOM_JOB_JAIL") == "0" else None
+
+
 def jail_off(device):
     """Why the job jail (own root, own ids, cgroups) is off, or None when
     it is on: HEADROOM_JOB_JAIL=0 turns it off, =1 on; unset, it is on
@@ -167,10 +174,10 @@ def jail_off(device):
     hidden, cannot map the judge's CUDA IPC memory (every call fails with
     cudaErrorMapBufferObjectFailed), while the rest of the jail holds
     there (docs/replay.md)."""
-    v = os.environ.get("HEADROOM_JOB_JAIL")
-    if v == "0":
-        return "HEADROOM_JOB_JAIL=0"
-    if v != "1" and str(device).startswith("cuda"):
+    off = cgroups_off()
+    if off is not None:
+        return off
+    if os.environ.get("HEADROOM_JOB_JAIL") != "1" and str(device).startswith("cuda"):
         return ("off under CUDA: a jailed candidate cannot map the judge's CUDA IPC "
                 "memory (cudaErrorMapBufferObjectFailed on the H200); HEADROOM_JOB_JAIL=1 "
                 "turns it on")

@@ -22,7 +22,7 @@ kernel that ignores it (docs/verification.md says so).
 Must not: run before timing (the models keep the new values), or fail a
 job: a parameter the candidate's process will not take is recorded and
 skipped."""
-from hrworker.distribution import Distribution
+from hrworker.distribution import Distribution, trials_error
 from hrworker.util import exc_text, is_oom
 
 SPREAD = 0.5        # c -> c * U(1 - SPREAD, 1 + SPREAD); 0 -> U(-SPREAD, SPREAD)
@@ -142,7 +142,7 @@ class Redraw:
                               "unique on both sides")
             return rec, None
         dist = Distribution(c)
-        base_ok, base_err = dist.trials_error()
+        base_ok, base_err = trials_error(c.checks)
         try:
             rep = self.proc.set_parameters([n for _, n, _ in drawn],
                                            [c.sets.share(v.clone()) for _, _, v in drawn])
