@@ -489,6 +489,9 @@ class Job:
             add_finding(self.ctx, vocab.F_TIMER_DISAGREES, **rec)
             self.checks["timing_void"] = "the candidate's clock disagrees with the judge's"
         if self.cand.walls:
+            missed = self.cand.uncalibrated()
+            if missed:
+                self.checks["timing_channel"]["uncalibrated_ways"] = [list(w) for w in missed]
             self.checks.setdefault("timing_channel", {}).update(
                 timed_calls=len(self.cand.walls),
                 run_delay_ms=round(sum(self.cand.delays), 6),

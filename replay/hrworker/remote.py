@@ -369,7 +369,7 @@ class CandidateProcess:
         self.patched = []           # harness functions it said were patched
         self.sandbox = []           # sandbox refusals it reported
         self.walls, self.events = [], []     # every timed call: the judge's ms, its own
-        self.timed_as = (0, False)           # the last timed calls' flush and sync_before
+        self.timed_as = (0, False, 0)        # the last timed calls' way (flush, sync, cover)
         self.delays = []            # and the run-queue waits across it (ms; RunDelay)
         self.ways = []              # and the way it was timed (flush, sync, cover cycles)
         self.run_delay = RunDelay(pid)
@@ -710,13 +710,15 @@ class CandidateProcess:
         not resolve (fastest_call may read it 0)."""
         return max((c["overhead_ms"] - c["least_ms"] for c in self.cal.values()), default=0.0)
 
-    def time_one(self, args, flush, sync_before, keep=None):
+    def time_one(self, args, flush, sync_before, keep=None, cycles=None):
         """One call timed by the candidate process (Timing.time_one there),
-        on CUDA behind the launch cover (COVER_CYCLES: the calibration of
-        its way spans it too)."""
+        on CUDA behind the launch cover (cycles; None: COVER_CYCLES, as
+        Timing.cover gives the reference's calls and Timing.ways the
+        calibration)."""
         self.sync_inputs()
-        cycles = COVER_CYCLES if self.cuda else 0
-        self.timed_as = (flush, sync_before)
+        if cycles is None:
+            cycles = COVER_CYCLES if self.cuda else 0
+        self.timed_as = (flush, sync_before, cycles)
         self.request("time_one", args, flush=flush, sync_before=sync_before,
                      keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
                      **self.rng_fields())
@@ -737,14 +739,15 @@ class CandidateProcess:
         host that stretched a few handshakes (time the hypervisor took,
         a burst of other work) seldom comes back at once.  The figures
         are the judge's whatever this says: the re-timed calls enter no
-        figure."""
+        figure.  Timed the same way, the cover too: a call behind a cover
+        its way's calibration did not span reads the cover as a gap."""
         first = len(self.walls)
-        flush, sync_before = self.timed_as
+        flush, sync_before, cycles = self.timed_as
         t0 = time.monotonic()
         for i in range(n):
             if i >= CONFIRM_MIN_CALLS and time.monotonic() - t0 > CONFIRM_BUDGET_S:
                 break
-            self.time_one(args, flush, sync_before)
+            self.time_one(args, flush, sync_before, cycles=cycles)
         return self.clock_check(first)
 
     def kb_loop(self, args, way):
@@ -752,7 +755,7 @@ class CandidateProcess:
         way the judge expects of the job's harness (way: flush bytes, sync
         before, cover cycles)."""
         self.sync_inputs()
-        self.timed_as = (way[0], way[1])
+        self.timed_as = tuple(way)
         self.request("kb_loop", args, **self.rng_fields())
         n = len(self.walls)
         rep = self.handshakes("looped", self.way(*way))
@@ -788,6 +791,12 @@ class CandidateProcess:
                 # the timed calls lie inside, with the job's other work.
                 rec["host_steal_ms_since_calibration"] = round(steal - self.steal_at_cal, 3)
         return rec
+
+    def uncalibrated(self):
+        """The ways calls were timed that the calibration left out (each
+        judged against the largest bound, nothing taken off its figure):
+        none where Timing.ways names every way the job times."""
+        return sorted({w for w in self.ways if w is not None and w not in self.cal})
 
     def calibration_record(self, cal=None):
         """The calibration (or cal), as checks.timing_channel keeps it."""

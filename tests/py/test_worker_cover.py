@@ -62,3 +62,53 @@ check(all(c == COVER_CYCLES for _, c in calls),
 calls = robust_calls(False)
 check(calls and all(c == 0 for _, c in calls),
       "CPU: no cover on either side (%s)" % sorted(set(calls)))
+
+
+# Every way a call of the candidate is timed is a way the judge calibrated
+# (Timing.ways): the audit's calls one at a time (fresh_timing, the
+# clock's confirmation) wait behind the cover in faithful jobs too, and a
+# calibration of their way without it read the cover's 0.6 ms as a gap
+# the candidate's clock did not see (honest scalar losses read
+# timer-disagrees on the H100).
+from hrworker import vocab  # noqa: E402
+from hrworker.remote import CandidateProcess  # noqa: E402
+
+
+def ways(cuda, mode):
+    tm = Timing.__new__(Timing)
+    tm.torch, tm.cuda, tm.harness = torch, cuda, "current"
+    tm.ctx = types.SimpleNamespace(mode=mode)
+    tm.flush_bytes = lambda robust: (2 << 20) if robust else (1 << 20)
+    return tm, tm.ways()
+
+
+for mode in (vocab.MODE_FAITHFUL, vocab.MODE_ROBUST):
+    tm, ws = ways(True, mode)
+    check((2 << 20, True, COVER_CYCLES) in ws,
+          "CUDA, %s: the audit's way, behind the cover, is calibrated (%s)" % (mode, ws))
+    check(tm.audit_way()[2] == COVER_CYCLES,
+          "CUDA, %s: the audit's calls ask for the cover the candidate's process gets "
+          "unasked (%s)" % (mode, tm.audit_way()))
+tm, ws = ways(False, vocab.MODE_FAITHFUL)
+check(all(w[2] == 0 for w in ws), "CPU, faithful: no way with a cover (%s)" % ws)
+
+# The clock's confirmation times its calls the way the last ones were,
+# the cover too (a kb loop's calls have none).
+proc = CandidateProcess.__new__(CandidateProcess)
+asked = []
+proc.walls = []
+proc.time_one = lambda args, flush, sync_before, keep=None, cycles=None: \
+    asked.append((flush, sync_before, cycles))
+proc.clock_check = lambda first=0: None
+for way in ((1 << 20, True, 0), (2 << 20, True, COVER_CYCLES)):
+    asked.clear()
+    proc.timed_as = way
+    proc.confirm_clock([], n=4)
+    check(asked and all(a == way for a in asked),
+          "the confirmation re-times calls as %s (%s)" % (way, sorted(set(asked))))
+
+# A way the calibration left out is told.
+proc.cal = {(0, False, 0): {}}
+proc.ways = [(0, False, 0), (2 << 20, True, COVER_CYCLES), None]
+check(proc.uncalibrated() == [(2 << 20, True, COVER_CYCLES)],
+      "a call timed a way not calibrated is named (%s)" % proc.uncalibrated())
