@@ -41,7 +41,7 @@ from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox
 from hrworker.builder import tidy_building
-from hrworker.jail import FSIZE_MAX, JobCgroups, cgroups_off, jail_off, nproc_max, share_cache
+from hrworker.jail import FSIZE_MAX, JobCgroups, ids_off, jail_off, nproc_max, share_cache
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
 from hrworker.launch import start_candidate
@@ -586,12 +586,11 @@ def main(argv):
     # The job's jail (hrworker/jail.py); HEADROOM_JOB_JAIL=0 leaves the
     # candidate process on the machine's root with the worker's ids and
     # the jobs out of cgroups of their own (the limits stay).  Under CUDA
-    # the ids and the root stay the worker's (jail_off) but each job still
-    # has its cgroup: as root RLIMIT_NPROC does not hold, pids.max does.
-    jail_why = jail_off(cfg.device)
+    # a job keeps uid 0 in its own root, without capabilities (ids_off);
+    # as root RLIMIT_NPROC does not hold there, its cgroup's pids.max does.
+    jail_why = jail_off()
     jail_on = jail_why is None
-    cgroups_why = cgroups_off()
-    cfg.cgroups = JobCgroups() if cgroups_why is None else JobCgroups.off(cgroups_why)
+    cfg.cgroups = JobCgroups() if jail_on else JobCgroups.off(jail_why)
     cfg.cgroups_left = []
     cfg.cgroups.sweep()     # those of workers killed before they removed them
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
@@ -601,9 +600,12 @@ def main(argv):
         t0 = time.monotonic()
         share_cache(cfg.cache)
         cfg.start_s["share_cache"] = round(time.monotonic() - t0, 3)
-        cfg.job_jail["ids"] = "the job's own (a mount namespace of its own, then uid 2^30 + " \
-            "the judge's pid)"
+        keep = ids_off(cfg.device)
+        cfg.job_jail["root"] = "the job's own (a mount namespace of its own)"
+        cfg.job_jail["ids"] = ("the job's own (uid 2^30 + the judge's pid)" if keep is None
+                               else "uid 0, every capability dropped (%s)" % keep)
     else:
+        cfg.job_jail["root"] = "the machine's" + ("" if jail_on else " (%s)" % jail_why)
         cfg.job_jail["ids"] = "the worker's own" + ("" if jail_on else " (%s)" % jail_why)
     # A build worker of a run whose run worker has a keeper that draws
     # leaves the draws to it: a draw ahead writes the problem's recipe

@@ -9,6 +9,7 @@ enforces and what is left where the kernel or the privileges lack it.
 Must not: run candidate code, or leave the process half-confined without
 saying so (each step returns what took)."""
 import ctypes
+import errno
 import os
 import resource
 
@@ -60,12 +61,20 @@ def beneath(p, roots):
     return any(p == r or p.startswith(r.rstrip("/") + "/") for r in roots)
 
 
-def own_root(new, reads, writes, proc_opts=("hidepid=invisible", "hidepid=2"), tmp=None):
+# The group a job's procfs names as the one that sees every process
+# (procfs's gid=): one no process has.  Without it the group is 0, and a
+# candidate that keeps root's ids (a CUDA job: ids_off) saw every process.
+PROC_GID = JOB_ID_BASE - 1
+
+
+def own_root(new, reads, writes, proc_opts=("hidepid=invisible,gid=%d" % PROC_GID,
+                                             "hidepid=2,gid=%d" % PROC_GID), tmp=None):
     """Make this process's root a tmpfs at new (an empty directory) that
     holds, at their own paths, the directories of reads bound read-only,
     those of writes bound writable, /dev, a procfs of its own mounted with
     the first of proc_opts the kernel takes (hidepid: only the processes
-    of its own uid are there), the top-level links of / (/lib -> usr/lib,
+    it may trace are there: its own uid's, and of those, where Landlock
+    confines it, its own domain's), the top-level links of / (/lib -> usr/lib,
     ...), and tmp (a directory of the job's) bound at /tmp first, so that a
     candidate that builds in a folder of its own under /tmp, as the
     original harness let it, writes into its scratch (the roots under
@@ -159,29 +168,59 @@ def set_limits():
     return {"nproc": n, "fsize": FSIZE_MAX}
 
 
-def cgroups_off():
-    """Why jobs have no cgroups of their own, or None: HEADROOM_JOB_JAIL=0
-    alone (under CUDA, where jail_off keeps the worker's ids and root, each
-    job still has its cgroup: as root RLIMIT_NPROC does not bind)."""
+def jail_off():
+    """Why the job jail (own root, own ids or no capabilities, cgroups) is
+    off, or None when it is on: HEADROOM_JOB_JAIL=0 alone."""
     return "HEADROOM_JOB_JAIL=0" if os.environ.get("HEADROOM_JOB_JAIL") == "0" else None
 
 
-def jail_off(device):
-    """Why the job jail (own root, own ids, cgroups) is off, or None when
-    it is on: HEADROOM_JOB_JAIL=0 turns it off, =1 on; unset, it is on
-    for CPU jobs and off for CUDA jobs: on the H200 a jailed candidate,
-    of another uid than the judge's and with the judge's /proc entry
-    hidden, cannot map the judge's CUDA IPC memory (every call fails with
-    cudaErrorMapBufferObjectFailed), while the rest of the jail holds
-    there (docs/replay.md)."""
-    off = cgroups_off()
-    if off is not None:
-        return off
+def ids_off(device):
+    """Why a jailed job keeps the worker's uid, or None when it takes one
+    of its own: unset HEADROOM_JOB_JAIL, CUDA jobs keep it.  On the H200
+    and the H100 a candidate of another uid than the judge's cannot map
+    the judge's CUDA IPC memory (every call fails with
+    cudaErrorMapBufferObjectFailed), while its own root (the mount
+    namespace, the procfs with hidepid, its own /tmp) and a process
+    without capabilities map it, the whole stack too
+    (tests/gpu/jail_probe.py --layers, 2026-12-06 on an H100): such a job
+    keeps uid 0 in its own root with every capability dropped
+    (drop_caps).  HEADROOM_JOB_JAIL=1 gives it its own uid anyway."""
     if os.environ.get("HEADROOM_JOB_JAIL") != "1" and str(device).startswith("cuda"):
-        return ("off under CUDA: a jailed candidate cannot map the judge's CUDA IPC "
-                "memory (cudaErrorMapBufferObjectFailed on the H200); HEADROOM_JOB_JAIL=1 "
-                "turns it on")
+        return ("kept under CUDA: a candidate of another uid cannot map the judge's CUDA "
+                "IPC memory (cudaErrorMapBufferObjectFailed on the H200 and H100); "
+                "HEADROOM_JOB_JAIL=1 gives it its own")
     return None
+
+
+CAPSET_NR = {"x86_64": 126, "aarch64": 91}
+PR_CAPBSET_DROP = 24
+CAP_LAST_MAX = 63
+
+
+def drop_caps():
+    """Drop every capability of this process, its uid kept: the bounding
+    set first (prctl PR_CAPBSET_DROP, which needs CAP_SETPCAP), then the
+    effective, permitted and inheritable sets (capset, version 3, all
+    zero); the ambient set empties with the permitted one.  A uid 0
+    without capabilities owns root's files still (Landlock keeps the
+    secrets among them from it: sandbox.SECRETS) but overrides no
+    permission, mounts nothing, signals no other uid, and gets none back
+    from a program it runs (no_new_privs, the bounding set).  OSError
+    where the kernel refused."""
+    for cap in range(CAP_LAST_MAX + 1):
+        if LIBC.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0:
+            e = ctypes.get_errno()
+            if e == errno.EINVAL:
+                break           # past the kernel's last capability
+            raise OSError(e, "prctl(PR_CAPBSET_DROP, %d): %s" % (cap, os.strerror(e)))
+    nr = CAPSET_NR.get(os.uname().machine)
+    if nr is None:
+        raise OSError(errno.ENOSYS, "capset: no call number for %s" % os.uname().machine)
+    hdr = (ctypes.c_uint32 * 2)(0x20080522, 0)      # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    if LIBC.syscall(ctypes.c_long(nr), hdr, data) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "capset: %s" % os.strerror(e))
 
 
 def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
@@ -199,7 +238,7 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
     t0 = time.monotonic()
     got = {}
     own_net = False
-    off = jail_off(cfg.device)
+    off, keep_ids = jail_off(), ids_off(cfg.device)
     if off is not None:
         got["ids"] = got["root"] = "kept (%s)" % off
     elif os.geteuid() != 0:
@@ -214,7 +253,8 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
         uid, gid = JOB_ID_BASE + uid_offset + os.getppid(), JOB_ID_BASE
         new = os.path.join(os.path.dirname(own_dir), "root")
         try:
-            os.chown(own_dir, uid, gid)
+            if keep_ids is None:
+                os.chown(own_dir, uid, gid)
             os.makedirs(new, exist_ok=True)
             tmp = os.path.join(os.path.dirname(own_dir), "tmp")
             os.makedirs(tmp, exist_ok=True)
@@ -229,10 +269,19 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
             got["root"] = ("own (pivot_root): the read roots (the build cache among them) "
                            "read-only, its own folder writable, /tmp its own (beside it)")
             got["tmp"] = "/tmp"
-            drop_ids(uid, gid)
+            if keep_ids is None:
+                drop_ids(uid, gid)
+                got["ids"] = {"uid": uid, "gid": gid}
             os.umask(umask)
-            got["ids"] = {"uid": uid, "gid": gid}
     got["limits"] = set_limits()
+    if keep_ids is not None and off is None and os.geteuid() == 0:
+        # After the limits (lowered without a capability, raised only
+        # with one): uid 0 in its own root, no capabilities.
+        try:
+            drop_caps()
+            got["ids"] = "uid 0, every capability dropped (%s)" % keep_ids
+        except OSError as e:
+            got["ids"] = "root, capabilities kept (%s; %s)" % (keep_ids, e)
     got["seconds"] = round(time.monotonic() - t0, 4)
     return got, own_net
 

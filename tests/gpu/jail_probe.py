@@ -28,7 +28,8 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-LAYERS = ("seccomp", "landlock", "netns", "uid", "root", "root+uid", "all")
+LAYERS = ("seccomp", "landlock", "netns", "uid", "root", "root-nohide", "nocaps",
+          "root+nocaps", "root+uid", "cuda", "all")
 
 
 def apply_layer(layer, root):
@@ -36,12 +37,17 @@ def apply_layer(layer, root):
     seccomp (hrworker/seccomp.py), landlock (sandbox.Landlock), netns (a
     network namespace), uid (the job's uid, as jail.drop_ids), root (a
     mount namespace whose root is a tmpfs holding / read-only and a
-    procfs with hidepid, as jail.own_root), and their stacks."""
+    procfs with hidepid, as jail.own_root; root-nohide: the same with a
+    procfs that hides nothing), nocaps (uid 0 kept, every capability
+    dropped: jail.drop_caps), and their stacks (cuda: a CUDA job's)."""
     import ctypes
     from hrworker import jail, seccomp
     from hrworker.sandbox import Landlock
     parts = {"all": ("root", "netns", "uid", "landlock", "seccomp"),
-             "root+uid": ("root", "uid")}.get(layer, (layer,))
+             "root+uid": ("root", "uid"),
+             "root+nocaps": ("root", "nocaps"),
+             # A CUDA job's stack (jail.ids_off): the uid kept.
+             "cuda": ("root", "netns", "nocaps", "landlock", "seccomp")}.get(layer, (layer,))
     protected = seccomp.protected_pids()
     for part in parts:
         if part == "seccomp":
@@ -53,14 +59,18 @@ def apply_layer(layer, root):
                 raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
         elif part == "uid":
             jail.drop_ids(jail.JOB_ID_BASE + os.getpid(), jail.JOB_ID_BASE)
-        elif part == "root":
+        elif part == "nocaps":
+            jail.drop_caps()
+        elif part in ("root", "root-nohide"):
             if jail.LIBC.unshare(ctypes.c_int(jail.CLONE_NEWNS)) != 0:
                 raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
             reads = ["/" + d for d in os.listdir("/")
                      if d not in ("proc", "tmp") and os.path.isdir("/" + d)
                      and not os.path.islink("/" + d)]
             new = tempfile.mkdtemp(prefix="hr-jail-root-")
-            jail.own_root(new, reads, [root])
+            jail.own_root(new, reads, [root],
+                          **({"proc_opts": ("",)} if part == "root-nohide" else {}))
+
 
 
 def layers():

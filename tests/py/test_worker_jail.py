@@ -4,8 +4,9 @@ own that tries it from C (ctypes: no audit hook sees it) when its module
 runs, and raises with what it got, so that the job's build_log says it.
 A door that reopens fails its check.  As root (CI): /etc/shadow cannot
 be read, a Unix socket outside the scratch cannot be reached, /proc shows
-the candidate's own processes only, and the candidate runs as the job's
-own uid, and /tmp is the job's own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
+the candidate's own processes only, the candidate runs as the job's
+own uid (under CUDA: uid 0 without a capability), and /tmp is the job's
+own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
 candidate's own tree (clone's CLONE_PARENT: the seccomp filter), no
 System V IPC, no namespace of its own and no io_uring (the seccomp
@@ -19,7 +20,7 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workerlib import DEVICE, ROOT, Worker, check, reported  # noqa: E402
+from workerlib import DEVICE, ROOT, Worker, accepted, check, reported  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.jail import FSIZE_MAX, JOB_ID_BASE, nproc_max  # noqa: E402
@@ -64,26 +65,26 @@ a = Addr(1, %r)
 rc = libc.connect(fd, ctypes.byref(a), ctypes.sizeof(a))
 report(rc=rc, errno=ctypes.get_errno())
 ''' % os.fsencode(path))
-    try:
-        conn, _ = srv.accept()
-        conn.close()
-        accepted = True
-    except socket.timeout:
-        accepted = False
-    srv.close()
-    check(got.get("rc") == -1 and not accepted,
+    check(got.get("rc") == -1 and not accepted(srv),
           "a C connect() to a Unix socket outside the scratch is refused (%s)" % got, w)
 
 
-def shadow(w):
+def shadow(w, own_ids):
+    """/etc/shadow refused from C; the candidate's uid is the job's own,
+    or (CUDA: jail.ids_off) uid 0 without a capability."""
     got = attack(w, '''
 fd = libc.open(b"/etc/shadow", 0)
-report(fd=fd, errno=ctypes.get_errno(), uid=os.getuid(), euid=os.geteuid())
+caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapBnd"))]
+report(fd=fd, errno=ctypes.get_errno(), uid=os.getuid(), euid=os.geteuid(), caps=caps)
 ''')
     check(got.get("fd") == -1 and got.get("errno") == 13,
           "/etc/shadow cannot be read from C (%s)" % got, w)
-    check(got.get("uid", 0) >= JOB_ID_BASE and got.get("euid", 0) >= JOB_ID_BASE,
-          "the candidate runs as the job's own uid, not root (%s)" % got, w)
+    if own_ids:
+        check(got.get("uid", 0) >= JOB_ID_BASE and got.get("euid", 0) >= JOB_ID_BASE,
+              "the candidate runs as the job's own uid, not root (%s)" % got, w)
+    else:
+        check(got.get("caps") and all(int(c, 16) == 0 for c in got["caps"]),
+              "the candidate keeps uid 0 but no capability, effective or bounding (%s)" % got, w)
 
 
 def proc(w):
@@ -345,7 +346,7 @@ report(wrote=os.path.exists(d + "/ext.so"))
           "a candidate writes its own /tmp, which is not the machine's (%s)" % got, w)
 
 
-def honest_twin(w):
+def honest_twin(w, kept):
     """The C++ candidate (load_inline, ninja, the build cache) builds and
     is correct inside the jail; under CUDA its CUDA twin (relu_fast.py's
     loop reads host pointers: on device tensors it is no honest twin)."""
@@ -358,9 +359,15 @@ def honest_twin(w):
                                                    res.get("build"))), w)
     conf = res["checks"].get("candidate_process") or {}
     print("candidate process: %s" % json.dumps(conf))
-    if ROOT_RUN:
+    if ROOT_RUN and not kept:
         check(isinstance(conf.get("ids"), dict) and conf.get("proc", "").startswith("hidepid"),
               "its job says it ran as its own uid in its own root (%s)" % conf, w)
+    elif ROOT_RUN:
+        # CUDA: uid 0 without capabilities in its own root, and why.
+        check(str(conf.get("ids")).startswith("uid 0, every capability dropped (") and
+              conf.get("proc", "").startswith("hidepid") and conf.get("secrets_hidden"),
+              "its job says it kept uid 0 without capabilities in its own root, why, and "
+              "which secrets were hidden (%s)" % conf, w)
 
 
 def main():
@@ -371,13 +378,11 @@ def main():
         jail = w.hello.get("job_jail") or {}
         check(jail.get("limits", {}).get("nproc") == nproc_max() and "cgroup" in jail,
               "hello says the jobs' limits and cgroup (%s)" % json.dumps(jail), w)
-        if ROOT_RUN and DEVICE == "cuda" and not str(jail.get("ids")).startswith("the job's own"):
-            # The job's own uid and root are off under CUDA by design
-            # (jail.jail_off); on the CPU, off as root fails below.
-            print("skip: /etc/shadow, Unix sockets, /proc, /tmp: the job's own uid and root "
-                  "are off under CUDA (%s)" % jail.get("ids"))
-        elif ROOT_RUN:
-            shadow(w)
+        # The job's own uid is off under CUDA by design (jail.ids_off):
+        # uid 0 without capabilities there, in its own root as on a CPU.
+        own_ids = str(jail.get("ids")).startswith("the job's own")
+        if ROOT_RUN:
+            shadow(w, own_ids)
             unix_socket_outside(w)
             proc(w)
             private_tmp(w)
@@ -386,7 +391,7 @@ def main():
                   "this test does not run as root (CI does)")
         # As root with the job's ids kept (CUDA), RLIMIT_NPROC does not
         # bind: the job's cgroup's pids.max (twice it) does.
-        kept = ROOT_RUN and not str(jail.get("ids")).startswith("the job's own")
+        kept = ROOT_RUN and not own_ids
         fork_bomb(w, ("the job cgroup's pids.max", 2 * nproc_max()) if kept and jail.get("cgroup")
                   else ("RLIMIT_NPROC", nproc_max()))
         file_bomb(w)
@@ -395,7 +400,7 @@ def main():
         judge_untouchable()
         if ROOT_RUN:
             root_without_jail()
-        honest_twin(w)
+        honest_twin(w, kept)
     finally:
         w.close()
 

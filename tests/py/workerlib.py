@@ -105,6 +105,20 @@ class Worker:
         self.tmp.cleanup()
 
 
+def accepted(srv):
+    """Whether a listening socket (a timeout set) took a connection; it
+    is closed either way."""
+    import socket
+    try:
+        conn, _ = srv.accept()
+        conn.close()
+        return True
+    except socket.timeout:
+        return False
+    finally:
+        srv.close()
+
+
 def reported(res, tag):
     """What a test's candidate reported by raising RuntimeError(tag + JSON)
     when its module ran (its job's build_log has it), or, where it did
