@@ -19,7 +19,8 @@ import sys
 from hrworker import seccomp
 from hrworker.channel import CandidateEnd, ChannelError
 from hrworker.jail import confine_candidate
-from hrworker.sandbox import isolate_network, read_roots, without_secrets
+from hrworker.sandbox import (SECRETS, isolate_network, private_beneath, read_roots,
+                              without_secrets)
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 
 
@@ -50,9 +51,11 @@ def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
     got, own_net = confine_candidate(cfg, own_dir, reads, uid_offset, umask)
     os.chdir(own_dir)
     if os.geteuid() == 0:
-        # Still root (the job jail off: CUDA): root owns the secrets beneath
-        # the read roots, so they are left out of them (sandbox.SECRETS).
-        reads, got["secrets_hidden"] = without_secrets(reads)
+        # Still root (a CUDA job: jail.ids_off; the job jail off): root
+        # owns the secrets beneath the read roots, so they are left out of
+        # them (sandbox.SECRETS, and what others may not read beneath
+        # sandbox.PRIVATE_SCAN).
+        reads, got["secrets_hidden"] = without_secrets(reads, SECRETS + private_beneath())
     got["network"] = "own namespace" if own_net else isolate_network()
     writes = [own_dir]
     if got.get("tmp"):      # the jail's /tmp: the process's own, beside own_dir

@@ -24,6 +24,31 @@ from workerlib import ROOT, accepted, check
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker import jail  # noqa: E402
 
+# What root keeps from others, found by its modes (sandbox.private_beneath):
+# a candidate that keeps uid 0 reads none of it (confine.py).
+from hrworker.sandbox import private_beneath, without_secrets  # noqa: E402
+
+tree = tempfile.mkdtemp(prefix="hr-private-")
+os.chmod(tree, 0o755)
+os.makedirs(os.path.join(tree, "conf.d"))
+os.makedirs(os.path.join(tree, "munge"))
+for name, mode in (("public.conf", 0o644), ("conf.d/key.pem", 0o600), ("munge/munge.key", 0o400),
+                   ("conf.d/x.conf", 0o640), ("conf.d/y.conf", 0o604)):
+    with open(os.path.join(tree, name), "w") as f:
+        f.write("x")
+    os.chmod(os.path.join(tree, name), mode)
+os.chmod(os.path.join(tree, "munge"), 0o700)
+os.symlink("conf.d/key.pem", os.path.join(tree, "link.pem"))
+got = private_beneath((tree,))
+want = tuple(sorted(os.path.join(tree, p) for p in ("conf.d/key.pem", "conf.d/x.conf", "munge")))
+check(got == want, "the files others cannot read and the directory they cannot enter, "
+      "found by their modes (%s)" % [os.path.relpath(p, tree) for p in got])
+reads, hidden = without_secrets([tree], got)
+readable = sorted(os.path.relpath(p, tree) for p in reads)
+check(readable == ["conf.d/y.conf", "public.conf"] and "link.pem" not in readable,
+      "the read roots keep what others may read, a link to a private file left out (%s)"
+      % readable)
+
 if os.geteuid() != 0:
     print("skip: a CUDA job's jail needs root to make (CI runs as root)")
     sys.exit(0)

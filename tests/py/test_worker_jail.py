@@ -294,9 +294,9 @@ report(**got)
 
 
 def root_without_jail():
-    """A worker whose candidate runs as root (the job jail off, as under
-    CUDA), Landlock on: /etc's secrets are left out of the read roots
-    (sandbox.SECRETS), so /etc/shadow cannot be opened from C though root
+    """A worker whose candidate runs as root (the job jail off; a CUDA
+    job keeps uid 0 too), Landlock on: /etc's secrets are left out of the read roots
+    (sandbox.SECRETS, sandbox.private_beneath), so /etc/shadow cannot be opened from C though root
     owns it, while the rest of /etc reads; the job says what it hid."""
     old = os.environ.get("HEADROOM_JOB_JAIL")
     os.environ["HEADROOM_JOB_JAIL"] = "0"
@@ -323,8 +323,8 @@ report(**got)
             return
         check(got.get("uid") == 0 and got.get("/etc/shadow") == 13 and got.get("/etc/passwd") == "read"
               and "/etc/shadow" in (conf.get("secrets_hidden") or []),
-              "as root without the job jail (CUDA's setting), Landlock keeps /etc/shadow from C "
-              "(EACCES) and the rest of /etc readable (%s; hidden %s)"
+              "as root without the job jail (HEADROOM_JOB_JAIL=0), Landlock keeps /etc/shadow "
+              "from C (EACCES) and the rest of /etc readable (%s; hidden %s)"
               % (got, conf.get("secrets_hidden")), w)
     finally:
         w.close()
