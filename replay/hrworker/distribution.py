@@ -415,12 +415,17 @@ class Distribution:
         return out, self.candidate(inputs)
 
     def candidate(self, inputs):
-        """The candidate's output on (copies of) inputs; its exception
+        """The candidate's output on (copies of) inputs, under no_grad as
+        the harness's trials call it (a candidate whose out= call, such as
+        addmm_out, autograd refuses raised on every transformed draw and
+        every re-drawn parameter, and read distribution-specific and
+        parameters-differ though its trials passed); its exception
         propagates."""
         c, t = self.c, self.t
         shared = [c.sets.share(x.clone()) if isinstance(x, t.Tensor) else x
                   for x in inputs]
-        return c.call_candidate(shared, None, None)
+        with t.no_grad():
+            return c.call_candidate(shared, None, None)
 
     def reorder(self, base, described, gen):
         """The reorder check (REORDER_*) on the draw base: (its record, the
