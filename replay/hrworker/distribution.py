@@ -20,11 +20,21 @@ from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
 from hrworker.util import exc_text, finite, is_oom
 
 # name -> what it does to one floating input (docs/verification.md).
-TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp")
+TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp", "unit")
 # Drawn again at new places (up to SPARSE_DRAWS), the next only where the
 # last passed.
 PLACED = ("sparse", "heavy")
 SCALE_DOWN, SCALE_UP = 1e-3, 64.0
+# unit: each element's magnitude 1 + UNIT_SPREAD (|x| - mean |x|) / amax,
+# its sign kept (magnitudes centred on one, so that a product of many
+# terms wanders about one instead of drifting): it stays finite and
+# varies, where the problem's own
+# draw (a normal one's |x| is below one more often than not) takes it
+# below float32's least within a few hundred terms: a cumprod of 4000
+# columns was zero within the check's atol beyond column 256, and a kernel
+# that wrote zeros there passed the trials and every other transform
+# (whose references overflowed, or did not vary).
+UNIT_SPREAD = 2.0 ** -4
 # sparse: 1/1024 of the elements kept, at least one and at most SPARSE_MAX,
 # in up to SPARSE_DRAWS draws of new places (the next only where the last
 # passed).  The places are the job's secret's (context.AUDIT_DISTRIBUTION),
@@ -152,6 +162,9 @@ def transform(torch, name, x, gen, dom, amax):
         # cancels in every sum, and an honest kernel's rounding then reads
         # as a large relative error.
         y = torch.linspace(0.0, sign * amax, x.numel(), device=x.device).view(x.shape)
+    elif name == "unit":
+        mag = wide.abs()
+        y = torch.sign(wide) * (1.0 + UNIT_SPREAD * (mag - mag.mean()) / amax)
     else:
         raise ValueError(name)
     return y.to(x.dtype)

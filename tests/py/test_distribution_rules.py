@@ -30,6 +30,26 @@ s = torch.rand(4, 1 << 20)
 check(fp32_allowance(torch, [s], s.sum(), along=True) == fp32_allowance(torch, [s], s.sum()),
       "a scalar output: the inputs' elements over the output's already count every term")
 
+# unit: magnitudes 1 to 1 + UNIT_SPREAD, signs and zeros kept, the draw's
+# order kept; a product of 4000 such terms stays finite where the normal
+# draw's falls below float32's least.
+z = torch.randn(64, 4000)
+z[0, 0] = 0.0
+u = distribution.transform(torch, "unit", z, None, *distribution.describe(torch, z))
+mag = u.abs()[z != 0]
+spread = distribution.UNIT_SPREAD + 1e-6
+check(bool((torch.sign(u) == torch.sign(z)).all()) and float(mag.min()) >= 1.0 - spread and
+      float(mag.max()) <= 1.0 + spread,
+      "unit keeps signs and zeros, magnitudes within 1 -+ %g ([%.4f, %.4f])"
+      % (distribution.UNIT_SPREAD, float(mag.min()), float(mag.max())))
+pos = distribution.transform(torch, "unit", z.abs(), None, *distribution.describe(torch, z.abs()))
+prod = torch.cumprod(u[1:].double(), dim=1)[:, -1].abs()
+check(bool((pos >= 0).all()) and float(prod.min()) > 1e-6 and float(prod.max()) < 1e6
+      and float(torch.cumprod(z[1:], dim=1)[:, -1].abs().max()) < 1e-30,
+      "a non-negative input stays so; the rows' products of 4000 unit terms stay within "
+      "1e-6 to 1e6 (%.2g to %.2g), the normal draw's fall below 1e-30"
+      % (float(prod.min()), float(prod.max())))
+
 # The ramp of problem 12's shape into a LayerNorm, one pass in float32
 # (E[x^2] - E[x]^2) against the float64 reference: within the allowance.
 ramp = distribution.transform(torch, "ramp", x, None, *distribution.describe(torch, x))
