@@ -229,8 +229,9 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
     as this process may make it: as root, a mount and a network namespace
     of its own (own_root on own_dir/../root: the read roots read-only,
     own_dir and own_dir/../tmp, its /tmp, writable), then ids of the
-    job's own (uid JOB_ID_BASE + uid_offset + the judge's pid); the
-    limits in any case; umask: the process's own once its ids are the
+    job's own (uid JOB_ID_BASE + uid_offset + the judge's pid), or, for
+    a CUDA job (ids_off), uid 0 kept and every capability dropped after
+    the limits (drop_caps); the limits in any case; umask: the process's own once its ids are the
     job's (002: a later job of the same scratch, of another uid but the
     same group, may rewrite what it left).  Returns (what took, whether
     the network namespace is made); seconds: what it took."""
