@@ -596,7 +596,7 @@ def main(argv):
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
                                                         "fsize": FSIZE_MAX})
     tidy_building(cfg.cache)
-    if os.geteuid() == 0:
+    if os.geteuid() == 0 and (not jail_on or ids_off(cfg.device) is not None):
         # What root keeps from others, walked once here for every job's
         # candidate that keeps uid 0 (confine.py; the jobs inherit it).
         t0 = time.monotonic()

@@ -28,9 +28,9 @@ SCALE_DOWN, SCALE_UP = 1e-3, 64.0
 # unit: each element's magnitude 1 + UNIT_SPREAD (|x| - mean |x|) / amax,
 # its sign kept (magnitudes centred on one, so that a product of many
 # terms wanders about one instead of drifting): it stays finite and
-# varies, where the problem's own
-# draw (a normal one's |x| is below one more often than not) takes it
-# below float32's least within a few hundred terms: a cumprod of 4000
+# varies, where the problem's own draw (a normal one's |x| is below one
+# more often than not) takes it below float32's least within a few
+# hundred terms: a cumprod of 4000
 # columns was zero within the check's atol beyond column 256, and a kernel
 # that wrote zeros there passed the trials and every other transform
 # (whose references overflowed, or did not vary).

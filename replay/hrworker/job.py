@@ -492,7 +492,7 @@ class Job:
             missed = self.cand.uncalibrated()
             if missed:
                 self.checks["timing_channel"]["uncalibrated_ways"] = [list(w) for w in missed]
-            self.checks.setdefault("timing_channel", {}).update(
+            self.checks["timing_channel"].update(
                 timed_calls=len(self.cand.walls),
                 run_delay_ms=round(sum(self.cand.delays), 6),
                 run_delay_source=self.cand.run_delay.source,

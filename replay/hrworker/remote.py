@@ -27,7 +27,6 @@ from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, Family
 from hrworker.channel import ChannelError
 from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
-from hrworker.protocol import COVER_CYCLES
 from hrworker.util import exc_text
 
 PERF_NS = time.perf_counter_ns     # the judge's clock (no candidate code runs here)
@@ -710,14 +709,11 @@ class CandidateProcess:
         not resolve (fastest_call may read it 0)."""
         return max((c["overhead_ms"] - c["least_ms"] for c in self.cal.values()), default=0.0)
 
-    def time_one(self, args, flush, sync_before, keep=None, cycles=None):
+    def time_one(self, args, flush, sync_before, cycles, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
-        on CUDA behind the launch cover (cycles; None: COVER_CYCLES, as
-        Timing.cover gives the reference's calls and Timing.ways the
-        calibration)."""
+        behind cycles of launch cover (Timing.cover: the reference's calls
+        wait behind as many, and Timing.ways calibrates that way)."""
         self.sync_inputs()
-        if cycles is None:
-            cycles = COVER_CYCLES if self.cuda else 0
         self.timed_as = (flush, sync_before, cycles)
         self.request("time_one", args, flush=flush, sync_before=sync_before,
                      keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
@@ -747,7 +743,7 @@ class CandidateProcess:
         for i in range(n):
             if i >= CONFIRM_MIN_CALLS and time.monotonic() - t0 > CONFIRM_BUDGET_S:
                 break
-            self.time_one(args, flush, sync_before, cycles=cycles)
+            self.time_one(args, flush, sync_before, cycles)
         return self.clock_check(first)
 
     def kb_loop(self, args, way):

@@ -5,6 +5,7 @@ process, reads outside what it may read and network connections)
 themselves, C code included (Landlock), and the candidate process's own
 network namespace (isolate_network)."""
 import ctypes
+import functools
 import os
 import sys
 
@@ -295,25 +296,23 @@ SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc
 # file beneath these that others cannot read, and every directory they
 # cannot enter, is a secret too (private_beneath).
 PRIVATE_SCAN = ("/etc",)
-_private: dict = {}
 
 
+@functools.lru_cache(maxsize=None)
 def private_beneath(tops=PRIVATE_SCAN):
     """The paths beneath tops that others may not read: regular files
     without the others' read bit, directories without their search bit
     (not walked further); links are not followed.  Walked once per tops
-    in a process (about 50 ms for a Debian /etc of 1,400 entries): the
+    (a tuple) in a process (about 50 ms for a Debian /etc of 1,400 entries): the
     worker walks it at its start, and the jobs it forks inherit it."""
     import stat
-    key = tuple(tops)
-    if key in _private:
-        return _private[key]
+
     def private(mode):
         return ((stat.S_ISDIR(mode) and not mode & stat.S_IXOTH) or
                 (stat.S_ISREG(mode) and not mode & stat.S_IROTH))
 
     out = []
-    for root in key:
+    for root in tops:
         for top, dirs, files in os.walk(root):
             for names in (dirs, files):
                 for name in list(names):
@@ -326,8 +325,7 @@ def private_beneath(tops=PRIVATE_SCAN):
                         out.append(p)
                         if names is dirs:
                             dirs.remove(name)       # not walked
-    _private[key] = tuple(sorted(out))
-    return _private[key]
+    return tuple(sorted(out))
 
 
 def without_secrets(roots, secrets=SECRETS):

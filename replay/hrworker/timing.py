@@ -143,7 +143,7 @@ class Timing:
         a cover hides up to its length of host launch time, so one side
         without it reads a launch-bound call that much slower."""
         if isinstance(fn, RemoteModel):
-            return fn.proc.time_one(args, flush, sync_before, keep)
+            return fn.proc.time_one(args, flush, sync_before, self.cover(), keep)
         if isinstance(self.new, RemoteModel):
             # The judge's call of the reference: the CPU time the
             # candidate's processes take meanwhile is counted (background-work);

@@ -97,7 +97,7 @@ check(all(w[2] == 0 for w in ws), "CPU, faithful: no way with a cover (%s)" % ws
 proc = CandidateProcess.__new__(CandidateProcess)
 asked = []
 proc.walls = []
-proc.time_one = lambda args, flush, sync_before, keep=None, cycles=None: \
+proc.time_one = lambda args, flush, sync_before, cycles, keep=None: \
     asked.append((flush, sync_before, cycles))
 proc.clock_check = lambda first=0: None
 for way in ((1 << 20, True, 0), (2 << 20, True, COVER_CYCLES)):
