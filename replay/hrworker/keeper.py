@@ -100,6 +100,7 @@ class Keeper:
         # ahead while one does.
         self.hushers = set()
         self.quiet = set()
+        self.ahead = False   # a draw ahead is under way (prefetch_drawn): it waits while one does
 
     def log(self, text):
         sys.stderr.write("headroom worker keeper: %s\n" % text)
@@ -402,11 +403,14 @@ class Keeper:
                 est = self.sizes.get(name, max(known, default=0))
                 if not self.fits(est):
                     return False       # no room: later problems wait their turn
+                self.ahead = True
                 try:
                     return self.draw(name)
                 except Exception as e:   # noqa: out of memory, a set being removed
                     self.log("%s not drawn: %s" % (name, exc_text(e)))
                     return False
+                finally:
+                    self.ahead = False
         return False
 
     def returned(self, s):
@@ -475,9 +479,21 @@ class Keeper:
         """Between the chunks of a draw (FastRand.between): a job whose sets
         are all held is lent them at once, not a draw later (on the H200
         the jobs that asked while the next problem's 6.4 GB sets were drawn
-        ahead waited 1.0-1.4 s each)."""
-        if select.select([self.sock], [], [], 0)[0]:
-            self.request(held_only=True)
+        ahead waited 1.0-1.4 s each); a job about to time its calls is told
+        at once that nothing is drawn ahead, and a draw ahead waits here
+        until no job times (its calls then do not wait a whole draw, up to
+        10 s for such a set, on the tool inside their phase's limit).  A
+        draw a job asked for goes on: a job asks only before it times."""
+        while True:
+            paused = bool(self.quiet) and self.ahead
+            r, _, _ = select.select([self.sock] + list(self.hushers), [], [],
+                                    0.25 if paused else 0)
+            for s in [s for s in r if s in self.hushers]:
+                self.hush(s)
+            if self.sock in r:
+                self.request(held_only=True)
+            if not (self.quiet and self.ahead):
+                return
 
     def answer(self, names, reply):
         """Lend the sets names (loaded or drawn first when not held; what

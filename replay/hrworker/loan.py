@@ -102,12 +102,15 @@ def hush_channel(cfg):
 
 
 @contextlib.contextmanager
-def keeper_quiet(channel, checks, key, timeout=120):
+def keeper_quiet(channel, checks, key, timeout=30):
     """While held, the keeper draws and loads no set ahead (Keeper.serve):
     the job's timed calls have the device to themselves, as in the
-    original harness.  Entered once no draw is under way; checks[key]
-    gets the wait ("waited_s", and an "error" where the keeper did not
-    answer).  channel: hush_channel's; None: nothing to hold."""
+    original harness.  Entered once the keeper answers: between a draw's
+    chunks (Keeper.poll), the draw ahead then waiting, or after a load or a
+    draw a job asked for; at most timeout s, which the job's phase limit
+    counts.  checks[key] gets the wait ("waited_s", and an "error" where
+    the keeper did not answer).  channel: hush_channel's; None: nothing to
+    hold."""
     if channel is None:
         yield
         return

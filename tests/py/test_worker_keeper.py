@@ -246,6 +246,33 @@ with tempfile.TemporaryDirectory() as d:
     check(not k.quiet and not k.hushers and k.tidy(True) is False and len(tried) == 2,
           "a job gone while hushed (its channel closed): the keeper draws ahead again")
 
+    # Mid-draw (Keeper.poll, between a draw's chunks): a job about to time
+    # is answered at once, and a draw ahead waits until the job says 0; a
+    # draw a job asked for (not ahead) does not wait.
+    import threading  # noqa: E402
+    k.sock, _worker_end = socket.socketpair()
+    a, b = socket.socketpair()
+    k.hushers.add(a)
+    k.ahead = True
+    b.sendall(b"1")
+    answered = []
+    threading.Timer(0.05, lambda: answered.append(b.recv(1))).start()
+    threading.Timer(0.6, lambda: b.sendall(b"0")).start()
+    t0 = time.monotonic()
+    k.poll()
+    waited = time.monotonic() - t0
+    check(answered == [b"q"] and 0.5 < waited < 5 and not k.quiet,
+          "a draw ahead waits between its chunks while a job times, the job told at once "
+          "(%r, the draw waited %.2f s)" % (answered, waited))
+    k.ahead = False
+    b.sendall(b"1")
+    t0 = time.monotonic()
+    k.poll()
+    check(a in k.quiet and b.recv(1) == b"q" and time.monotonic() - t0 < 0.2,
+          "a draw a job asked for goes on while another job times")
+    b.close()
+    _worker_end.close()
+
 # On CUDA, a large set goes to the device through the keeper's two pinned
 # buffers (Keeper.to_device): every byte arrives, for sizes that end
 # mid-chunk, in a file's mapping as the keeper loads it, and dtypes of 1
