@@ -17,6 +17,7 @@ Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
 from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
                                 fp32_allowance, rel_err)
+from hrworker.remote import RemoteError
 from hrworker.util import exc_text, finite, is_oom
 
 # name -> what it does to one floating input (docs/verification.md).
@@ -488,7 +489,7 @@ class Distribution:
                     got["skipped"] = both_a if isinstance(both_a, str) else both_b
                     continue
                 again = [self.candidate(a_in), self.candidate(b_in)]
-            except Exception as e:      # noqa: the candidate's, on these inputs
+            except RemoteError as e:    # raised in its process; the judge's own propagate
                 if is_oom(exc_text(e)):
                     raise               # whose, the job decides
                 got["error"] = exc_text(e)[:300]
@@ -555,7 +556,7 @@ class Distribution:
                 continue
             try:
                 both = self.call_both(inputs)
-            except Exception as e:      # noqa: the candidate's, on new inputs
+            except RemoteError as e:    # raised in its process; the judge's own propagate
                 if is_oom(exc_text(e)):
                     raise               # whose, the job decides
                 got.update({"pass": False, "error": exc_text(e)[:300]})

@@ -23,6 +23,7 @@ Must not: run before timing (the models keep the new values), or fail a
 job: a parameter the candidate's process will not take is recorded and
 skipped."""
 from hrworker.distribution import Distribution, trials_error
+from hrworker.remote import RemoteError
 from hrworker.util import exc_text, is_oom
 
 SPREAD = 0.5        # c -> c * U(1 - SPREAD, 1 + SPREAD); 0 -> U(-SPREAD, SPREAD)
@@ -161,7 +162,7 @@ class Redraw:
         inputs = c.fresh_inputs(seed)
         try:
             both = dist.call_both(inputs)
-        except Exception as e:      # noqa: the candidate's, at the new values
+        except RemoteError as e:    # raised in its process; the judge's own propagate
             if is_oom(exc_text(e)):
                 raise                   # whose, the job decides
             rec.update({"pass": False, "error": exc_text(e)[:300]})

@@ -18,6 +18,7 @@ from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker import distribution  # noqa: E402
+from hrworker.remote import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
 x = torch.rand(16, 8, 32, 32)
@@ -114,7 +115,18 @@ class Job:
         pass
 
     def call_candidate(self, inputs, *_):
-        return self.cand(*inputs)
+        # As the channel gives it: what the candidate's code raises is a
+        # RemoteError; anything else is the judge's own.
+        try:
+            return self.cand(*inputs)
+        except ToolTrouble:
+            raise
+        except Exception as e:
+            raise RemoteError(str(e))
+
+
+class ToolTrouble(OSError):
+    """A failure of the judge's own side (its shared memory, its channel)."""
 
 
 class Fn(torch.nn.Module):
@@ -207,5 +219,34 @@ check(moved is not None and "index out of range" in moved.get("error", ""),
 try:
     moved_by_reorder(raising("CUDA out of memory. Tried to allocate 2.00 GiB"))
     check(False, "reorder: out of memory reads as the candidate's failure")
-except RuntimeError as e:
+except RemoteError as e:
     check("out of memory" in str(e), "reorder: out of memory goes to the job, not the evidence")
+
+
+# The judge's own failure on the new inputs (its shared memory, its
+# channel) is no evidence: it goes to the job (audit_tool_error: failed:tool),
+# from the transforms and from the reorder check alike.
+def tool_trouble(p, t):
+    raise ToolTrouble("no room in /dev/shm")
+
+
+try:
+    moved_by_reorder(tool_trouble)
+    check(False, "reorder: the judge's own failure reads as the candidate's")
+except ToolTrouble:
+    check(True, "reorder: the judge's own failure goes to the job, not the evidence")
+gen = torch.Generator().manual_seed(3)
+job = Job(Fn(l1), Fn(raising("index out of range")))
+job.checks["trials"] = [{"scale_invariant_pass": True, "normwise_rel_err": 1e-7}]
+job.sets.fresh_content = lambda seed: [torch.randn(256, 64, generator=gen) for _ in range(2)]
+rec, failing = distribution.Distribution(job).run(1)
+check(failing and all("index out of range" in f.get("error", "") for f in failing),
+      "transforms: a candidate that raises on the new inputs fails them (%s)" % failing[:2])
+job = Job(Fn(l1), Fn(tool_trouble))
+job.checks["trials"] = [{"scale_invariant_pass": True, "normwise_rel_err": 1e-7}]
+job.sets.fresh_content = lambda seed: [torch.randn(256, 64, generator=gen) for _ in range(2)]
+try:
+    distribution.Distribution(job).run(1)
+    check(False, "transforms: the judge's own failure reads as the candidate's")
+except ToolTrouble:
+    check(True, "transforms: the judge's own failure goes to the job, not the evidence")
