@@ -427,6 +427,12 @@ check(seen.get("newcomer") == "R",
 settle()
 
 
+# The planted suite's CPU timing attacks (issue 34's families), run on a GPU
+# by gpu_attacks.
+CPU_FAMILIES = ("planted-spinners.py", "planted-spinner-orphan.py", "planted-spinner-thread.py",
+                "planted-stop-undone.py", "planted-clock-gap.py", "planted-timer-sleeper.py")
+
+
 def gpu_attacks():
     """On a GPU, through the worker, robust: the honest matmul, then GPU
     work of the candidate's while the judge times the reference (a side
@@ -434,7 +440,10 @@ def gpu_attacks():
     kernels; a helper's kernel of minutes).  None reads a speedup above
     the honest twin's interval; the last is background-work, its
     processes killed.  Faithful runs of the first two are printed beside
-    them: the harness ran nothing of this, and faithful does as it did."""
+    them: the harness ran nothing of this, and faithful does as it did.
+    Then CPU_FAMILIES, each in both modes: no robust speedup beyond the
+    twin's interval, and in faithful a finding or no speedup beyond the
+    twin's."""
     import json
     from workerlib import Worker
     fix = os.path.join(ROOT, "tests", "fixtures", "quiet")
@@ -494,6 +503,24 @@ def gpu_attacks():
         check("background-work" in ids and res.get("speedup") is None,
               "a helper's kernel of minutes: background-work, no speedup (%s, %s)"
               % (ids, res.get("speedup")))
+        # The CPU's families of the planted suite (background CPU work,
+        # its stops undone, a clock paused, the timers patched) against a
+        # GPU matmul: the reference's launches and syncs are the CPU's too.
+        for name in CPU_FAMILIES:
+            with open(os.path.join(planted, "candidates", name)) as f:
+                cand = f.read()
+            res = job(cand, name, "faithful")
+            ids = [f["id"] for f in res.get("findings") or []]
+            check(res.get("verdict") != "correct" or bool(ids) or
+                  (res.get("speedup") or 0) <= 1.15 * max(1.0, base.get("speedup") or 1.0),
+                  "%s (faithful): a finding, or no speedup beyond the honest twin's "
+                  "(%s, findings %s)" % (name, res.get("speedup"), ids))
+            res = job(cand, name)
+            check(res.get("verdict") != "correct" or (res.get("ci_low") or 0) <= hi,
+                  "%s: no robust speedup beyond the honest twin's interval (%s [%s, %s], "
+                  "findings %s; honest up to %.3f)" % (
+                      name, res.get("speedup"), res.get("ci_low"), res.get("ci_high"),
+                      [f["id"] for f in res.get("findings") or []], hi))
     finally:
         w.close()
 
