@@ -171,7 +171,12 @@ class Candidate:
         if kind == "cpu":
             _, key, slot, dtype, size, stride, offset, nbytes = d
             fd = fds[slot]
-            mm = mmap.mmap(fd, nbytes)
+            # Mapped whole now, as the harness's own inputs were resident
+            # when it timed a call: pages first touched inside a timed call
+            # (a new set every robust round) cost the candidate the faults
+            # the judge's reference never took (the reference's own matmul
+            # at 512 read 0.82-0.89x on a CPU, 0.91-0.93x populated).
+            mm = mmap.mmap(fd, nbytes, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE)
             x = t.frombuffer(mm, dtype=t.uint8).view(getattr(t, dtype))
             x = x.as_strided(size, stride, offset)
         else:
