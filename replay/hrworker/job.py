@@ -462,7 +462,6 @@ class Job:
                 self.cand.quiet = Quiet(self.cand.family, self.torch, self.ctx.cuda,
                                         self.ctx.device)
                 self.cand.quiet.calibrate()
-            self.ctx.sync()     # the judge's own device work ends first (Timing.judge_idle)
             self.cand.calibrate(self.timed_ways())
         self.checks.setdefault("timing_channel", {}).update(
             calibration=self.cand.calibration_record(),

@@ -143,7 +143,6 @@ class Timing:
         a cover hides up to its length of host launch time, so one side
         without it reads a launch-bound call that much slower."""
         if isinstance(fn, RemoteModel):
-            self.judge_idle()
             return fn.proc.time_one(args, flush, sync_before, self.cover(), keep)
         if isinstance(self.new, RemoteModel):
             # The judge's call of the reference: the CPU time the
@@ -156,18 +155,6 @@ class Timing:
                     lambda: self.time_call(fn, args, flush, sync_before, keep, cover))
             return proc.quiet.around(call) if proc.quiet is not None else call()
         return self.time_call(fn, args, flush, sync_before, keep, cover)
-
-    def judge_idle(self):
-        """Before the candidate's process times a call: the judge's own
-        device work queued so far ends first (the round's new inputs, the
-        last round's checks).  Its sync_before syncs its own context only;
-        the judge's kernels still running then shared the GPU with its
-        timed calls, inside the judge's clock around them and outside its
-        calibration: on the H100 the reference's own matmul read 0.67-0.75x
-        at 2048 and 0.25-0.37x at 512 while the candidate's events read
-        the reference's time.  The original harness had no judge."""
-        if self.cuda:
-            self.sync()
 
     def time_call(self, fn, args, flush, sync_before, keep, cover):
         """time_one of a call in this process."""
@@ -240,7 +227,6 @@ class Timing:
         """KernelBench's timing loop for this harness version (timing.py);
         the candidate's runs in its process (CandidateProcess.kb_loop)."""
         if isinstance(fn, RemoteModel):
-            self.judge_idle()
             return fn.proc.kb_loop(args, self.kb_way())
         m = self.m
         warmup, trials = int(m.get("warmup", 3)), int(m.get("perf_trials", 100))

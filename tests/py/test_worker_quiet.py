@@ -488,7 +488,7 @@ def gpu_attacks():
         # H100 and H200 while the flush's tensor was allocated inside the
         # judge's clock around the candidate's call, 0.75-0.78x on the H100
         # while the judge's own kernels still ran when the candidate's call
-        # began (Timing.judge_idle: 0.86x since).
+        # began (CandidateProcess.judge_idle: 0.86x since).
         check(0.85 <= (base.get("speedup") or 0) <= 1.15,
               "the honest matmul, the reference's own, reads about 1x in robust (%s)"
               % base.get("speedup"))
