@@ -603,10 +603,13 @@ def main(argv):
         private_beneath()
         cfg.start_s["private_scan"] = round(time.monotonic() - t0, 3)
     if jail_on and os.geteuid() == 0:
-        t0 = time.monotonic()
-        share_cache(cfg.cache)
-        cfg.start_s["share_cache"] = round(time.monotonic() - t0, 3)
         keep = ids_off(cfg.device)
+        if keep is None:
+            # The jobs' own uid reads the build cache through its group;
+            # a job that keeps uid 0 reads it as its owner.
+            t0 = time.monotonic()
+            share_cache(cfg.cache)
+            cfg.start_s["share_cache"] = round(time.monotonic() - t0, 3)
         cfg.job_jail["root"] = "the job's own (a mount namespace of its own)"
         cfg.job_jail["ids"] = ("the job's own (uid 2^30 + the judge's pid)" if keep is None
                                else "uid 0, every capability dropped (%s)" % keep)
