@@ -7,6 +7,7 @@ nowhere else), the correctness trials (hrworker/checks.py) and timing
 phases; its one result is what run() returns (Job)."""
 import gc
 import os
+import statistics
 import time
 
 from hrworker import vocab
@@ -22,7 +23,7 @@ from hrworker.redraw import Redraw, spec_entries
 from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
-from hrworker.util import Laps, exc_text, is_oom
+from hrworker.util import Laps, exc_text, finite, is_oom
 
 
 def memory_note(torch):
@@ -492,8 +493,16 @@ class Job:
             missed = self.cand.uncalibrated()
             if missed:
                 self.checks["timing_channel"]["uncalibrated_ways"] = [list(w) for w in missed]
+            n = len(self.cand.walls)
             self.checks["timing_channel"].update(
-                timed_calls=len(self.cand.walls),
+                timed_calls=n,
+                # Medians over every timed call: the judge's figure and the
+                # candidate's own reading, which enters no figure (their
+                # difference is handshake the calibration did not take off,
+                # or work the candidate's clock did not see).
+                figure_ms_median=finite(statistics.median(
+                    self.cand.figure(i) for i in range(n))),
+                own_ms_median=finite(statistics.median(self.cand.events)),
                 run_delay_ms=round(sum(self.cand.delays), 6),
                 run_delay_source=self.cand.run_delay.source,
                 figure="the judge's clock around the handshake less its calibrated overhead; "
