@@ -485,9 +485,8 @@ class Keeper:
         10 s for such a set, on the tool inside their phase's limit).  A
         draw a job asked for goes on: a job asks only before it times."""
         while True:
-            paused = bool(self.quiet) and self.ahead
             r, _, _ = select.select([self.sock] + list(self.hushers), [], [],
-                                    0.25 if paused else 0)
+                                    0.25 if self.quiet and self.ahead else 0)
             for s in [s for s in r if s in self.hushers]:
                 self.hush(s)
             if self.sock in r:
