@@ -658,10 +658,17 @@ class CandidateProcess:
 
     def way(self, flush, sync_before, cycles):
         """The way a call is timed, as far as it changes the judge's
-        reading: on a CPU the flush and the sync come before the candidate
-        process says ready, so all its calls are timed one way."""
+        reading.  On a CPU the flush comes before the candidate process
+        says ready, and still changes the reading: the handshake after it
+        runs on caches the flush emptied, in both processes.  Calibrated
+        without it, the handshake of a robust call after the flush took
+        25-40 us more each way than the calls of nothing showed on the
+        2-core development machine, and the reference's own 256 matmul
+        read 0.72-0.87x; calibrated with it, 0.94-0.98x (the rest: the
+        judge, asleep through a call, wakes later than after a call of
+        nothing).  The sync before is nothing on a CPU."""
         if not self.cuda:
-            return (0, False, 0)
+            return (int(flush), False, 0)
         return (int(flush), bool(sync_before), int(cycles))
 
     def handshakes(self, final, way=None):
