@@ -23,6 +23,15 @@ class ChannelError(Exception):
     """The other end closed, or sent what the protocol does not allow."""
 
 
+class RemoteError(Exception):
+    """The candidate's code raised: its text, as exc_text gave it there
+    (an error reply; remote.CandidateProcess raises it)."""
+
+    def __init__(self, text: str, op: str | None = None) -> None:
+        super().__init__(text)
+        self.remote_text, self.op = text, op
+
+
 def pair() -> tuple[socket.socket, socket.socket]:
     """(judge's end, candidate's end), both blocking, close-on-exec."""
     return socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -17,7 +17,7 @@ Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
 from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
                                 fp32_allowance, rel_err)
-from hrworker.remote import RemoteError
+from hrworker.channel import RemoteError
 from hrworker.util import exc_text, finite, is_oom
 
 # name -> what it does to one floating input (docs/verification.md).

@@ -23,7 +23,7 @@ Must not: run before timing (the models keep the new values), or fail a
 job: a parameter the candidate's process will not take is recorded and
 skipped."""
 from hrworker.distribution import Distribution, trials_error
-from hrworker.remote import RemoteError
+from hrworker.channel import RemoteError
 from hrworker.util import exc_text, is_oom
 
 SPREAD = 0.5        # c -> c * U(1 - SPREAD, 1 + SPREAD); 0 -> U(-SPREAD, SPREAD)

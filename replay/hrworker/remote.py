@@ -24,7 +24,7 @@ import time
 import weakref
 
 from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, Family
-from hrworker.channel import ChannelError
+from hrworker.channel import ChannelError, RemoteError
 from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
 from hrworker.util import exc_text
@@ -73,14 +73,6 @@ READINGS_KEPT = 64
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
-
-
-class RemoteError(Exception):
-    """The candidate's code raised: its text, as exc_text gave it there."""
-
-    def __init__(self, text, op=None):
-        super().__init__(text)
-        self.remote_text, self.op = text, op
 
 
 def audit_failure(checks, where, e):

@@ -18,7 +18,7 @@ from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker import distribution  # noqa: E402
-from hrworker.remote import RemoteError  # noqa: E402
+from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
 x = torch.rand(16, 8, 32, 32)
