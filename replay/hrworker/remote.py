@@ -656,9 +656,10 @@ class CandidateProcess:
         without it, the handshake of a robust call after the flush took
         25-40 us more each way than the calls of nothing showed on the
         2-core development machine, and the reference's own 256 matmul
-        read 0.72-0.87x; calibrated with it, 0.94-0.98x (the rest: the
-        judge, asleep through a call, wakes later than after a call of
-        nothing).  The sync before is nothing on a CPU."""
+        read 0.66-0.83x; calibrated with it, 0.69-0.98x, median 0.87x over
+        12 jobs (the rest: the judge, asleep through a call, wakes later
+        than after a call of nothing).  The sync before is nothing on a
+        CPU."""
         if not self.cuda:
             return (int(flush), False, 0)
         return (int(flush), bool(sync_before), int(cycles))
