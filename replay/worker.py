@@ -41,7 +41,8 @@ from hrworker.protocol import Hello, JobMessage, Line
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox, private_beneath
 from hrworker.builder import tidy_building
-from hrworker.jail import FSIZE_MAX, JobCgroups, ids_off, jail_off, nproc_max, share_cache
+from hrworker.jail import (FSIZE_MAX, JobCgroups, ids_off, jail_off, kept_ids, nproc_max,
+                           share_cache)
 from hrworker.native import FastRand, Verify
 from hrworker.job import Job
 from hrworker.launch import start_candidate
@@ -596,14 +597,14 @@ def main(argv):
     cfg.job_jail = dict(cfg.cgroups.describe(), limits={"nproc": nproc_max(),
                                                         "fsize": FSIZE_MAX})
     tidy_building(cfg.cache)
-    if os.geteuid() == 0 and (not jail_on or ids_off(cfg.device) is not None):
+    keep = ids_off(cfg.device)      # why a jailed job keeps uid 0, or None
+    if os.geteuid() == 0 and (not jail_on or keep is not None):
         # What root keeps from others, walked once here for every job's
         # candidate that keeps uid 0 (confine.py; the jobs inherit it).
         t0 = time.monotonic()
         private_beneath()
         cfg.start_s["private_scan"] = round(time.monotonic() - t0, 3)
     if jail_on and os.geteuid() == 0:
-        keep = ids_off(cfg.device)
         if keep is None:
             # The jobs' own uid reads the build cache through its group;
             # a job that keeps uid 0 reads it as its owner.
@@ -612,7 +613,7 @@ def main(argv):
             cfg.start_s["share_cache"] = round(time.monotonic() - t0, 3)
         cfg.job_jail["root"] = "the job's own (a mount namespace of its own)"
         cfg.job_jail["ids"] = ("the job's own (uid 2^30 + the judge's pid)" if keep is None
-                               else "uid 0, every capability dropped (%s)" % keep)
+                               else kept_ids(keep))
     else:
         cfg.job_jail["root"] = "the machine's" + ("" if jail_on else " (%s)" % jail_why)
         cfg.job_jail["ids"] = "the worker's own" + ("" if jail_on else " (%s)" % jail_why)

@@ -192,6 +192,12 @@ def ids_off(device):
     return None
 
 
+def kept_ids(why):
+    """How a job that keeps uid 0 (ids_off's why) is described, in its
+    record and the worker's hello alike."""
+    return "uid 0, every capability dropped (%s)" % why
+
+
 CAPSET_NR = {"x86_64": 126, "aarch64": 91}
 PR_CAPBSET_DROP = 24
 CAP_LAST_MAX = 63
@@ -280,7 +286,7 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
         # with one): uid 0 in its own root, no capabilities.
         try:
             drop_caps()
-            got["ids"] = "uid 0, every capability dropped (%s)" % keep_ids
+            got["ids"] = kept_ids(keep_ids)
         except OSError as e:
             got["ids"] = "root, capabilities kept (%s; %s)" % (keep_ids, e)
     got["seconds"] = round(time.monotonic() - t0, 4)

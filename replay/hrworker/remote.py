@@ -483,8 +483,11 @@ class CandidateProcess:
         return self.reply("trimmed")
 
     def sync_inputs(self):
-        """The judge's writes to what it shares are done before the candidate
-        process reads them (another process, another stream)."""
+        """The judge's device work is done before the candidate process
+        runs anything: its writes to what it shares (another process,
+        another stream), and its own kernels, which would share the GPU
+        with the candidate's timed calls (the calibration's calls of
+        nothing included)."""
         if self.cuda:
             self.torch.cuda.synchronize()
 
@@ -632,7 +635,7 @@ class CandidateProcess:
     def calls_of_nothing(self, ways, n):
         """n timed calls of nothing for each way; each way's calibration."""
         ways = list(dict.fromkeys(self.way(*w) for w in ways))
-        self.judge_idle()
+        self.sync_inputs()
         self.request("calibrate", configs=ways, n=n)
         k = len(self.walls)
         self.handshakes("calibrated")
@@ -710,25 +713,11 @@ class CandidateProcess:
         not resolve (fastest_call may read it 0)."""
         return max((c["overhead_ms"] - c["least_ms"] for c in self.cal.values()), default=0.0)
 
-    def judge_idle(self):
-        """Before this process times a call (or a calibration's calls of
-        nothing): the judge's own queued device work ends first (the
-        round's new inputs, the last round's checks).  The candidate's
-        sync_before syncs its own context only; the judge's kernels still
-        running then shared the GPU with its timed calls, inside the
-        judge's clock around them: on the H100 the reference's own matmul
-        read 0.67-0.78x at 2048 (0.83-0.86x since), while the candidate's
-        events read the reference's time.  The original harness had no
-        judge."""
-        if self.cuda:
-            self.torch.cuda.synchronize(self.device)
-
     def time_one(self, args, flush, sync_before, cycles, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
         behind cycles of launch cover (Timing.cover: the reference's calls
         wait behind as many, and Timing.ways calibrates that way)."""
         self.sync_inputs()
-        self.judge_idle()
         self.timed_as = (flush, sync_before, cycles)
         self.request("time_one", args, flush=flush, sync_before=sync_before,
                      keep=keep is not None, no_grad=self.no_grad(), cover_cycles=cycles,
@@ -766,7 +755,6 @@ class CandidateProcess:
         way the judge expects of the job's harness (way: flush bytes, sync
         before, cover cycles)."""
         self.sync_inputs()
-        self.judge_idle()
         self.timed_as = tuple(way)
         self.request("kb_loop", args, **self.rng_fields())
         n = len(self.walls)

@@ -7,6 +7,7 @@ network namespace (isolate_network)."""
 import ctypes
 import functools
 import os
+import stat
 import sys
 
 from hrworker.util import LIBC, PR_SET_NO_NEW_PRIVS, prctl
@@ -305,8 +306,6 @@ def private_beneath(tops=PRIVATE_SCAN):
     (not walked further); links are not followed.  Walked once per tops
     (a tuple) in a process (about 50 ms for a Debian /etc of 1,400 entries): the
     worker walks it at its start, and the jobs it forks inherit it."""
-    import stat
-
     def private(mode):
         return ((stat.S_ISDIR(mode) and not mode & stat.S_IXOTH) or
                 (stat.S_ISREG(mode) and not mode & stat.S_IROTH))

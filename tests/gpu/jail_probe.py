@@ -72,7 +72,6 @@ def apply_layer(layer, root):
                           **({"proc_opts": ("",)} if part == "root-nohide" else {}))
 
 
-
 def layers():
     """probe() once per layer; the lines it printed, summed up."""
     bad = 0
