@@ -505,6 +505,9 @@ class Job:
                 own_ms_median=finite(statistics.median(self.cand.events)),
                 run_delay_ms=round(sum(self.cand.delays), 6),
                 run_delay_source=self.cand.run_delay.source,
+                # whether the judge spun awaiting each done (channel.spin_wait)
+                handshake_spin=self.cand.spin_s > 0,
+                **({"stamps": self.cand.stamps} if self.cand.stamps else {}),
                 figure="the judge's clock around the handshake less its calibrated overhead; "
                 "the candidate process's %s checked against it"
                 % ("CUDA events" if self.cand.cuda else "perf_counter_ns"))

@@ -3,7 +3,7 @@ launch.start_candidate): sharing tensors with it (host memory through
 memfd, device memory through CUDA IPC: the judge allocates all of it),
 its requests, and each reply checked field by field (nothing it sends is
 unpickled).  Every timed call is timed twice: by the judge's clock around
-the candidate's handshake (ready, go, done), less what that handshake
+the candidate's handshake (warm, ready, go, done), less what that handshake
 costs as the judge calibrated it before any candidate code ran
 (calibrate): that is the figure; and by the harness's own clock in the
 candidate process (CUDA events, or perf_counter_ns on a CPU; timing
@@ -24,7 +24,7 @@ import time
 import weakref
 
 from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, Family
-from hrworker.channel import ChannelError, RemoteError
+from hrworker.channel import SPIN_DONE_S, ChannelError, RemoteError, spin_wait, stamps_on
 from hrworker.escapes import CANDIDATE_FINDINGS
 from hrworker.outputs import MAX_ELEMENTS
 from hrworker.util import exc_text
@@ -70,6 +70,9 @@ GAP_SHARE = 0.25
 FIGURE_MIN_MS = 0.001
 # How many timed calls' readings timer-disagrees keeps as its evidence.
 READINGS_KEPT = 64
+
+# How many timed calls' stamps (channel.stamps_on) the judge keeps.
+STAMPS_KEPT = 512
 
 # The most an output (or a drawn input) the judge takes may hold.
 MAX_TAKE_BYTES = 64 << 30
@@ -245,6 +248,18 @@ def calibration(walls, events, delays):
             "wall_ms_median": round(sorted(walls)[n // 2], 6)}
 
 
+def stamps(st, t0, t1, way, own_ms):
+    """One timed call's stamps (channel.stamps_on): the judge's perf_counter_ns
+    at go sent (t0) and done received (t1), the candidate process's at go
+    received and done sent (its word: integers or None), the way (None: a
+    call of nothing of the calibration) and its own reading."""
+    st = st if isinstance(st, dict) else {}
+    return {"way": None if way is None else list(way), "t0": t0, "t1": t1,
+            "go": st.get("go") if type(st.get("go")) is int else None,
+            "done": st.get("done") if type(st.get("done")) is int else None,
+            "own_ms": own_ms}
+
+
 def fastest_call(walls, ways, cal):
     """The least time any of these timed calls can have taken (ms; walls:
     the judge's readings, ways: each call's way, cal: the calibration),
@@ -370,6 +385,9 @@ class CandidateProcess:
         # the CPU time of its processes
         self.family = Family(pid, allow_ns=ALLOW_CUDA_NS if self.cuda else ALLOW_NS)
         self.quiet = None           # quiet.Quiet: robust, its processes stopped around the reference
+        self.keep_stamps = stamps_on()
+        self.stamps = []            # the handshakes' stamps (stamps)
+        self.spin_s = SPIN_DONE_S if spin_wait(self.cuda) else 0.0   # the wait for done
 
     # ------------------------------------------------------------ replies
     def status(self, wait=2.0):
@@ -398,13 +416,14 @@ class CandidateProcess:
                 if how[0] == "signal" else "exit status %d" % how[1])
         return CandidateGone("the candidate process ended (%s)" % text, text, how=how)
 
-    def recv(self):
-        """The next reply; a compile message before it (a load_inline call
+    def recv(self, spin_s=0.0):
+        """The next reply (its first spin_s seconds spent spinning:
+        channel.await_readable); a compile message before it (a load_inline call
         the cache does not hold, in whatever request) is answered by the
         builder process (builder.py) and the wait goes on."""
         while True:
             try:
-                rep = self.end.recv()
+                rep = self.end.recv(spin_s)
             except ChannelError as e:
                 raise self.gone(str(e))
             if rep.get("t") != "compile":
@@ -669,19 +688,27 @@ class CandidateProcess:
 
     def handshakes(self, final, way=None):
         """Serve the timed calls' handshakes until the final reply; each
-        timed call was timed the way way says."""
+        timed call was timed the way way says.  A warm is answered at once,
+        outside the clock (Candidate.ready)."""
         while True:
             rep = self.recv()
+            if rep["t"] == "warm":
+                try:
+                    self.end.send({"op": "warm"})
+                except OSError as e:
+                    raise self.gone(str(e))
+                continue
             if rep["t"] != "ready":
                 return self.check(rep, final)
             d0 = self.run_delay.read()
             t0 = PERF_NS()
             try:
                 self.end.send({"op": "go"})
-                done = self.recv()
+                done = self.recv(self.spin_s)
             except (ChannelError, OSError) as e:
                 raise self.gone(str(e))
-            wall = (PERF_NS() - t0) / 1e6
+            t1 = PERF_NS()
+            wall = (t1 - t0) / 1e6
             delay = (self.run_delay.read() - d0) / 1e6
             if done.get("t") == "error":
                 return self.check(done, final)
@@ -692,6 +719,8 @@ class CandidateProcess:
             self.events.append(_num(done.get("ms"), "a timed call's ms"))
             self.delays.append(delay)
             self.ways.append(way)
+            if self.keep_stamps and len(self.stamps) < STAMPS_KEPT:
+                self.stamps.append(stamps(done.get("stamps"), t0, t1, way, self.events[-1]))
 
     def figure(self, i):
         """Timed call i's figure (ms): the judge's clock around it, less the

@@ -12,8 +12,12 @@ between the last two is the handshake the calibration did not take off.
     $PYTHON tests/bench/timing_bias.py [N ...]          # CPU, N = 512 256
     HR_TEST_DEVICE=cuda python3 tests/bench/timing_bias.py 2048 512
 
-REPS (default 2) in the environment.  A benchmark, not a test."""
+REPS (default 2) in the environment; HEADROOM_HANDSHAKE_SPIN=0 or 1 sets
+whether the handshake's waits spin (channel.spin_wait; each line says);
+HEADROOM_HANDSHAKE_STAMPS=1 adds where the handshakes' time went (split).
+A benchmark, not a test."""
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
@@ -47,14 +51,35 @@ def main():
                                candidate_file="honest-matmul-same.py", robust_rounds=20,
                                robust_inputs=2, bootstrap=200, perf_trials=20)
                 res = res or {}
-                print("n %5d  %-8s speedup %s [%s, %s]  reference %s ms  candidate figure %s ms"
+                print("n %5d  spin %-5s %-8s speedup %s [%s, %s]  reference %s ms  candidate figure %s ms"
                       "  its own clock %s ms" % (
-                          n, res.get("verdict"), fmt(res.get("speedup")), fmt(res.get("ci_low")),
+                          n, channel(res, "handshake_spin"), res.get("verdict"), fmt(res.get("speedup")), fmt(res.get("ci_low")),
                           fmt(res.get("ci_high")), fmt(res.get("baseline_ms")),
                           fmt(channel(res, "figure_ms_median")),
                           fmt(channel(res, "own_ms_median"))), flush=True)
+                for line in split(res):
+                    print("    " + line, flush=True)
     finally:
         w.close()
+
+
+def split(res):
+    """Where the handshakes' time went (HEADROOM_HANDSHAKE_STAMPS=1): the
+    medians of go (the judge's go sent to the candidate's go received), the
+    call (to its done sent) and done (to the judge's done received), ms,
+    over the calls of nothing and over the timed calls."""
+    st = channel(res, "stamps") or []
+    out = []
+    for what, rows in (("calls of nothing", [x for x in st if x["way"] is None]),
+                       ("timed calls", [x for x in st if x["way"] is not None])):
+        rows = [x for x in rows if x["go"] is not None and x["done"] is not None]
+        if rows:
+            out.append("%-16s %3d: go %s  call %s  done %s  (own clock %s)" % (
+                what, len(rows), *(fmt(statistics.median(f(x) for x in rows) / 1e6) for f in (
+                    lambda x: x["go"] - x["t0"], lambda x: x["done"] - x["go"],
+                    lambda x: x["t1"] - x["done"])),
+                fmt(statistics.median(x["own_ms"] for x in rows))))
+    return out
 
 
 def fmt(x):
