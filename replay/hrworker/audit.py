@@ -258,7 +258,8 @@ def aliases(torch, out, inputs):
 # ------------------------------------------------------------ the harness
 def harness_refs(torch):
     """What the harness relies on, by name, as it is before candidate code
-    runs: the check, the timers, the seeds, the sync, module calls."""
+    runs: the check, the timers, the seeds, the sync, module calls, the
+    launch cover and the flush."""
     t = torch
     refs = {
         "torch.allclose": t.allclose, "torch.isclose": t.isclose, "torch.equal": t.equal,
@@ -271,6 +272,13 @@ def harness_refs(torch):
         "torch.cuda.Event.record": t.cuda.Event.record,
         "torch.cuda.Event.elapsed_time": t.cuda.Event.elapsed_time,
         "torch.cuda.manual_seed": t.cuda.manual_seed,
+        # What a timed call's handshake runs inside the judge's clock and
+        # the calibration took off: the launch cover and the flush.  One
+        # patched to do less in the timed calls than in the calls of
+        # nothing would take the difference off every figure.
+        "torch.cuda._sleep": t.cuda._sleep,
+        "torch._C._cuda_sleep": getattr(t._C, "_cuda_sleep", None),
+        "torch.empty": t.empty, "torch.Tensor.fill_": t.Tensor.fill_,
     }
     return refs
 
