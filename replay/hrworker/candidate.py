@@ -426,10 +426,14 @@ class Candidate:
         n = req.get("n")
         if type(n) is not int or not 0 < n <= 1000:
             raise ValueError("calibrate: n = %r" % (n,))
+        # Calls of nothing are no timed calls of the candidate's: the L2
+        # check's count and finding are as they were before them (made
+        # again after the timed calls, they must not drop what those found).
+        kept = self.timing.l2_found, self.timing.l2_calls
         for flush, sync_before, cover in req.get("configs", ()):
             for _ in range(n):
                 self.timing.time_one(lambda: None, [], flush, sync_before, None, cover)
-        self.timing.l2_found, self.timing.l2_calls = None, 0
+        self.timing.l2_found, self.timing.l2_calls = kept
         return {"t": "calibrated"}
 
     def op_trim(self, req, args):

@@ -483,6 +483,12 @@ class Job:
             self.cand.recalibrate(self.timed_ways())
             self.checks.setdefault("timing_channel", {}).update(
                 recalibration=self.cand.calibration_record(self.cand.cal_after))
+        if self.cand.cal_settled:
+            # The calls of nothing after the timed run, and what its figures
+            # took off (CandidateProcess.settle).
+            self.checks.setdefault("timing_channel", {}).update(
+                settled=self.cand.calibration_record(self.cand.cal_settled),
+                taken=self.cand.calibration_record(self.cand.taken))
         rec = self.cand.clock_check()
         if rec is not None:
             rec = self.confirm_clock(rec)

@@ -260,6 +260,26 @@ def stamps(st, t0, t1, way, own_ms):
             "own_ms": own_ms}
 
 
+def lower_calibration(cal, again):
+    """The calibration figures go by once the calls of nothing were made
+    again after a run of timed calls (again): each way's overhead and
+    least handshake the lower of the two, its gap bound the first's
+    (gap_bounds widens it).  A calibration made while the host was slow
+    takes too much off every figure: on the H100 16 calls of nothing whose
+    go, call and done each ran 40-100 % over the usual took 0.05 ms too
+    much off a 17 us matmul's calls, and the reference's own code read
+    17.9x [6.6, 18.5].  The calls made again come after the candidate's
+    code ran, which may slow or speed them: the lower of the two can only
+    take less off, and a figure only read longer."""
+    out = {}
+    for w, c in cal.items():
+        a = again.get(w)
+        out[w] = dict(c) if a is None else dict(
+            c, overhead_ms=min(c["overhead_ms"], a["overhead_ms"]),
+            least_ms=min(c["least_ms"], a["least_ms"]))
+    return out
+
+
 def fastest_call(walls, ways, cal):
     """The least time any of these timed calls can have taken (ms; walls:
     the judge's readings, ways: each call's way, cal: the calibration),
@@ -380,6 +400,8 @@ class CandidateProcess:
         self.ways = []              # and the way it was timed (flush, sync, cover cycles)
         self.run_delay = RunDelay(pid)
         self.cal = {}               # way -> its calibration (calibrate)
+        self.taken = {}             # way -> what figures take off (lower_calibration)
+        self.cal_settled = {}       # way -> the calls of nothing after a run (settle)
         self.cal_after = {}         # way -> the same after the timed calls (recalibrate)
         self.steal_at_cal = None    # host_steal_ms at the calibration
         # the CPU time of its processes
@@ -637,7 +659,17 @@ class CandidateProcess:
         check of its calls go by.  A way left out gets none: no overhead
         taken off, the largest bound admitted."""
         self.cal = self.calls_of_nothing(ways, n)
+        self.taken = self.cal
         self.steal_at_cal = host_steal_ms()
+
+    def settle(self, first, ways, n=CAL_CALLS):
+        """After a run of timed calls (from the first-th on), before their
+        figures are used: the calls of nothing made again, and every figure
+        from then on takes off the lower of the two calibrations
+        (lower_calibration).  The run's figures, as that makes them."""
+        self.cal_settled = self.calls_of_nothing(ways, n)
+        self.taken = lower_calibration(self.cal, self.cal_settled)
+        return [self.figure(i) for i in range(first, len(self.walls))]
 
     def recalibrate(self, ways, n=CAL_CALLS):
         """After the timed calls: the same calls of nothing again, under the
@@ -645,10 +677,9 @@ class CandidateProcess:
         caches and the cores after the first calibration stretches every
         handshake: an honest call's gap then outgrew a bound measured on a
         calm host).  Their gap bounds only widen the bound clock_check
-        admits; the overhead every figure takes off stays the first
-        calibration's.  The candidate's code has run by then and may slow
-        these calls: that can spare it timer-disagrees, never change a
-        figure."""
+        admits; what figures take off is settle's.  The candidate's code
+        has run by then and may slow these calls: that can spare it
+        timer-disagrees, never change a figure."""
         self.cal_after = self.calls_of_nothing(ways, n)
 
     def calls_of_nothing(self, ways, n):
@@ -724,15 +755,15 @@ class CandidateProcess:
 
     def figure(self, i):
         """Timed call i's figure (ms): the judge's clock around it, less the
-        handshake's overhead as calibrated for its way (FIGURE_MIN_MS at
-        least).  The candidate process's own clock never enters it."""
-        cal = self.cal.get(self.ways[i])
+        handshake's overhead as calibrated for its way (the lower of the
+        calibrations, once settled: settle; FIGURE_MIN_MS at least).  The candidate process's own clock never enters it."""
+        cal = self.taken.get(self.ways[i])
         return max(FIGURE_MIN_MS, self.walls[i] - (cal["overhead_ms"] if cal else 0.0))
 
     def fastest(self, first, end=None):
         """The fastest of timed calls first .. end - 1, as the physical
         floor judges it (fastest_call)."""
-        return fastest_call(self.walls[first:end], self.ways[first:end], self.cal)
+        return fastest_call(self.walls[first:end], self.ways[first:end], self.taken)
 
     def resolution_ms(self):
         """How far a call's handshake may fall under the least one its
@@ -740,7 +771,7 @@ class CandidateProcess:
         lower quartile (the calibration's overhead_ms), the largest over
         the ways; a call of less work than this the judge's reading does
         not resolve (fastest_call may read it 0)."""
-        return max((c["overhead_ms"] - c["least_ms"] for c in self.cal.values()), default=0.0)
+        return max((c["overhead_ms"] - c["least_ms"] for c in self.taken.values()), default=0.0)
 
     def time_one(self, args, flush, sync_before, cycles, keep=None):
         """One call timed by the candidate process (Timing.time_one there),
@@ -796,7 +827,7 @@ class CandidateProcess:
         if len(self.walls) - n != want or trials < 0:
             raise CandidateGone("the candidate process's loop timed %d calls where %d were "
                                 "due" % (len(self.walls) - n, want), tampered=True)
-        figs = [self.figure(i) for i in range(n, len(self.walls))]
+        figs = self.settle(n, [tuple(way)])
         how = {k: how[k] for k in ("warmup", "trials", "discard_first", "l2_fill_bytes",
                                    "sync_before_each", "timer") if k in how}
         return figs[int(how.get("discard_first", 0)):], how

@@ -391,6 +391,10 @@ class Timing:
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 outs.clear()            # the round's outputs go before the next round's
                 last = inp
+            if isinstance(self.new, RemoteModel):
+                # The rounds' figures as the calls of nothing made again
+                # now settle them (CandidateProcess.settle): one a round.
+                new_t = self.new.proc.settle(mark, self.ways())
             fastest = self.fastest(mark, new_t)
             self.audit_begins()
             with spent(self.ctx, "timing", "recheck_fresh"):
