@@ -24,10 +24,10 @@ MAX_FDS = 64
 # process for go, up to SPIN_GO_S; past that each blocks.  A process asleep
 # through a call wakes later than one asleep through a call of nothing, and
 # the calibration's calls of nothing cannot take that off: on the H100
-# (16 CPUs, a virtual machine) the done of a 2048 matmul reached the
-# blocked judge 70-75 us after the candidate sent it, against 48-59 us
-# after a call of nothing, and the reference's own code read 0.77-0.87x;
-# spinning, 0.93-0.95x (tests/bench/timing_bias.py).  The judge waits for
+# (16 CPUs, a virtual machine) a timed call's done reached the blocked
+# judge 69-73 us after the candidate sent it, against 48-59 us after a
+# call of nothing, and the reference's own 2048 matmul read 0.81x; in the
+# same run, spinning, 0.93-0.95x (tests/bench/timing_bias.py).  The judge waits for
 # its own calls of the reference spinning too (a CUDA synchronisation
 # spins where the host has CPUs to spare).  On a CPU the candidate's
 # threads need every CPU (spinning, a 256 matmul read 0.08x on 2 CPUs),

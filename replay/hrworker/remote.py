@@ -265,10 +265,12 @@ def lower_calibration(cal, again):
     again after a run of timed calls (again): each way's overhead and
     least handshake the lower of the two, its gap bound the first's
     (gap_bounds widens it).  A calibration made while the host was slow
-    takes too much off every figure: on the H100 16 calls of nothing whose
-    go, call and done each ran 40-100 % over the usual took 0.05 ms too
-    much off a 17 us matmul's calls, and the reference's own code read
-    17.9x [6.6, 18.5].  The calls made again come after the candidate's
+    takes too much off every figure: on the H100 16 calls of nothing that
+    ran 0.07-0.09 ms slower than usual (their go twice as long) took that
+    much off each call of a 17 us matmul, the reference's own code, which
+    read 17.9x [6.6, 18.5] (in a run with the collector off around the
+    handshakes, an experiment not kept; the calibration's slow moment is
+    the host's).  The calls made again come after the candidate's
     code ran, which may slow or speed them: the lower of the two can only
     take less off, and a figure only read longer."""
     out = {}
