@@ -211,7 +211,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	enum hr_mode mode = in->mode;
 	const char *top;
 	struct verdict_gate own;
-	int nev, bad = -1, si, robust, incorrect, vac;
+	int nev, bad = -1, si, robust, incorrect, vac, unresolved;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -279,7 +279,11 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		vacuous(&in->gate, "the problem audit", si, out);
 		return;
 	}
-	if (robust && si == 1 && ci_low > 1.0) {
+	/* Figures within the judge's clock resolution (the worker's
+	 * timing.unresolved_figures) verify no speedup. */
+	unresolved = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(checks, "timing"), "unresolved"));
+	if (robust && si == 1 && ci_low > 1.0 && !unresolved) {
 		snprintf(out->verdict, sizeof(out->verdict), "%s",
 			 hr_audit_name(AV_VERIFIED_FASTER));
 		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
@@ -303,6 +307,11 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	else if (isnan(ci_low))
 		snprintf(out->why, sizeof(out->why), "no speedup interval "
 			 "(timing did not finish)");
+	else if (unresolved && ci_low > 1.0)
+		snprintf(out->why, sizeof(out->why), "interval lower bound "
+			 "%.4g, but the candidate's figures are within the "
+			 "judge's clock resolution: no speedup is verified",
+			 ci_low);
 	else
 		snprintf(out->why, sizeof(out->why), "interval lower bound %.4g "
 			 "is not above 1", ci_low);

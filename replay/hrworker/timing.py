@@ -51,6 +51,24 @@ FLOOR_STATISTIC = ("the fastest timed call: the judge's reading less the least h
 ESCAPES_SEED_OFFSET = 2 + FRESH_TIMING_SETS
 
 
+def unresolved_figures(figures, resolution_ms):
+    """None where the judge's clock resolves the candidate's robust
+    figures, else why not: their median is no more than the clock's
+    resolution (CandidateProcess.resolution_ms, how far a handshake may
+    fall under the calibration's lower quartile).  Such figures are the
+    calibration's noise, not the call's time, and no speedup drawn from
+    them is verified (verdict.c: correct at most): a calibration taken at
+    a slow moment of the host once read the reference's own 17 us matmul
+    at FIGURE_MIN_MS a call, 17.9x [6.6, 18.5] on the H100."""
+    if not figures:
+        return None
+    mid = sorted(figures)[(len(figures) - 1) // 2]
+    if mid > resolution_ms:
+        return None
+    return {"median_figure_ms": finite(mid), "resolution_ms": finite(resolution_ms),
+            "rule": "the candidate's median figure is within the judge's clock resolution"}
+
+
 class Timing:
     """Times the job's reference (ref) and candidate (new) on its input
     sets (sets: InputSets) under ctx's semantics; judge (checks.Checks)
@@ -393,10 +411,12 @@ class Timing:
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 outs.clear()            # the round's outputs go before the next round's
                 last = inp
+            unresolved = None
             if isinstance(self.new, RemoteModel):
                 # The rounds' figures as the calls of nothing made again
                 # now settle them (CandidateProcess.settle): one a round.
                 new_t = self.new.proc.settle(mark, self.ways())
+                unresolved = unresolved_figures(new_t, self.new.proc.resolution_ms())
             fastest = self.fastest(mark, new_t)
             self.audit_begins()
             with spent(self.ctx, "timing", "recheck_fresh"):
@@ -420,7 +440,9 @@ class Timing:
                                  "timer": "cuda_event" if self.cuda else "perf_counter_ns",
                                  "candidate_timer": CANDIDATE_TIMER,
                                  "rounds_failed": len(fails),
-                                 "verified": bool(lo > 1.0)}
+                                 "verified": bool(lo > 1.0) and unresolved is None}
+        if unresolved is not None:
+            self.checks["timing"]["unresolved"] = unresolved
         cs, rs = self.stats(new_t), self.stats(ref_t)
         self.result.update(runtime_ms=cs["median"], runtime_stats=cs, baseline_ms=rs["median"],
                            baseline_stats=rs, baseline="eager", speedup=finite(speed),

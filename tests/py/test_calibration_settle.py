@@ -2,7 +2,8 @@
 CandidateProcess.settle): after a run of timed calls the calls of nothing
 are made again, and every figure takes off the lower of the two
 calibrations, so that a calibration made while the host was slow cannot
-make an honest candidate read faster than it ran.  Then a robust and a
+make an honest candidate read faster than it ran; and figures within the
+judge's clock resolution verify no speedup (timing.unresolved_figures).  Then a robust and a
 faithful job on a CPU keep both calibrations and what was taken.
 
 Plain script: one line per check, exits non-zero on any failure.
@@ -14,6 +15,7 @@ from workerlib import ROOT, Worker, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.remote import FIGURE_MIN_MS, CandidateProcess, lower_calibration  # noqa: E402
+from hrworker.timing import unresolved_figures  # noqa: E402
 
 WAY = (1024, True, 0)
 OTHER = (0, False, 0)
@@ -68,6 +70,18 @@ proc.walls.append(0.1)
 proc.ways.append(WAY)
 check(proc.figure(5) == FIGURE_MIN_MS, "a call under what is taken off reads FIGURE_MIN_MS")
 
+# Figures within the judge's clock resolution verify no speedup
+# (timing.unresolved_figures; verdict.c reads checks.timing.unresolved).
+low_figs = unresolved_figures([0.001, 0.001, 0.002, 0.02], 0.008)
+check(low_figs is not None and low_figs["median_figure_ms"] == 0.001
+      and low_figs["resolution_ms"] == 0.008,
+      "a median figure within the resolution: unresolved (%r)" % (low_figs,))
+check(unresolved_figures([0.02, 0.03, 0.001], 0.008) is None,
+      "a median figure above it: resolved")
+check(unresolved_figures([0.008, 0.008], 0.008) is not None,
+      "a median figure equal to it: unresolved")
+check(unresolved_figures([], 0.008) is None, "no figures: nothing said")
+
 # The worker: a robust and a faithful job keep both calibrations.
 w = Worker()
 try:
@@ -93,5 +107,10 @@ try:
               % (mode, {k: tc.get(k) for k in ("calibration", "settled", "taken")}), w)
         check(res.get("speedup") is not None, "%s: and the job is timed (%s)"
               % (mode, res.get("speedup")), w)
+        if mode == "robust":
+            timing = res["checks"].get("timing") or {}
+            check("unresolved" not in timing and timing.get("verified") is (res["ci_low"] > 1),
+                  "robust: figures the clock resolves, verified as the interval says (%r)"
+                  % ({k: timing.get(k) for k in ("verified", "unresolved")},), w)
 finally:
     w.close()

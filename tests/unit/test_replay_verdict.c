@@ -52,6 +52,25 @@ static void robust_pass_with_interval_above_one_is_verified_faster(void **s)
 				  &o), "verified-faster");
 }
 
+static void figures_within_clock_resolution_are_only_correct(void **s)
+{
+	struct verdict_out o;
+
+	/* A calibration that took too much off: figures at the floor, an
+	 * interval far above 1, the judge's clock resolving none of it. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 6.6, \"checks\": {"
+				  TRIALS_BOTH_PASS ", \"timing\": {\"unresolved\": "
+				  "{\"median_figure_ms\": 0.001, "
+				  "\"resolution_ms\": 0.008}}}}", "robust",
+				  not_vacuous, &o), "correct");
+	assert_non_null(strstr(o.why, "clock resolution"));
+	/* Resolved figures (no such record) stay verified. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 6.6, \"checks\": {"
+				  TRIALS_BOTH_PASS ", \"timing\": {\"verified\": "
+				  "true}}}", "robust", not_vacuous, &o),
+			    "verified-faster");
+}
+
 static void interval_reaching_one_is_only_correct(void **s)
 {
 	struct verdict_out o;
@@ -580,6 +599,7 @@ int main(void)
 		cmocka_unit_test(failure_outranks_evidence),
 		cmocka_unit_test(findings_json_keeps_evidence_and_signals_apart),
 		cmocka_unit_test(signals_never_change_the_verdict),
+		cmocka_unit_test(figures_within_clock_resolution_are_only_correct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
