@@ -373,6 +373,16 @@ stage_planted() {
 	return $rc
 }
 
+# Robust timing's bias against an honest candidate, the reference's own
+# matmul (tests/bench/timing_bias.py): REPS jobs (default 2) at each of
+# BIAS_SIZES (default 2048 512), with the handshakes' stamps (where the
+# time goes: go, call, done), stopped after CAP_BIAS s (default 150).
+stage_bias() {
+	HEADROOM_HANDSHAKE_STAMPS=1 REPS=${REPS:-2} HR_TEST_DEVICE=cuda \
+		timeout "${CAP_BIAS:-150}" python3 tests/bench/timing_bias.py ${BIAS_SIZES:-2048 512} |
+		tee "$OUT/bias.log"
+}
+
 # What the audit's own calls cost: a warm faithful and a warm robust
 # replay of $CAND (after stage replay: the cache holds the builds), each
 # run's checks.audit_seconds against its phase seconds (audit_cost.py).
