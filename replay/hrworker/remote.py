@@ -758,7 +758,8 @@ class CandidateProcess:
     def figure(self, i):
         """Timed call i's figure (ms): the judge's clock around it, less the
         handshake's overhead as calibrated for its way (the lower of the
-        calibrations, once settled: settle; FIGURE_MIN_MS at least).  The candidate process's own clock never enters it."""
+        calibrations, once settled: settle; FIGURE_MIN_MS at least).  The
+        candidate process's own clock never enters it."""
         cal = self.taken.get(self.ways[i])
         return max(FIGURE_MIN_MS, self.walls[i] - (cal["overhead_ms"] if cal else 0.0))
 
