@@ -57,13 +57,20 @@ def stamps_on() -> bool:
     return os.environ.get("HEADROOM_HANDSHAKE_STAMPS") == "1"
 
 
-def await_readable(sock: socket.socket, limit_s: float) -> None:
-    """Spin until sock has something to read (or its other end closed), at
-    most limit_s seconds; the blocking read after it waits for the rest."""
-    if limit_s <= 0:
-        return
+def readable(sock: socket.socket) -> "select.poll":
+    """A poll object that says when sock has something to read: one per
+    end, made once (await_readable runs on every timed call's wait)."""
     p = select.poll()
     p.register(sock, select.POLLIN)
+    return p
+
+
+def await_readable(p: "select.poll", limit_s: float) -> None:
+    """Spin until p's socket (readable) has something to read (or its
+    other end closed), at most limit_s seconds; the blocking read after it
+    waits for the rest."""
+    if limit_s <= 0:
+        return
     end = time.perf_counter_ns() + int(limit_s * 1e9)
     while not p.poll(0):
         if time.perf_counter_ns() >= end:
@@ -134,6 +141,7 @@ class JudgeEnd:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
+        self.poll = readable(sock)
 
     def send(self, obj: Request, fds: Iterable[int] = ()) -> None:
         _send(self.sock, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), fds)
@@ -143,7 +151,7 @@ class JudgeEnd:
         long as it takes (spinning the first spin_s seconds:
         await_readable): the orchestrator's job deadline kills the job."""
         try:
-            await_readable(self.sock, spin_s)
+            await_readable(self.poll, spin_s)
             n, _ = _recv_head(self.sock, False)
             body = _recv_exact(self.sock, n, MAX_REPLY)
         except OSError as e:
@@ -166,9 +174,10 @@ class CandidateEnd:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
+        self.poll = readable(sock)
 
     def recv(self, spin_s: float = 0.0) -> tuple[Request, list[int]]:
-        await_readable(self.sock, spin_s)
+        await_readable(self.poll, spin_s)
         n, fds = _recv_head(self.sock, True)
         return pickle.loads(_recv_exact(self.sock, n, 1 << 40)), fds
 

@@ -37,7 +37,7 @@ os.environ.pop("HEADROOM_HANDSHAKE_SPIN")
 a, b = channel.pair()
 judge, cand = channel.JudgeEnd(a), channel.CandidateEnd(b)
 t0 = time.monotonic()
-channel.await_readable(a, 0.2)
+channel.await_readable(channel.readable(a), 0.2)
 waited = time.monotonic() - t0
 check(0.19 <= waited < 2.0, "nothing to read: back after its limit (%.3f s of 0.2)" % waited)
 threading.Timer(0.05, lambda: cand.send({"t": "done", "ms": 1.5})).start()
@@ -72,7 +72,7 @@ for fd in fds + [r, w]:
     os.close(fd)
 a.close()
 t0 = time.monotonic()
-channel.await_readable(b, 1.0)
+channel.await_readable(channel.readable(b), 1.0)
 check(time.monotonic() - t0 < 0.5, "the other end closed: back at once (%.3f s)"
       % (time.monotonic() - t0))
 b.close()
