@@ -7,7 +7,6 @@ on a CPU neither does, as the candidate's threads need every CPU.
 Plain script: one line per check, exits non-zero on any failure.
 """
 import os
-import socket
 import sys
 import threading
 import time
