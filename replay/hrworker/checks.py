@@ -311,6 +311,11 @@ class Checks:
         after audit_calls, in a job whose trials passed."""
         rec, failing = Distribution(self).run(seed)
         self.checks["distribution"] = rec
+        if rec.get("address_cached"):
+            add_finding(self.ctx, vocab.F_RESULT_CACHED, seed=seed,
+                        transforms=rec["address_cached"],
+                        how="its output on a transform's draw, in the buffers of the draw "
+                            "before, failed; in copies of its own it passed")
         if failing:
             add_finding(self.ctx, vocab.F_DISTRIBUTION_SPECIFIC, seed=seed, transforms=failing)
 

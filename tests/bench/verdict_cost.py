@@ -10,7 +10,8 @@ correctness, timing), over the planted suite's honest cases of the device.
 
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
 distribution", "timing.redraw") and checks.phase_seconds of each job;
-prints one line a job and the median share.  A benchmark, not a test."""
+prints one line a job (with the transforms' inputs, calls and judging,
+checks.distribution.transforms[].seconds) and the median share.  A benchmark, not a test."""
 import json
 import os
 import statistics
@@ -49,9 +50,15 @@ for case in json.load(open(os.path.join(HERE, "suite.json")))["cases"]:
         added = sum(parts.get(k, 0.0) for k in PARTS)
         share = 100.0 * added / job if job else 0.0
         rows.append(share)
-        print("%-34s %-8s job %7.3f s  added %7.4f s (%s)  %5.1f %%"
+        # The transforms' own parts (distribution.py: seconds of each).
+        spent = {}
+        for got in (checks.get("distribution") or {}).get("transforms", {}).values():
+            for k, v in (got.get("seconds") or {}).items():
+                spent[k] = spent.get(k, 0.0) + v
+        print("%-34s %-8s job %7.3f s  added %7.4f s (%s; transforms: %s)  %5.1f %%"
               % (case["candidate"], mode, job, added,
                  ", ".join("%s %.4f s" % (k.split(".")[1], parts.get(k, 0.0)) for k in PARTS),
+                 ", ".join("%s %.4f s" % kv for kv in sorted(spent.items())) or "none",
                  share))
 w.close()
 if rows:

@@ -250,3 +250,70 @@ try:
     check(False, "transforms: the judge's own failure reads as the candidate's")
 except ToolTrouble:
     check(True, "transforms: the judge's own failure goes to the job, not the evidence")
+
+
+# The transforms' draws lend the candidate one shared copy of each input,
+# refilled a draw (Distribution.candidate's lend): what each call receives
+# is that draw's content; the reorder check's calls get copies of their
+# own; none is kept once the transforms are done.
+class CountingSets:
+    def __init__(self):
+        self.shared = []
+
+    def share(self, x):
+        self.shared.append(x)
+        return x
+
+
+seen = []
+
+
+def recording(p, t):
+    seen.append((p.data_ptr(), t.data_ptr(), p.clone(), t.clone()))
+    return l1(p, t)
+
+
+job = Job(Fn(l1), Fn(recording))
+job.sets = CountingSets()
+job.checks["trials"] = [{"scale_invariant_pass": True, "normwise_rel_err": 1e-7}]
+base = [torch.randn(256, 64, generator=gen) for _ in range(2)]
+job.sets.fresh_content = lambda seed: base
+d = distribution.Distribution(job)
+rec, failing = d.run(1)
+drawn = [k for k, v in rec["transforms"].items() if "calls" in v.get("seconds", {})]
+check(not failing and len(seen) >= 8 and len(job.sets.shared) == 2 and
+      len({(a, b) for a, b, _, _ in seen}) == 1 and not d.lent,
+      "transforms: %d calls (%s) through the same 2 shared copies, none kept after (%d shared, "
+      "%d pointers)" % (len(seen), ",".join(drawn), len(job.sets.shared),
+                        len({(a, b) for a, b, _, _ in seen})))
+firsts = [(p.double().sum().item(), t.double().sum().item()) for _, _, p, t in seen]
+check(len(set(firsts)) == len(firsts) and
+      all(all(isinstance(v.get("seconds", {}).get(k), float) for k in ("inputs", "calls", "judge"))
+          for v in rec["transforms"].values() if "skipped" not in v),
+      "transforms: each call received its own draw's content; each draw's seconds recorded")
+seen.clear()
+job.sets.shared.clear()
+d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
+check(len(seen) > 0 and len(job.sets.shared) == 2 * len(seen),
+      "reorder: each of its %d calls gets copies of its own (%d shared)"
+      % (len(seen), len(job.sets.shared)))
+# A candidate whose output follows its input's address (a result cached by
+# data_ptr) fails a lent draw and passes the same draw in copies of its
+# own: result-cached (address_cached), not distribution-specific.
+memo = {}
+
+
+def by_address(p, t):
+    key = (p.data_ptr(), t.data_ptr())
+    if key not in memo:             # the inputs kept: no later tensor takes their address
+        memo[key] = (p, t, l1(p, t))
+    return memo[key][2]
+
+
+job = Job(Fn(l1), Fn(by_address))
+job.checks["trials"] = [{"scale_invariant_pass": True, "normwise_rel_err": 1e-7}]
+job.sets.fresh_content = lambda seed: base
+rec, failing = distribution.Distribution(job).run(1)
+check(not failing and len(rec.get("address_cached", [])) >= 6,
+      "transforms: an output cached by the inputs' address is address_cached (%s), "
+      "not distribution-specific (%s)" % (rec.get("address_cached"), failing))
