@@ -28,6 +28,6 @@ gpu-check-replay: headroom
 		HR_TEST_DEVICE=cuda $(or $(PYTHON),python3) $$t || exit 1; \
 	done
 	@echo "== tests/py/test_replay_planted.py (cuda)"; \
-	HR_TEST_DEVICE=cuda HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) \
-	  $(or $(PYTHON),python3) tests/py/test_replay_planted.py
+	HR_TEST_DEVICE=cuda PLANTED_FORM=leaderboard HEADROOM=$(abspath headroom) \
+	  PYTHON=$(or $(PYTHON),python3) $(or $(PYTHON),python3) tests/py/test_replay_planted.py
 	@HEADROOM=$(abspath headroom) PYTHON=$(or $(PYTHON),python3) sh tests/gpu/replay.sh

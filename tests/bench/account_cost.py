@@ -9,7 +9,8 @@ stop_us_total, and the freeze and marks around each stopped call,
 hold_us_total; on a GPU the quiet probes, counted at the calm probe's
 time each) and the handshake's calibration (checks.timing_channel.
 calibration_seconds).  Not a test:
-$PYTHON tests/bench/account_cost.py [N]."""
+$PYTHON tests/bench/account_cost.py [N]; on a GPU,
+HR_TEST_DEVICE=cuda python3 tests/bench/account_cost.py [N]."""
 import os
 import statistics
 import sys
@@ -18,8 +19,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "py"))
 import workerlib  # noqa: E402
 P = os.path.join(ROOT, "tests", "fixtures", "planted")
-cases = [("1_Row_sums.py", "honest-rowsums-fast.py"), ("14_Matmul.py", "honest-matmul-same.py"),
-         ("1_Row_sums.py", "honest-rowsums-slow.py")]
+# On a GPU (HR_TEST_DEVICE=cuda) the row sums are the CUDA twins; the
+# matmul is torch's on either device.
+GPU = "-cuda" if workerlib.DEVICE == "cuda" else ""
+cases = [("1_Row_sums.py", "honest-rowsums-fast%s.py" % GPU), ("14_Matmul.py", "honest-matmul-same.py"),
+         ("1_Row_sums.py", "honest-rowsums-slow%s.py" % GPU)]
 workers = {"on": workerlib.Worker()}
 os.environ["HEADROOM_ACCOUNT"] = os.environ["HEADROOM_QUIET"] = "0"
 workers["off"] = workerlib.Worker()

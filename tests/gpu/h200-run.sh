@@ -365,7 +365,7 @@ stage_planted() {
 	fi
 	if [ -z "${parts##* replay *}" ]; then
 		HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
-			PLANTED_DB_OUT="$OUT/planted.db" \
+			PLANTED_DB_OUT="$OUT/planted.db" PLANTED_FORM=${PLANTED_FORM:-leaderboard} \
 			timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
 			>"$OUT/planted-replay.log" 2>&1 || rc=1
 		grep -v '^ok' "$OUT/planted-replay.log" | tail -60
@@ -377,6 +377,21 @@ stage_planted() {
 # matmul (tests/bench/timing_bias.py): REPS jobs (default 2) at each of
 # BIAS_SIZES (default 2048 512), with the handshakes' stamps (where the
 # time goes: go, call, done), stopped after CAP_BIAS s (default 150).
+# A leaderboard dump of KernelBench problems at today's sizes, each record
+# carrying its reference (tests/gpu/kb_leaderboard.py): vacuous problems'
+# kernels, distribution-only kernels, honest twins, the model-style
+# candidates; robust then faithful, no problem set added or audited.
+stage_kb_leaderboard() {
+	have_replay || return 3
+	rm -rf "$WORK"/kbl-*
+	python3 tests/gpu/kb_leaderboard.py "$KB/KernelBench" "$WORK/kbl.db" --headroom ./headroom \
+		--python python3 --cap "${CAP_KBL:-280}" --scratch "${SCRATCH_ROOT:-$WORK}/kbl-scratch" \
+		| tee "$OUT/kb-leaderboard.md"
+	local rc=${PIPESTATUS[0]}
+	cp "$WORK/kbl.db" "$OUT/kb-leaderboard.db"
+	return "$rc"
+}
+
 stage_bias() {
 	HEADROOM_HANDSHAKE_STAMPS=1 REPS=${REPS:-2} HR_TEST_DEVICE=cuda \
 		timeout "${CAP_BIAS:-150}" python3 tests/bench/timing_bias.py ${BIAS_SIZES:-2048 512} |

@@ -1,8 +1,9 @@
 """The planted suite through the whole tool (tests/fixtures/planted): its
 candidates as a KernelBench run archive (one run per model, planted-CLASS
 or honest-CLASS-fast|slow, the naming `headroom report detection` groups
-by), ingested; the problems added (not audited: each job measures its own
-problem's vacuity); a robust and a faithful
+by) with the problems added, and as a leaderboard dump whose records
+carry their reference code (PLANTED_FORM, below), ingested; no problem
+audited (each job measures its own problem's vacuity); a robust and a faithful
 replay on the CPU (HR_TEST_DEVICE=cuda: on the GPU, make gpu-check); then
 the detection table.  Every planted kernel is
 caught (an exploit, incorrect, vacuous or failed verdict) or neutralised
@@ -62,32 +63,61 @@ def flagged(row):
 
 tmp = tempfile.TemporaryDirectory(prefix="hr-planted-")
 runs = os.path.join(tmp.name, "archive", "runs")
+dump = os.path.join(tmp.name, "leaderboard.jsonl")
 by_model = {}
 for case in suite:
     if case.get("device", DEVICE) == DEVICE:
         by_model.setdefault(model_of(case), []).append(case)
-for model, cases in by_model.items():
+# PLANTED_FORM: how the archive ships: "runs" (KernelBench run folders,
+# the problems added as a set), "leaderboard" (one dump whose records carry
+# their own reference code, no problem set added: make gpu-check's form),
+# "mixed" (the default: the models alternate between the two, so that both
+# ways to a job's problem run in one replay).
+FORM = os.environ.get("PLANTED_FORM", "mixed")
+records = []
+for m, (model, cases) in enumerate(sorted(by_model.items())):
+    in_dump = FORM == "leaderboard" or (FORM == "mixed" and m % 2 == 1)
     d = os.path.join(runs, model + "_level1")
-    os.makedirs(d)
-    with open(os.path.join(d, "generation_config.yaml"), "w") as f:
-        f.write("model_name: %s\nlevel: 1\nprecision: fp32\n" % model)
+    if not in_dump:
+        os.makedirs(d)
+        with open(os.path.join(d, "generation_config.yaml"), "w") as f:
+            f.write("model_name: %s\nlevel: 1\nprecision: fp32\n" % model)
     results = {}
     for sample, case in enumerate(cases):
-        with open(os.path.join(HERE, "candidates", case["candidate"])) as src, \
-                open(os.path.join(d, "level_1_problem_%d_sample_%d_kernel.py"
-                                  % (case["problem"], sample)), "w") as dst:
-            dst.write(src.read())
+        code = open(os.path.join(HERE, "candidates", case["candidate"])).read()
+        if in_dump:
+            pfile = next(f for f in os.listdir(os.path.join(HERE, "problems", "level1"))
+                         if f.split("_")[0] == str(case["problem"]))
+            records.append({"model": model, "level": 1, "task": pfile[:-3], "sample": sample,
+                            "kernel": code, "compiled": True, "correct": True,
+                            "reference": open(os.path.join(HERE, "problems", "level1",
+                                                           pfile)).read()})
+            continue
+        with open(os.path.join(d, "level_1_problem_%d_sample_%d_kernel.py"
+                               % (case["problem"], sample)), "w") as dst:
+            dst.write(code)
         results.setdefault(str(case["problem"]), []).append(
             {"sample_id": sample, "compiled": True, "correctness": True,
              "metadata": {"hardware": "cpu"}, "runtime": 1.0, "runtime_stats": {}})
-    with open(os.path.join(d, "eval_results.json"), "w") as f:
-        json.dump(results, f)
+    if not in_dump:
+        with open(os.path.join(d, "eval_results.json"), "w") as f:
+            json.dump(results, f)
+with open(dump, "w") as f:
+    f.writelines(json.dumps(r) + "\n" for r in records)
+with open(os.path.join(tmp.name, "map.json"), "w") as f:
+    json.dump({"name": "planted-leaderboard", "records": "jsonl", "fields": {
+        "model": "model", "level": "level", "problem_name": "task", "sample_id": "sample",
+        "code": "kernel", "compiled": "compiled", "correct": "correct",
+        "reference_code": "reference"}}, f)
 
 db = os.path.join(tmp.name, "planted.db")
 lib = os.path.join(ROOT, "build", "libhrverify_cuda.so" if DEVICE == "cuda" else
                    "libhrverify.so")
-hr(db, "problems", "add", os.path.join(HERE, "problems"))
-hr(db, "ingest", os.path.join(tmp.name, "archive"))
+if os.path.isdir(runs):
+    hr(db, "problems", "add", os.path.join(HERE, "problems"))
+    hr(db, "ingest", os.path.join(tmp.name, "archive"))
+if records:
+    hr(db, "ingest", dump, "--map", os.path.join(tmp.name, "map.json"))
 # No `audit problems`: every job measures its own problem's vacuity.
 common = ["--device", DEVICE, "--python", PYTHON, "--verify-lib", lib, "--harness", "v0.1",
           "--perf-trials", "10", "--robust-rounds", "8", "--robust-inputs", "2",
@@ -95,6 +125,15 @@ common = ["--device", DEVICE, "--python", PYTHON, "--verify-lib", lib, "--harnes
           "--cache", os.path.join(ROOT, "build", "planted-cache")]
 hr(db, "replay", "--mode", "robust", *common)
 hr(db, "replay", "--mode", "faithful", *common)
+# Each job's problem came the way its model's archive shipped it.
+with sqlite3.connect(db) as con:
+    ways = con.execute("SELECT json_extract(j.problem_match, '$.by') = 'record-reference', "
+                       "count(*) FROM replay_job j GROUP BY 1").fetchall()
+ways = {bool(k): n for k, n in ways}
+check(ways.get(True, 0) == 2 * len(records) and
+      ways.get(False, 0) == 2 * sum(len(v) for v in by_model.values()) - 2 * len(records),
+      "%s form: %d jobs judged against their record's own reference, %d against the problem "
+      "set" % (FORM, ways.get(True, 0), ways.get(False, 0)))
 table = hr(db, "report", "detection", "--format", "csv")
 rows = list(csv.DictReader(io.StringIO(table)))
 print(hr(db, "report", "detection"))

@@ -1,0 +1,128 @@
+"""kb_leaderboard.py KB_DIR DB [CAND_DIR...] - the verdicts as a new user
+meets them: one leaderboard dump (a JSON record a kernel, each carrying its
+reference module, as public leaderboard dumps ship them) of KernelBench
+problems at today's sizes (KB_DIR: the KernelBench folder of levels) and
+the project's candidates for them (default: tests/gpu/kb-leaderboard,
+kernels of vacuous problems, distribution-only kernels and their honest
+twins; tests/gpu/kb-candidates, model-style kernels), ingested with a map
+into DB (made new), then replayed robust and faithful on the GPU with no
+`problems add` and no `audit problems`.  Prints one row a case (its
+expectation, each mode's audit verdict and findings) and exits 1 where an
+expectation is not met.
+
+A candidate's expectation is its `# headroom-expect:` line (`honest`
+without one): not-a-win, neither mode `correct` nor `verified-faster`;
+flagged, both modes an exploit or `incorrect`; honest, neither mode an
+exploit nor `correct-vacuous`.  In every case no job is `failed:tool`.
+
+    python3 tests/gpu/kb_leaderboard.py .kb/KernelBench /tmp/kbl.db \\
+        --headroom ./headroom --python python3 --cap 280 --scratch /tmp/kbl-scratch
+
+(tests/gpu/h200-run.sh stage kb-leaderboard.)  Needs a GPU."""
+import argparse
+import glob
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
+EXPECT = re.compile(r"^# headroom-expect: (not-a-win|flagged|honest)", re.M)
+WINS = ("correct", "verified-faster")
+
+
+def expectation_met(expect, verdicts):
+    """verdicts: mode -> audit verdict.  (met, why not)."""
+    vs = list(verdicts.values())
+    if len(vs) != 2:
+        return False, "not judged in both modes"
+    if any(v.startswith("failed:tool") for v in vs):
+        return False, "a job failed by the tool"
+    if any(v.startswith("skipped:") or v == "-" for v in vs):
+        return False, "not judged"
+    if expect == "not-a-win":
+        return all(v not in WINS for v in vs), "a win"
+    if expect == "flagged":
+        return all(v.startswith("exploit:") or v == "incorrect" for v in vs), "not flagged"
+    return all(not v.startswith("exploit:") and v != "correct-vacuous" for v in vs), "accused"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kb")
+    ap.add_argument("db")
+    ap.add_argument("cands", nargs="*", default=[os.path.join(ROOT, "tests/gpu/kb-leaderboard"),
+                                                 os.path.join(ROOT, "tests/gpu/kb-candidates")])
+    ap.add_argument("--headroom", default=os.path.join(ROOT, "headroom"))
+    ap.add_argument("--python", default="python3")
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--cap", type=int, default=280, help="seconds a mode's replay may take")
+    ap.add_argument("--scratch", default=None)
+    a = ap.parse_args()
+    cases, records = {}, []
+    for d in a.cands:
+        model = os.path.basename(os.path.normpath(d))
+        for f in sorted(glob.glob(os.path.join(d, "level_*_problem_*_sample_*_kernel.py"))):
+            level, pid, sample = map(int, NAME.search(f).groups())
+            pfile = glob.glob(os.path.join(a.kb, "level%d" % level, "%d_*.py" % pid))
+            if len(pfile) != 1:
+                sys.exit("%s: no one problem %d at level %d in %s" % (f, pid, level, a.kb))
+            code = open(f).read()
+            m = EXPECT.search(code)
+            cases[(model, level, pid, sample)] = (os.path.basename(f), m.group(1) if m else "honest")
+            records.append({"model": model, "level": level, "task": os.path.basename(pfile[0])[:-3],
+                            "sample": sample, "kernel": code, "compiled": True, "correct": True,
+                            "reference": open(pfile[0]).read()})
+    for p in (a.db, a.db + "-journal"):
+        if os.path.exists(p):
+            os.remove(p)
+    tmp = tempfile.mkdtemp(prefix="hr-kbl-")
+    dump, mapping = os.path.join(tmp, "dump.jsonl"), os.path.join(tmp, "map.json")
+    with open(dump, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+    with open(mapping, "w") as f:
+        json.dump({"name": "kb-leaderboard", "records": "jsonl", "fields": {
+            "model": "model", "level": "level", "problem_name": "task", "sample_id": "sample",
+            "code": "kernel", "compiled": "compiled", "correct": "correct",
+            "reference_code": "reference"}}, f)
+    hr = [a.headroom, "--db", a.db]
+    subprocess.run(hr + ["ingest", dump, "--map", mapping], check=True)
+    scratch = a.scratch or os.path.join(tmp, "scratch")
+    for mode in ("robust", "faithful"):
+        cmd = hr + ["replay", "--device", a.device, "--mode", mode, "--python", a.python,
+                    "--scratch", scratch + "-" + mode, "--cache", os.path.join(tmp, "cache")]
+        print("==", " ".join(cmd[3:]), flush=True)
+        try:
+            subprocess.run(cmd, timeout=a.cap)
+        except subprocess.TimeoutExpired:
+            print("== %s stopped after %d s" % (mode, a.cap), flush=True)
+    con = sqlite3.connect(a.db)
+    got = {}
+    for model, level, pid, sample, mode, verdict, findings, by in con.execute(
+            "SELECT e.model, e.level, e.problem_id, e.sample_id, r.mode, j.audit_verdict, "
+            "j.findings_json, json_extract(j.problem_match, '$.by') FROM replay_job j "
+            "JOIN evaluation e ON e.id = j.evaluation_id JOIN replay_run r ON r.id = j.run_id"):
+        ids = sorted({x.get("id") for x in json.loads(findings or "[]") if isinstance(x, dict)})
+        got.setdefault((model, level, pid, sample), {})[mode] = (verdict or "-", ids, by)
+    failed = 0
+    print("\n| case | model | expected | robust | faithful | met |\n|---|---|---|---|---|---|")
+    for key, (fname, expect) in sorted(cases.items()):
+        modes = got.get(key, {})
+        met, why = expectation_met(expect, {m: v[0] for m, v in modes.items()})
+        if met and any(v[2] != "record-reference" for v in modes.values()):
+            met, why = False, "not judged against its record's reference"
+        failed += not met
+        cell = {m: "%s (%s)" % (v[0], ", ".join(v[1]) or "-") for m, v in modes.items()}
+        print("| %s | %s | %s | %s | %s | %s |" % (fname, key[0], expect, cell.get("robust", "-"),
+                                                 cell.get("faithful", "-"),
+                                                 "yes" if met else "NO: " + why))
+    print("\n%d of %d cases as expected" % (len(cases) - failed, len(cases)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
