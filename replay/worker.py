@@ -38,7 +38,8 @@ from types import ModuleType
 
 from hrworker import vocab
 from hrworker.protocol import Hello, JobMessage, Line
-from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, prctl, set_pdeathsig
+from hrworker.channel import RemoteError
+from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, is_oom, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox, private_beneath
 from hrworker.builder import tidy_building
 from hrworker.jail import (FSIZE_MAX, JobCgroups, ids_off, jail_off, kept_ids, nproc_max,
@@ -236,8 +237,18 @@ def child(msg, cfg, proto, torch, done_fd):
     except BaseException as e:  # noqa: the child must always answer
         cfg.sandbox.active = False
         try:
-            proto.send({"type": "result", "job": msg.get("job"), "verdict": vocab.PV_CRASHED,
-                        "error_kind": "worker", "error": exc_text(e)})
+            # An Exception no part answered, a candidate's RemoteError
+            # aside, is the judge's own code's (Job.run answers those it
+            # meets: judge_failed): failed:tool, never the candidate's;
+            # out of device memory, once more alone.
+            res = {"type": "result", "job": msg.get("job"), "verdict": vocab.PV_CRASHED,
+                   "error_kind": "worker", "error": exc_text(e)}
+            if isinstance(e, Exception) and not isinstance(e, RemoteError):
+                res.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool",
+                           error="the judge's own code failed: %s" % exc_text(e))
+                if is_oom(res["error"]) and not msg.get("alone"):
+                    res["retry_alone"] = True
+            proto.send(res)
             os.write(done_fd, b"!")
         except OSError:
             code = 70

@@ -7,11 +7,13 @@ nowhere else), the correctness trials (hrworker/checks.py) and timing
 phases; its one result is what run() returns (Job)."""
 import gc
 import os
+import re
 import statistics
 import time
 
-from hrworker import vocab
+from hrworker import nvml, vocab
 from hrworker.audit import add_finding, clean_inputs_description, spent
+from hrworker.channel import RemoteError
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import AUDIT_FRESH, AUDIT_REDRAW, JobContext, Verdict, problem_namespace
 from hrworker.escapes import judge_pass
@@ -26,9 +28,22 @@ from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text, finite, is_oom
 
 
-def memory_note(torch):
+# An out-of-memory error is not a job's own where processes outside it
+# (another run's keeper, a process nobody stopped) held at least this much
+# of the device, and with it the free memory covers what the failing
+# allocation asked for: on the empty GPU the original harness had, it
+# would have fitted.  A few CUDA contexts (0.5-0.9 GiB each: the run's
+# other workers) are below it.
+OTHERS_HELD_MIN = 4 << 30
+ASKED = re.compile(r"Tried to allocate ([0-9.]+) (B|KiB|MiB|GiB|TiB)")
+
+
+def memory_note(torch, own_pids=()):
     """What the device held when a job ran out of memory: free and total
-    (the driver's), this process's allocated and reserved bytes."""
+    (the driver's), this process's allocated and reserved bytes; with
+    own_pids (the job's processes), what NVML says every other process
+    held (others: {pid: bytes}, others_bytes) and what the failing
+    allocation asked for where the error says (asked_bytes: the caller)."""
     note = {}
     try:
         free, total = torch.cuda.mem_get_info()
@@ -37,7 +52,25 @@ def memory_note(torch):
                     judge_reserved_bytes=int(torch.cuda.memory_reserved()))
     except Exception as e:      # noqa: a note, never a failure
         note["error"] = exc_text(e)
+    dev, why = nvml.open_device(pci_bus_id=nvml.torch_pci_bus_id(torch))
+    procs = dev.processes() if dev is not None else None
+    if dev is not None:
+        dev.close()
+    if procs is None:
+        note["others"] = "unknown: %s" % (why or "NVML gave no process list")
+    else:
+        others = {str(p): b for p, b in procs.items() if p not in set(own_pids)}
+        note.update(others=others, others_bytes=sum(others.values()))
     return note
+
+
+def asked_bytes(text):
+    """What a failing allocation asked for, from torch's message, or None."""
+    m = ASKED.search(str(text or ""))
+    if m is None:
+        return None
+    unit = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[m.group(2)]
+    return int(float(m.group(1)) * unit)
 
 # The fields of a build record the judge keeps from the candidate process.
 EXT_FIELDS = {"name": str, "dir": str, "cache": str, "private": str, "seconds": (int, float),
@@ -88,6 +121,10 @@ class Job:
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
             self.out_of_memory(v.text)
+        except RemoteError:
+            raise                   # the candidate's, as before: the worker answers
+        except Exception as e:      # noqa: the judge's own code: never the candidate's
+            self.judge_failed(e)
         except CandidateGone as g:
             if g.how is not None:
                 self.die_as(g.how)
@@ -129,6 +166,15 @@ class Job:
         self.result.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool", correct=None,
                            error=error, **extra)
 
+    def judge_failed(self, e):
+        """An exception of the judge's own code that no part answered (a
+        candidate's error comes as a RemoteError, its process's end as
+        CandidateGone): the tool's failure, failed:tool; out of device
+        memory, the tool's too and retried alone (out_of_memory)."""
+        text = exc_text(e)
+        if not self.out_of_memory(text):
+            self.tool_failure("the judge's own code failed: %s" % text[:1000])
+
     def tool_failed_build(self):
         """A build the cache could not keep (builder.Builder.trouble: its
         disk, a file in the entry's place) is the tool's failure whatever
@@ -168,12 +214,28 @@ class Job:
         the failure was made the tool's."""
         if not self.ctx.cuda or not is_oom(text):
             return False
-        mem = self.checks["memory"] = memory_note(self.torch)
+        pids = {"judge": os.getpid(), "keeper": getattr(self.cfg, "keeper_pid", None),
+                "candidate": getattr(self.cand, "pid", None)}
+        family = [pids["candidate"]] + list(self.cand.family.pids()) if self.cand else []
+        mem = self.checks["memory"] = memory_note(
+            self.torch, [p for p in [pids["judge"], pids["keeper"]] + family if p])
         mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"),
                    # whose pids the error's "Process N has X GiB" lines name
-                   pids={"judge": os.getpid(), "keeper": getattr(self.cfg, "keeper_pid", None),
-                         "candidate": getattr(self.cand, "pid", None)},
-                   error=str(text)[:1500])
+                   pids=pids, asked_bytes=asked_bytes(text), error=str(text)[:1500])
+        others = mem.get("others_bytes")
+        if (self.m.get("alone") and isinstance(others, int) and others >= OTHERS_HELD_MIN
+                and others + mem.get("free_bytes", 0) >= (mem["asked_bytes"] or 0)):
+            # Alone, and still short for memory processes outside the job
+            # held: not the GPU the original harness had.  Nobody's
+            # verdict; the tool's (or the machine's) failure.
+            mem["attribution"] = "ran out alone while other processes held %.1f GiB" % (
+                others / (1 << 30))
+            self.tool_failure("out of device memory while processes outside the job held "
+                              "%.1f GiB (%s): %s" % (others / (1 << 30), ", ".join(
+                                  "pid %s %.1f GiB" % (p, b / (1 << 30)) for p, b in sorted(
+                                      mem["others"].items(), key=lambda kv: -kv[1])[:4]),
+                                  str(text)[:600]))
+            return True
         if self.m.get("alone"):
             # Alone, the audit's own calls are still the judge's: the
             # caller makes that failed:tool (tool_failed_audit).

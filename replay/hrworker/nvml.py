@@ -30,6 +30,14 @@ REASONS = (
 THROTTLING = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
 
 NVML_CLOCK_SM, NVML_CLOCK_MEM = 1, 2      # nvmlClockType_t
+NVML_ERROR_INSUFFICIENT_SIZE = 7
+NVML_VALUE_NOT_AVAILABLE = (1 << 64) - 1  # usedGpuMemory where NVML does not know it
+
+
+class ProcessInfo(ctypes.Structure):
+    """nvml.h's nvmlProcessInfo_t (nvmlDeviceGetComputeRunningProcesses_v3)."""
+    _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong),
+                ("gpuInstanceId", ctypes.c_uint), ("computeInstanceId", ctypes.c_uint)]
 
 
 def decode(mask):
@@ -79,6 +87,30 @@ class Device:
     def max_clocks(self):
         return {"sm_mhz": self._clock(NVML_CLOCK_SM, "nvmlDeviceGetMaxClockInfo"),
                 "mem_mhz": self._clock(NVML_CLOCK_MEM, "nvmlDeviceGetMaxClockInfo")}
+
+    def processes(self):
+        """{pid: device memory bytes} of the compute processes on this GPU
+        (pids as this process's namespace sees them; NVML's list, a
+        process whose use NVML does not know left out), or None where the
+        query is missing or fails."""
+        fn = getattr(self.lib, "nvmlDeviceGetComputeRunningProcesses_v3", None)
+        if fn is None:
+            return None
+        n = ctypes.c_uint(0)
+        rc = fn(self.handle, ctypes.byref(n), None)
+        for _ in range(3):          # the list may grow between the two calls
+            if rc == 0 and n.value == 0:
+                return {}
+            if rc not in (0, NVML_ERROR_INSUFFICIENT_SIZE):
+                return None
+            cap = n.value + 8
+            infos = (ProcessInfo * cap)()
+            n = ctypes.c_uint(cap)
+            rc = fn(self.handle, ctypes.byref(n), infos)
+            if rc == 0:
+                return {infos[i].pid: infos[i].usedGpuMemory for i in range(n.value)
+                        if infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE}
+        return None
 
     def close(self):
         self.lib.nvmlShutdown()

@@ -1,9 +1,10 @@
 """Failures are attributed: a reference that fails is failed:reference
 (problem_error), not the candidate's; a job that runs out of device memory
 while the tool held memory is the tool's (runtime_error of kind "tool",
-retried alone), and only a job that ran out alone keeps its verdict
-(Job.out_of_memory, with a stand-in for torch.cuda: the CPU has no device
-memory to run out of)."""
+retried alone), and only a job that ran out alone, with no more than a
+few CUDA contexts outside it, keeps its verdict (Job.out_of_memory, with
+stand-ins for torch.cuda and NVML's process list: the CPU has no device
+memory to run out of); the judge's own exception is failed:tool."""
 import os
 import sys
 import types
@@ -12,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from workerlib import ROOT, Worker, check_on as check, checks_done  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker import job as job_module  # noqa: E402
 from hrworker.job import Job, is_oom  # noqa: E402
 
 
@@ -62,7 +64,8 @@ def fake_job(alone, verdict="runtime_error"):
                                  memory_reserved=lambda: 50 << 30)
     job = types.SimpleNamespace(
         ctx=types.SimpleNamespace(cuda=True), checks={}, m={"alone": alone},
-        cfg=types.SimpleNamespace(keeper_pid=77), cand=types.SimpleNamespace(pid=88),
+        cfg=types.SimpleNamespace(keeper_pid=77),
+        cand=types.SimpleNamespace(pid=88, family=types.SimpleNamespace(pids=lambda: [88, 89])),
         torch=types.SimpleNamespace(cuda=cuda),
         result={"verdict": verdict, "phase": "correctness", "error": OOM})
     job.tool_failure = lambda error, **extra: Job.tool_failure(job, error, **extra)
@@ -99,6 +102,55 @@ check(j.result["verdict"] == "runtime_error" and j.result["error_kind"] == "tool
       and "retry_alone" not in j.result,
       "the judge's own audit out of memory alone: the tool's (failed:tool), never the "
       "candidate's (%s)" % j.checks["memory"].get("attribution"))
+
+
+# Alone and still short while processes outside the job held memory (NVML's
+# process list: another run's keeper nobody stopped): not the GPU the
+# original harness had, nobody's verdict: failed:tool, not retried again.
+class FakeDevice:
+    def __init__(self, procs):
+        self.procs = procs
+
+    def processes(self):
+        return self.procs
+
+    def close(self):
+        pass
+
+
+GiB = 1 << 30
+real_open = job_module.nvml.open_device
+for procs, tools, what in (
+        ({88: GiB, 89: GiB // 2, 77: GiB // 2, 4242: 70 * GiB}, True,
+         "another process held 70 GiB: the tool's"),
+        ({88: 40 * GiB, 4242: GiB // 2, 4243: GiB // 2}, False,
+         "only CUDA contexts outside the job: the candidate's"),
+        ({88: GiB, 4242: 3 * GiB + GiB // 2}, False,
+         "3.5 GiB outside the job, under the floor: the candidate's")):
+    job_module.nvml.open_device = lambda **kw: (FakeDevice(procs), None)
+    j = fake_job(alone=True)
+    made = Job.out_of_memory(j, OOM)
+    mem = j.checks["memory"]
+    check(made is tools and (j.result.get("error_kind") == "tool") is tools
+          and "retry_alone" not in j.result and "88" not in mem["others"]
+          and "89" not in mem["others"] and mem["asked_bytes"] == 6 * GiB,
+          "out of memory alone, %s (%s; %s)" % (what, mem.get("attribution"), mem.get("others")))
+job_module.nvml.open_device = real_open
+
+# An exception of the judge's own code that no part answered (Job.run):
+# failed:tool, never the candidate's; out of device memory there, retried
+# alone.
+j = fake_job(alone=False, verdict="built")
+j.judge_failed = lambda e: Job.judge_failed(j, e)
+Job.judge_failed(j, KeyError("a field the judge expected"))
+check(j.result["verdict"] == "runtime_error" and j.result["error_kind"] == "tool"
+      and "judge's own code" in j.result["error"] and "retry_alone" not in j.result,
+      "the judge's own exception: failed:tool (%s)" % j.result.get("error"))
+j = fake_job(alone=False, verdict="built")
+Job.judge_failed(j, RuntimeError(OOM))
+check(j.result["error_kind"] == "tool" and j.result.get("retry_alone") is True,
+      "the judge's own allocation out of memory: the tool's, retried alone")
+
 j = fake_job(alone=False)
 j.ctx.cuda = False
 check(not Job.out_of_memory(j, OOM) and j.result["verdict"] == "runtime_error",
