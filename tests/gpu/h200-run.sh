@@ -383,9 +383,13 @@ stage_planted() {
 # candidates; robust then faithful, no problem set added or audited.
 stage_kb_leaderboard() {
 	have_replay || return 3
-	rm -rf "$WORK"/kbl-*
+	rm -rf "$WORK"/kbl-scratch*
+	# KBL_DB: an earlier call's store (carried in the tree) to go on with.
+	local keep=
+	if [ -n "${KBL_DB:-}" ]; then cp "$KBL_DB" "$WORK/kbl.db" && keep=--keep; fi
 	python3 tests/gpu/kb_leaderboard.py "$KB/KernelBench" "$WORK/kbl.db" --headroom ./headroom \
 		--python python3 --cap "${CAP_KBL:-280}" --scratch "${SCRATCH_ROOT:-$WORK}/kbl-scratch" \
+		--modes "${KBL_MODES:-robust,faithful}" --cache "$WORK/kbl-cache" $keep \
 		| tee "$OUT/kb-leaderboard.md"
 	local rc=${PIPESTATUS[0]}
 	cp "$WORK/kbl.db" "$OUT/kb-leaderboard.db"

@@ -28,6 +28,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
@@ -51,6 +52,25 @@ def expectation_met(expect, verdicts):
     return all(not v.startswith("exploit:") and v != "correct-vacuous" for v in vs), "accused"
 
 
+def gpu_left(device, wait=20):
+    """After a run ended: the compute processes still holding device memory
+    (nvidia-smi's list) once wait seconds passed, printed with their
+    parents; how many (0: the GPU is as the run found it, or no GPU)."""
+    if device != "cuda":
+        return 0
+    for _ in range(wait):
+        q = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                            "--format=csv,noheader"], capture_output=True, text=True)
+        rows = [r for r in q.stdout.splitlines() if r.strip()]
+        if q.returncode or not rows:
+            return 0
+        time.sleep(1)
+    print("== still on the GPU %d s after the run ended:\n%s" % (wait, "\n".join(rows)))
+    subprocess.run(["ps", "-o", "pid,ppid,stat,etimes,cmd", "-p",
+                    ",".join(r.split(",")[0].strip() for r in rows)])
+    return len(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kb")
@@ -62,6 +82,11 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--cap", type=int, default=280, help="seconds a mode's replay may take")
     ap.add_argument("--scratch", default=None)
+    ap.add_argument("--modes", default="robust,faithful",
+                    help="the modes to replay, in order (comma-separated)")
+    ap.add_argument("--keep", action="store_true",
+                    help="replay into DB as it is (an earlier call's store: its dump ingested)")
+    ap.add_argument("--cache", default=None, help="the build cache (default: one of this call's)")
     a = ap.parse_args()
     cases, records = {}, []
     for d in a.cands:
@@ -78,7 +103,7 @@ def main():
                             "sample": sample, "kernel": code, "compiled": True, "correct": True,
                             "reference": open(pfile[0]).read()})
     for p in (a.db, a.db + "-journal"):
-        if os.path.exists(p):
+        if os.path.exists(p) and not a.keep:
             os.remove(p)
     tmp = tempfile.mkdtemp(prefix="hr-kbl-")
     dump, mapping = os.path.join(tmp, "dump.jsonl"), os.path.join(tmp, "map.json")
@@ -90,16 +115,28 @@ def main():
             "code": "kernel", "compiled": "compiled", "correct": "correct",
             "reference_code": "reference"}}, f)
     hr = [a.headroom, "--db", a.db]
-    subprocess.run(hr + ["ingest", dump, "--map", mapping], check=True)
+    if not a.keep:
+        subprocess.run(hr + ["ingest", dump, "--map", mapping], check=True)
     scratch = a.scratch or os.path.join(tmp, "scratch")
-    for mode in ("robust", "faithful"):
+    left = 0
+    for mode in a.modes.split(","):
         cmd = hr + ["replay", "--device", a.device, "--mode", mode, "--python", a.python,
-                    "--scratch", scratch + "-" + mode, "--cache", os.path.join(tmp, "cache")]
+                    "--scratch", scratch + "-" + mode,
+                    "--cache", a.cache or os.path.join(tmp, "cache")]
         print("==", " ".join(cmd[3:]), flush=True)
+        p = subprocess.Popen(cmd)
         try:
-            subprocess.run(cmd, timeout=a.cap)
+            p.wait(timeout=a.cap)
         except subprocess.TimeoutExpired:
+            # As `timeout` stops it: SIGTERM, the run left resumable.
             print("== %s stopped after %d s" % (mode, a.cap), flush=True)
+            p.terminate()
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        left += gpu_left(a.device)
     con = sqlite3.connect(a.db)
     got = {}
     for model, level, pid, sample, mode, verdict, findings, by in con.execute(
@@ -120,8 +157,10 @@ def main():
         print("| %s | %s | %s | %s | %s | %s |" % (fname, key[0], expect, cell.get("robust", "-"),
                                                  cell.get("faithful", "-"),
                                                  "yes" if met else "NO: " + why))
-    print("\n%d of %d cases as expected" % (len(cases) - failed, len(cases)))
-    return 1 if failed else 0
+    print("\n%d of %d cases as expected; %s" % (
+        len(cases) - failed, len(cases), "a run left processes holding device memory"
+        if left else "no run left a process holding device memory"))
+    return 1 if failed or left else 0
 
 
 if __name__ == "__main__":
