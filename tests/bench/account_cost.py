@@ -12,8 +12,10 @@ calibration_seconds).  Not a test:
 $PYTHON tests/bench/account_cost.py [N]; on a GPU,
 HR_TEST_DEVICE=cuda python3 tests/bench/account_cost.py [N]."""
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "py"))
@@ -24,9 +26,11 @@ P = os.path.join(ROOT, "tests", "fixtures", "planted")
 GPU = "-cuda" if workerlib.DEVICE == "cuda" else ""
 cases = [("1_Row_sums.py", "honest-rowsums-fast%s.py" % GPU), ("14_Matmul.py", "honest-matmul-same.py"),
          ("1_Row_sums.py", "honest-rowsums-slow%s.py" % GPU)]
-workers = {"on": workerlib.Worker()}
+# One build cache for both workers: a CUDA twin is built once.
+cache = tempfile.mkdtemp(prefix="hr-account-cache-")
+workers = {"on": workerlib.Worker("--cache", cache)}
 os.environ["HEADROOM_ACCOUNT"] = os.environ["HEADROOM_QUIET"] = "0"
-workers["off"] = workerlib.Worker()
+workers["off"] = workerlib.Worker("--cache", cache)
 del os.environ["HEADROOM_ACCOUNT"], os.environ["HEADROOM_QUIET"]
 walls = {}
 for i in range(N):
@@ -48,6 +52,7 @@ for i in range(N):
                     (sum(ph.values()), own, cal, r.get("speedup")))
 for w in workers.values():
     w.close()
+shutil.rmtree(cache, ignore_errors=True)
 print("%-24s %-8s %9s %9s %7s %9s %9s %8s %8s" % ("candidate", "mode", "on_s", "off_s", "diff%",
       "own_s", "calib_s", "own%", "spd on/off"))
 for cf in [c for _, c in cases]:

@@ -396,6 +396,30 @@ stage_kb_leaderboard() {
 	return "$rc"
 }
 
+# A replay killed with SIGKILL mid-run (the kernel's OOM killer, kill -9)
+# over the kb-leaderboard dump's large problems: which of its processes and
+# how much device memory remain, every 5 s for a minute after.
+stage_orphans() {
+	have_replay || return 3
+	local db=$WORK/orphans.db pid i
+	rm -rf "$db" "$WORK"/orphans-*
+	python3 tests/gpu/kb_leaderboard.py "$KB/KernelBench" "$db" tests/gpu/kb-leaderboard \
+		--modes "" >/dev/null    # the dump ingested, nothing replayed: its table says so
+	[ -s "$db" ] || return 1
+	./headroom --db "$db" replay --device cuda --mode robust --python python3 \
+		--scratch "$WORK/orphans-scratch" --cache "$WORK/orphans-cache" >"$OUT/orphans-replay.log" 2>&1 &
+	pid=$!
+	sleep "${ORPHANS_AFTER:-90}"
+	nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+	kill -9 "$pid"
+	for i in 0 5 10 15 20 30 45 60; do
+		sleep 5
+		echo "-- ${i}+5 s after the SIGKILL"
+		nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+		ps -eo pid,ppid,stat,etimes,cmd | grep -E '[w]orker.py|[h]eadroom --db' | cut -c1-160
+	done
+}
+
 stage_bias() {
 	HEADROOM_HANDSHAKE_STAMPS=1 REPS=${REPS:-2} HR_TEST_DEVICE=cuda \
 		timeout "${CAP_BIAS:-150}" python3 tests/bench/timing_bias.py ${BIAS_SIZES:-2048 512} |

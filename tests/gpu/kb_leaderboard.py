@@ -119,7 +119,7 @@ def main():
         subprocess.run(hr + ["ingest", dump, "--map", mapping], check=True)
     scratch = a.scratch or os.path.join(tmp, "scratch")
     left = 0
-    for mode in a.modes.split(","):
+    for mode in [m for m in a.modes.split(",") if m]:
         cmd = hr + ["replay", "--device", a.device, "--mode", mode, "--python", a.python,
                     "--scratch", scratch + "-" + mode,
                     "--cache", a.cache or os.path.join(tmp, "cache")]
