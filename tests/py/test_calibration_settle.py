@@ -107,6 +107,13 @@ try:
               % (mode, {k: tc.get(k) for k in ("calibration", "settled", "taken")}), w)
         check(res.get("speedup") is not None, "%s: and the job is timed (%s)"
               % (mode, res.get("speedup")), w)
+        # The judge's earlier device work is waited for apart (0 on a CPU),
+        # not counted as the calibration's own seconds.
+        check(tc.get("pending_gpu_seconds") == 0.0 and
+              0 < tc.get("calibration_seconds", 0) < 5,
+              "%s: the calibration's own seconds, the earlier device work apart (%r)"
+              % (mode, {k: tc.get(k) for k in ("calibration_seconds", "pending_gpu_seconds")}),
+              w)
         if mode == "robust":
             timing = res["checks"].get("timing") or {}
             check("unresolved" not in timing and timing.get("verified") is (res["ci_low"] > 1),
