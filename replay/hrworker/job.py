@@ -56,6 +56,10 @@ def memory_note(torch, own_pids=()):
     procs = dev.processes() if dev is not None else None
     if dev is not None:
         dev.close()
+    if procs is not None and own_pids and not set(own_pids) & set(procs):
+        # The driver's pids are of another PID namespace (a container):
+        # none of the job's own is there, though the judge holds a context.
+        procs, why = None, "NVML's pids are not this namespace's"
     if procs is None:
         note["others"] = "unknown: %s" % (why or "NVML gave no process list")
     else:

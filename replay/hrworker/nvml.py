@@ -90,9 +90,10 @@ class Device:
 
     def processes(self):
         """{pid: device memory bytes} of the compute processes on this GPU
-        (pids as this process's namespace sees them; NVML's list, a
-        process whose use NVML does not know left out), or None where the
-        query is missing or fails."""
+        (NVML's list, pids as the driver gives them: the host's, which a
+        process in another PID namespace does not share; a process whose
+        use NVML does not know left out), or None where the query is
+        missing or fails."""
         fn = getattr(self.lib, "nvmlDeviceGetComputeRunningProcesses_v3", None)
         if fn is None:
             return None

@@ -126,14 +126,17 @@ for procs, tools, what in (
         ({88: 40 * GiB, 4242: GiB // 2, 4243: GiB // 2}, False,
          "only CUDA contexts outside the job: the candidate's"),
         ({88: GiB, 4242: 3 * GiB + GiB // 2}, False,
-         "3.5 GiB outside the job, under the floor: the candidate's")):
+         "3.5 GiB outside the job, under the floor: the candidate's"),
+        ({5088: GiB, 5077: GiB, 9242: 70 * GiB}, False,
+         "pids of another namespace (none of the job's): unknown, the candidate's")):
     job_module.nvml.open_device = lambda **kw: (FakeDevice(procs), None)
     j = fake_job(alone=True)
     made = Job.out_of_memory(j, OOM)
     mem = j.checks["memory"]
     check(made is tools and (j.result.get("error_kind") == "tool") is tools
           and "retry_alone" not in j.result and "88" not in mem["others"]
-          and "89" not in mem["others"] and mem["asked_bytes"] == 6 * GiB,
+          and "89" not in mem["others"] and mem["asked_bytes"] == 6 * GiB
+          and (isinstance(mem["others"], dict) or mem["others"].startswith("unknown")),
           "out of memory alone, %s (%s; %s)" % (what, mem.get("attribution"), mem.get("others")))
 job_module.nvml.open_device = real_open
 
