@@ -31,6 +31,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "py"))
+import dumplib  # noqa: E402
 NAME = re.compile(r"level_(\d+)_problem_(\d+)_sample_(\d+)_kernel\.py$")
 EXPECT = re.compile(r"^# headroom-expect: (not-a-win|flagged|honest)", re.M)
 WINS = ("correct", "verified-faster")
@@ -99,21 +101,13 @@ def main():
             code = open(f).read()
             m = EXPECT.search(code)
             cases[(model, level, pid, sample)] = (os.path.basename(f), m.group(1) if m else "honest")
-            records.append({"model": model, "level": level, "task": os.path.basename(pfile[0])[:-3],
-                            "sample": sample, "kernel": code, "compiled": True, "correct": True,
-                            "reference": open(pfile[0]).read()})
+            records.append(dumplib.record(model, level, pfile[0], sample, code,
+                                          open(pfile[0]).read()))
     for p in (a.db, a.db + "-journal"):
         if os.path.exists(p) and not a.keep:
             os.remove(p)
     tmp = tempfile.mkdtemp(prefix="hr-kbl-")
-    dump, mapping = os.path.join(tmp, "dump.jsonl"), os.path.join(tmp, "map.json")
-    with open(dump, "w") as f:
-        f.writelines(json.dumps(r) + "\n" for r in records)
-    with open(mapping, "w") as f:
-        json.dump({"name": "kb-leaderboard", "records": "jsonl", "fields": {
-            "model": "model", "level": "level", "problem_name": "task", "sample_id": "sample",
-            "code": "kernel", "compiled": "compiled", "correct": "correct",
-            "reference_code": "reference"}}, f)
+    dump, mapping = dumplib.write(tmp, records)
     hr = [a.headroom, "--db", a.db]
     if not a.keep:
         subprocess.run(hr + ["ingest", dump, "--map", mapping], check=True)

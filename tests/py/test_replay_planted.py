@@ -21,6 +21,8 @@ import shutil
 import sqlite3
 import tempfile
 
+import dumplib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(ROOT, "tests", "fixtures", "planted")
 HEADROOM = os.environ.get("HEADROOM", os.path.join(ROOT, "headroom"))
@@ -63,7 +65,6 @@ def flagged(row):
 
 tmp = tempfile.TemporaryDirectory(prefix="hr-planted-")
 runs = os.path.join(tmp.name, "archive", "runs")
-dump = os.path.join(tmp.name, "leaderboard.jsonl")
 by_model = {}
 for case in suite:
     if case.get("device", DEVICE) == DEVICE:
@@ -88,10 +89,8 @@ for m, (model, cases) in enumerate(sorted(by_model.items())):
         if in_dump:
             pfile = next(f for f in os.listdir(os.path.join(HERE, "problems", "level1"))
                          if f.split("_")[0] == str(case["problem"]))
-            records.append({"model": model, "level": 1, "task": pfile[:-3], "sample": sample,
-                            "kernel": code, "compiled": True, "correct": True,
-                            "reference": open(os.path.join(HERE, "problems", "level1",
-                                                           pfile)).read()})
+            records.append(dumplib.record(model, 1, pfile, sample, code, open(
+                os.path.join(HERE, "problems", "level1", pfile)).read()))
             continue
         with open(os.path.join(d, "level_1_problem_%d_sample_%d_kernel.py"
                                % (case["problem"], sample)), "w") as dst:
@@ -102,13 +101,7 @@ for m, (model, cases) in enumerate(sorted(by_model.items())):
     if not in_dump:
         with open(os.path.join(d, "eval_results.json"), "w") as f:
             json.dump(results, f)
-with open(dump, "w") as f:
-    f.writelines(json.dumps(r) + "\n" for r in records)
-with open(os.path.join(tmp.name, "map.json"), "w") as f:
-    json.dump({"name": "planted-leaderboard", "records": "jsonl", "fields": {
-        "model": "model", "level": "level", "problem_name": "task", "sample_id": "sample",
-        "code": "kernel", "compiled": "compiled", "correct": "correct",
-        "reference_code": "reference"}}, f)
+dump, mapping = dumplib.write(tmp.name, records)
 
 db = os.path.join(tmp.name, "planted.db")
 lib = os.path.join(ROOT, "build", "libhrverify_cuda.so" if DEVICE == "cuda" else
@@ -117,7 +110,7 @@ if os.path.isdir(runs):
     hr(db, "problems", "add", os.path.join(HERE, "problems"))
     hr(db, "ingest", os.path.join(tmp.name, "archive"))
 if records:
-    hr(db, "ingest", dump, "--map", os.path.join(tmp.name, "map.json"))
+    hr(db, "ingest", dump, "--map", mapping)
 # No `audit problems`: every job measures its own problem's vacuity.
 common = ["--device", DEVICE, "--python", PYTHON, "--verify-lib", lib, "--harness", "v0.1",
           "--perf-trials", "10", "--robust-rounds", "8", "--robust-inputs", "2",
