@@ -15,12 +15,10 @@ does not vary (all one value), is skipped and says so: nothing can be
 asked of the candidate there.
 Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
-import time
-
 from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
                                 fp32_allowance, rel_err)
 from hrworker.channel import RemoteError
-from hrworker.util import exc_text, finite, is_oom
+from hrworker.util import Laps, exc_text, finite, is_oom
 
 # name -> what it does to one floating input (docs/verification.md).
 TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp", "unit")
@@ -569,9 +567,13 @@ class Distribution:
         the float32 reference's own there (where float32 itself loses
         digits, rounding is no evidence)."""
         c, t = self.c, self.t
+        secs = {}               # where the run's time goes beside the transforms' own
+        laps = Laps(secs)
         base = c.sets.fresh_content(seed)
+        c.sync()
+        laps.lap("base")
         gen = t.Generator().manual_seed(int(seed) % (2 ** 63))
-        rec = {"transforms": {}}
+        rec = {"transforms": {}, "seconds": secs}
         failing = []
         undecided = {}          # transform -> its error, within_serial_sum
         base_ok, base_err = trials_error(self.c.checks)
@@ -584,6 +586,7 @@ class Distribution:
             del both
         rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
         described = [describe(t, x) for x in base]
+        laps.lap("describe")
         draws = [(name, i) for name in TRANSFORMS
                  for i in range(SPARSE_DRAWS if name in PLACED else 1)]
         for name, i in draws:
@@ -594,12 +597,10 @@ class Distribution:
             # The last transform's tensors go before this one's come.
             inputs = out = out_new = both = None
             # Where a job's time goes (seconds: inputs, calls, judge).
-            spent = got["seconds"] = {}
-            t0 = time.perf_counter()
+            lap = Laps(got.setdefault("seconds", {})).lap
             inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
             c.sync()
-            t1 = time.perf_counter()
-            spent["inputs"] = round(t1 - t0, 4)
+            lap("inputs")
             if any(x is None for x in inputs):
                 got["skipped"] = "no input of this problem allows it (domain kept)"
                 continue
@@ -614,8 +615,7 @@ class Distribution:
                 got.update({"pass": False, "error": exc_text(e)[:300]})
                 failing.append({"transform": name, "error": got["error"]})
                 continue
-            t2 = time.perf_counter()
-            spent["calls"] = round(t2 - t1, 4)
+            lap("calls")
             if isinstance(both, str):
                 got["skipped"] = both
                 continue
@@ -634,9 +634,10 @@ class Distribution:
                                     "base_normwise_rel_err": base_err})
             elif got.get("within_serial_sum"):
                 undecided.setdefault(name, got["normwise_rel_err"])
-            spent["judge"] = round(time.perf_counter() - t2, 4)
+            lap("judge")
         inputs = out = out_new = both = None
         self.lent.clear()
+        laps.lap("transforms")
         if undecided and not failing:
             # Errors one float32 accumulator may make: evidence only where
             # the candidate skips elements.
@@ -646,5 +647,6 @@ class Distribution:
                 failing = [{"transform": name, "normwise_rel_err": err,
                             "base_normwise_rel_err": base_err, "reorder": moved}
                            for name, err in sorted(undecided.items())]
+        laps.lap("reorder")
         rec["failing"] = [f["transform"] for f in failing]
         return rec, failing

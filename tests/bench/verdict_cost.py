@@ -11,7 +11,9 @@ correctness, timing), over the planted suite's honest cases of the device.
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
 distribution", "timing.redraw") and checks.phase_seconds of each job;
 prints one line a job (with the transforms' inputs, calls and judging,
-checks.distribution.transforms[].seconds) and the median share.  A benchmark, not a test."""
+checks.distribution.transforms[].seconds, and the whole check's parts,
+checks.distribution.seconds: run.base, run.describe, run.transforms,
+run.reorder) and the median share.  A benchmark, not a test."""
 import json
 import os
 import statistics
@@ -52,9 +54,12 @@ for case in json.load(open(os.path.join(HERE, "suite.json")))["cases"]:
         rows.append(share)
         # The transforms' own parts (distribution.py: seconds of each).
         spent = {}
-        for got in (checks.get("distribution") or {}).get("transforms", {}).values():
+        dist = checks.get("distribution") or {}
+        for got in dist.get("transforms", {}).values():
             for k, v in (got.get("seconds") or {}).items():
                 spent[k] = spent.get(k, 0.0) + v
+        for k, v in (dist.get("seconds") or {}).items():
+            spent["run." + k] = v
         print("%-34s %-8s job %7.3f s  added %7.4f s (%s; transforms: %s)  %5.1f %%"
               % (case["candidate"], mode, job, added,
                  ", ".join("%s %.4f s" % (k.split(".")[1], parts.get(k, 0.0)) for k in PARTS),

@@ -291,6 +291,8 @@ check(len(set(firsts)) == len(firsts) and
       all(all(isinstance(v.get("seconds", {}).get(k), float) for k in ("inputs", "calls", "judge"))
           for v in rec["transforms"].values() if "skipped" not in v),
       "transforms: each call received its own draw's content; each draw's seconds recorded")
+check(set(rec.get("seconds", {})) == {"base", "describe", "transforms", "reorder"},
+      "transforms: the whole check's parts recorded (%s)" % rec.get("seconds"))
 seen.clear()
 job.sets.shared.clear()
 d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
