@@ -15,10 +15,12 @@ does not vary (all one value), is skipped and says so: nothing can be
 asked of the candidate there.
 Must not: change the trials' semantics (it runs after them), or fail a job
 for the reference's sake."""
+import os
+
 from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
                                 fp32_allowance, rel_err)
 from hrworker.channel import RemoteError
-from hrworker.util import Laps, exc_text, finite, is_oom
+from hrworker.util import Laps, exc_text, finite, is_oom, set_bytes
 
 # name -> what it does to one floating input (docs/verification.md).
 TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp", "unit")
@@ -44,6 +46,14 @@ UNIT_SPREAD = 2.0 ** -4
 # error in about one draw of seven at 4096 places and one of seventy at 64
 # (a simulation of 20,000 draws each); three draws of 64 miss it about once
 # in 400,000.
+# lend: a set of at most this share of the device's memory (the host's on
+# the CPU) is lent in one shared copy refilled each draw; a larger one gets
+# a copy of its own each call, dropped after it, so that the judge holds no
+# more at a reference call than before the lending (the copy would be a
+# fifth harness-size tensor held: tests/py/test_worker_held_sets.py), and
+# there the copy's sharing is small against the call.  HEADROOM_LEND=0:
+# never lent (as for a large set).
+LEND_MAX_SHARE = 1.0 / 64
 SPARSE_FRACTION = 1.0 / 1024
 SPARSE_MAX = 64
 SPARSE_DRAWS = 3
@@ -310,6 +320,7 @@ class Distribution:
         self.t = checks.torch
         self.ref64 = False          # the reference in float64 (made once), None: none
         self.lent = {}              # input index -> its shared copy (candidate's lend)
+        self.lends = None           # lend the transforms' draws (run decides)
 
     def reference64(self):
         """A float64 copy of the reference model, or None (a model that
@@ -586,6 +597,9 @@ class Distribution:
             del both
         rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
         described = [describe(t, x) for x in base]
+        self.lends = rec["lent"] = (
+            os.environ.get("HEADROOM_LEND") != "0" and
+            set_bytes(t, base) <= LEND_MAX_SHARE * c.ctx.memory_total())
         laps.lap("describe")
         draws = [(name, i) for name in TRANSFORMS
                  for i in range(SPARSE_DRAWS if name in PLACED else 1)]
@@ -608,7 +622,7 @@ class Distribution:
                 got["skipped"] = "no input of this problem is floating and free"
                 continue
             try:
-                both = self.call_both(inputs, lend=True)
+                both = self.call_both(inputs, lend=self.lends)
             except RemoteError as e:    # raised in its process; the judge's own propagate
                 if is_oom(exc_text(e)):
                     raise               # whose, the job decides
@@ -626,7 +640,7 @@ class Distribution:
                 continue
             both = None
             if self.fails(inputs, out, out_new, base_ok, base_err, got):
-                if self.passes_unlent(inputs, out):
+                if self.lends and self.passes_unlent(inputs, out):
                     got["address_cached"] = True
                     rec.setdefault("address_cached", []).append(name)
                 else:

@@ -109,6 +109,7 @@ class Job:
     def __init__(self, ref, cand):
         self.torch, self.ref, self.cand = torch, ref, cand
         self.sets, self.checks, self.tol, self.harness = Sets(), {}, 1e-2, "v0.1"
+        self.ctx = type("Ctx", (), {"memory_total": lambda self: 1 << 40})()
         self.cfg = type("Cfg", (), {"verify": None})()
 
     def sync(self):
