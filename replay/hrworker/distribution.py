@@ -38,14 +38,6 @@ SCALE_DOWN, SCALE_UP = 1e-3, 64.0
 # that wrote zeros there passed the trials and every other transform
 # (whose references overflowed, or did not vary).
 UNIT_SPREAD = 2.0 ** -4
-# sparse: 1/1024 of the elements kept, at least one and at most SPARSE_MAX,
-# in up to SPARSE_DRAWS draws of new places (the next only where the last
-# passed).  The places are the job's secret's (context.AUDIT_DISTRIBUTION),
-# so a subsample meets a number of them that varies from draw to draw: a
-# mean over every 64th element of 4 M reads within ten times its trials'
-# error in about one draw of seven at 4096 places and one of seventy at 64
-# (a simulation of 20,000 draws each); three draws of 64 miss it about once
-# in 400,000.
 # lend: a set of at most this share of the device's memory (the host's on
 # the CPU) is lent in one shared copy refilled each draw; a larger one gets
 # a copy of its own each call, dropped after it, so that the judge holds no
@@ -54,6 +46,14 @@ UNIT_SPREAD = 2.0 ** -4
 # there the copy's sharing is small against the call.  HEADROOM_LEND=0:
 # never lent (as for a large set).
 LEND_MAX_SHARE = 1.0 / 64
+# sparse: 1/1024 of the elements kept, at least one and at most SPARSE_MAX,
+# in up to SPARSE_DRAWS draws of new places (the next only where the last
+# passed).  The places are the job's secret's (context.AUDIT_DISTRIBUTION),
+# so a subsample meets a number of them that varies from draw to draw: a
+# mean over every 64th element of 4 M reads within ten times its trials'
+# error in about one draw of seven at 4096 places and one of seventy at 64
+# (a simulation of 20,000 draws each); three draws of 64 miss it about once
+# in 400,000.
 SPARSE_FRACTION = 1.0 / 1024
 SPARSE_MAX = 64
 SPARSE_DRAWS = 3
