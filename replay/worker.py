@@ -38,14 +38,13 @@ from types import ModuleType
 
 from hrworker import vocab
 from hrworker.protocol import Hello, JobMessage, Line
-from hrworker.channel import RemoteError
 from hrworker.util import PR_SET_CHILD_SUBREAPER, exc_text, is_oom, prctl, set_pdeathsig
 from hrworker.sandbox import Landlock, Sandbox, private_beneath
 from hrworker.builder import tidy_building
 from hrworker.jail import (FSIZE_MAX, JobCgroups, ids_off, jail_off, kept_ids, nproc_max,
                            share_cache)
 from hrworker.native import FastRand, Verify
-from hrworker.job import Job
+from hrworker.job import JUDGE_FAILED, Job, judges_own
 from hrworker.launch import start_candidate
 from hrworker.keeper import keeper_budget_mb, start_keeper
 from hrworker.state import WorkerState
@@ -243,9 +242,9 @@ def child(msg, cfg, proto, torch, done_fd):
             # out of device memory, once more alone.
             res = {"type": "result", "job": msg.get("job"), "verdict": vocab.PV_CRASHED,
                    "error_kind": "worker", "error": exc_text(e)}
-            if isinstance(e, Exception) and not isinstance(e, RemoteError):
+            if judges_own(e):
                 res.update(verdict=vocab.PV_RUNTIME_ERROR, error_kind="tool",
-                           error="the judge's own code failed: %s" % exc_text(e))
+                           error=JUDGE_FAILED % exc_text(e))
                 if is_oom(res["error"]) and not msg.get("alone"):
                     res["retry_alone"] = True
             proto.send(res)

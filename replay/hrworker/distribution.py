@@ -320,7 +320,6 @@ class Distribution:
         self.t = checks.torch
         self.ref64 = False          # the reference in float64 (made once), None: none
         self.lent = {}              # input index -> its shared copy (candidate's lend)
-        self.lends = None           # lend the transforms' draws (run decides)
 
     def reference64(self):
         """A float64 copy of the reference model, or None (a model that
@@ -597,7 +596,7 @@ class Distribution:
             del both
         rec["base"] = {"pass": base_ok, "normwise_rel_err": base_err}
         described = [describe(t, x) for x in base]
-        self.lends = rec["lent"] = (
+        lends = rec["lent"] = (
             os.environ.get("HEADROOM_LEND") != "0" and
             set_bytes(t, base) <= LEND_MAX_SHARE * c.ctx.memory_total())
         laps.lap("describe")
@@ -622,7 +621,7 @@ class Distribution:
                 got["skipped"] = "no input of this problem is floating and free"
                 continue
             try:
-                both = self.call_both(inputs, lend=self.lends)
+                both = self.call_both(inputs, lend=lends)
             except RemoteError as e:    # raised in its process; the judge's own propagate
                 if is_oom(exc_text(e)):
                     raise               # whose, the job decides
@@ -640,7 +639,7 @@ class Distribution:
                 continue
             both = None
             if self.fails(inputs, out, out_new, base_ok, base_err, got):
-                if self.lends and self.passes_unlent(inputs, out):
+                if lends and self.passes_unlent(inputs, out):
                     got["address_cached"] = True
                     rec.setdefault("address_cached", []).append(name)
                 else:

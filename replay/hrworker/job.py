@@ -68,6 +68,17 @@ def memory_note(torch, own_pids=()):
     return note
 
 
+JUDGE_FAILED = "the judge's own code failed: %s"
+
+
+def judges_own(e):
+    """Is e, which no part of a job answered, the judge's own code's?  Any
+    Exception but a candidate's RemoteError (its process's end comes as
+    CandidateGone, not an Exception): failed:tool, never the candidate's
+    (Job.judge_failed; the worker's last resort for what Job.run never met)."""
+    return isinstance(e, Exception) and not isinstance(e, RemoteError)
+
+
 def asked_bytes(text):
     """What a failing allocation asked for, from torch's message, or None."""
     m = ASKED.search(str(text or ""))
@@ -125,9 +136,9 @@ class Job:
         except Verdict as v:
             self.result.update(verdict=v.verdict, error_kind=v.kind, error=v.text, **v.extra)
             self.out_of_memory(v.text)
-        except RemoteError:
-            raise                   # the candidate's, as before: the worker answers
         except Exception as e:      # noqa: the judge's own code: never the candidate's
+            if not judges_own(e):
+                raise               # the candidate's, as before: the worker answers
             self.judge_failed(e)
         except CandidateGone as g:
             if g.how is not None:
@@ -177,7 +188,7 @@ class Job:
         memory, the tool's too and retried alone (out_of_memory)."""
         text = exc_text(e)
         if not self.out_of_memory(text):
-            self.tool_failure("the judge's own code failed: %s" % text[:1000])
+            self.tool_failure(JUDGE_FAILED % text[:1000])
 
     def tool_failed_build(self):
         """A build the cache could not keep (builder.Builder.trouble: its
@@ -220,9 +231,8 @@ class Job:
             return False
         pids = {"judge": os.getpid(), "keeper": getattr(self.cfg, "keeper_pid", None),
                 "candidate": getattr(self.cand, "pid", None)}
-        family = [pids["candidate"]] + list(self.cand.family.pids()) if self.cand else []
-        mem = self.checks["memory"] = memory_note(
-            self.torch, [p for p in [pids["judge"], pids["keeper"]] + family if p])
+        own = [p for p in pids.values() if p] + (self.cand.family.pids() if self.cand else [])
+        mem = self.checks["memory"] = memory_note(self.torch, own)
         mem.update(alone=bool(self.m.get("alone")), where=where or self.result.get("phase"),
                    # whose pids the error's "Process N has X GiB" lines name
                    pids=pids, asked_bytes=asked_bytes(text), error=str(text)[:1500])
