@@ -58,6 +58,13 @@ def after_call(what):
         if "spinner" not in HELPER:
             HELPER["spinner"] = threading.Thread(target=spin, args=(1e6,), daemon=True)
             HELPER["spinner"].start()
+    if what == b"w":                    # a child starved of a CPU: 1.5 ms of work
+        if os.fork() == 0:              # at SCHED_IDLE (waits while others run)
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            t0 = time.process_time()
+            while time.process_time() - t0 < 1.5e-3:
+                pass
+            os._exit(0)
     if what == b"t":                    # a thread that spins 60 ms, then ends
         threading.Thread(target=spin, args=(60,)).start()
     elif what == b"c":                  # a child that spins 60 ms, left unreaped
@@ -278,6 +285,15 @@ for allow, what in ((ALLOW_NS, "a CPU job"), (ALLOW_CUDA_NS, "a CUDA job")):
     check(found is None and rec["outside_busy_windows"] == 0,
           "%s, 1.5 ms of its own threads' work after each reply, every CPU held by other "
           "processes: no busy window, no finding (%r)" % (what, found and found["rule"]))
+# A thread of the family waiting for a CPU through whole windows while it
+# barely runs (starved: the busy loops at normal priority, it at
+# SCHED_IDLE) is a victim of the load, not background work: before
+# BUSY_RUN_SHARE such windows read busy in 3 of 4 runs.
+rec, found = contended(lambda: run(b"w", calls=12, ref_s=0.02, timed=False))
+check(found is None and rec["outside_busy_windows"] <= 2,
+      "a child starved of a CPU after each reply, every CPU held by other processes: "
+      "no finding (%d of %d windows busy; %r)"
+      % (rec["outside_busy_windows"], rec["outside_windows"], found and found["rule"]))
 rec, found = contended(lambda: run(b"i", calls=8, ref_s=0.02, timed=False))
 check(found is None and rec["outside_busy_windows"] == 0,
       "an idle candidate, every CPU held by other processes: no busy window (%r)" % rec)
