@@ -564,9 +564,11 @@ class Job:
         after the timed calls: CandidateProcess.recalibrate); the times are
         void then."""
         if self.cand.walls:
-            self.cand.recalibrate(self.timed_ways())
+            made = self.cand.recalibrate(self.timed_ways())
             self.checks.setdefault("timing_channel", {}).update(
-                recalibration=self.cand.calibration_record(self.cand.cal_after))
+                recalibration=self.cand.calibration_record(
+                    {w: c for w, c in self.cand.cal_after.items() if w in made}),
+                recalibration_settled=len(self.cand.cal_after) - len(made))
         if self.cand.cal_settled:
             # The calls of nothing after the timed run, and what its figures
             # took off (CandidateProcess.settle).
