@@ -606,11 +606,14 @@ class Distribution:
             if i and (any(f["transform"] == name for f in failing) or
                       "skipped" in rec["transforms"][name]):
                 continue        # a further draw of places only where the last passed
-            got = rec["transforms"][name] = {"draws": i + 1} if i else {}
+            # Where a job's time goes (seconds: inputs, calls, judge; a
+            # further draw's added to the last's).
+            secs = dict(rec["transforms"][name]["seconds"]) if i else {}
+            got = rec["transforms"][name] = {"draws": i + 1, "seconds": secs} if i else \
+                {"seconds": secs}
             # The last transform's tensors go before this one's come.
             inputs = out = out_new = both = None
-            # Where a job's time goes (seconds: inputs, calls, judge).
-            lap = Laps(got.setdefault("seconds", {})).lap
+            lap = Laps(secs, add=True).lap
             inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
             c.sync()
             lap("inputs")

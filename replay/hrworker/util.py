@@ -43,16 +43,17 @@ def exc_text(e):
 
 class Laps:
     """Seconds between marks, into a dict: lap(name) records under name
-    the seconds since the last mark (or the start), to 0.1 ms; lap(None)
-    only marks."""
+    the seconds since the last mark (or the start), to 0.1 ms (add: added
+    to what the dict holds under name); lap(None) only marks."""
 
-    def __init__(self, into):
-        self.into, self.t = into, time.monotonic()
+    def __init__(self, into, add=False):
+        self.into, self.t, self.add = into, time.monotonic(), add
 
     def lap(self, name):
         now = time.monotonic()
         if name is not None:
-            self.into[name] = round(now - self.t, 4)
+            self.into[name] = round(now - self.t + (self.into.get(name, 0.0) if self.add
+                                                      else 0.0), 4)
         self.t = now
 
 
