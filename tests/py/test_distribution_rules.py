@@ -17,7 +17,7 @@ import torch
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker import distribution  # noqa: E402
+from hrworker import distribution, vacuity  # noqa: E402
 from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
@@ -294,6 +294,14 @@ check(len(set(firsts)) == len(firsts) and
       "transforms: each call received its own draw's content; each draw's seconds recorded")
 check(set(rec.get("seconds", {})) == {"base", "describe", "transforms", "reorder"},
       "transforms: the whole check's parts recorded (%s)" % rec.get("seconds"))
+# A placed transform's further draws add to its seconds: the draws' seconds
+# are the transforms' part, less the loop's own steps between them.
+draws_s = sum(sum(v.get("seconds", {}).values()) for v in rec["transforms"].values())
+check(0.75 * rec["seconds"]["transforms"] <= draws_s <= rec["seconds"]["transforms"] + 1e-3,
+      "transforms: the draws' seconds (%.4f s, sparse and heavy %d and %d draws) add up to "
+      "the transforms' part (%.4f s)" % (draws_s, rec["transforms"]["sparse"].get("draws", 1),
+                                         rec["transforms"]["heavy"].get("draws", 1),
+                                         rec["seconds"]["transforms"]))
 seen.clear()
 job.sets.shared.clear()
 d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
@@ -320,3 +328,11 @@ rec, failing = distribution.Distribution(job).run(1)
 check(not failing and len(rec.get("address_cached", [])) >= 6,
       "transforms: an output cached by the inputs' address is address_cached (%s), "
       "not distribution-specific (%s)" % (rec.get("address_cached"), failing))
+
+# The checks' own operations once on small tensors (Job.warm_checks, run on
+# a GPU while the candidate builds): every transform of both domains, the
+# gates over two draws of differing inputs (nothing vacuous there).
+distribution.warm(torch, "cpu")
+summary = vacuity.warm(torch, "cpu")
+check(summary["observed"] == 2 and not summary["vacuous"],
+      "warm: the checks' operations ran on small tensors (gates: %s)" % summary["gates"])
