@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,14 +24,22 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* In the forked child: wire the pipes, set the environment, exec. */
-static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
+/* In the forked child: wire the pipes, set the environment, exec.  The
+ * worker dies with the orchestrator (parent), whatever job it serves: a
+ * worker notices its closed stdin only between jobs, and a run killed with
+ * SIGKILL (the OOM killer, a timeout's kill -9) left its job running on the
+ * device's memory, a 75 GiB job for a minute on the H100, where the next
+ * run's jobs ran out of it.  Its own children (the keeper, the jobs, their
+ * candidate processes) die with it the same way (util.set_pdeathsig). */
+static void exec_worker(const struct wproc_spec *sp, pid_t parent, int in, int out, int err)
 {
 	const struct worker_opts *o = sp->opts;
 	char mem[32];
 	const char *argv[24];   /* 21 at most: every option below, and NULL */
 	int a = 0;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127);   /* the orchestrator is gone already */
 	setpgid(0, 0);
 	if (sp->nice > 0 && setpriority(PRIO_PROCESS, 0, sp->nice) != 0)
 		dprintf(err, "setpriority: %s\n", strerror(errno));
@@ -85,7 +94,7 @@ static void exec_worker(const struct wproc_spec *sp, int in, int out, int err)
 int wproc_start(struct wproc *w, const struct wproc_spec *sp, struct hr_err *e)
 {
 	int in[2], out[2], err[2];
-	pid_t pid;
+	pid_t pid, parent;
 
 	memset(w, 0, sizeof(*w));
 	w->in_fd = w->out_fd = w->err_fd = -1;
@@ -103,9 +112,10 @@ int wproc_start(struct wproc *w, const struct wproc_spec *sp, struct hr_err *e)
 		close(out[1]);
 		return hr_errf(e, HR_SYSTEM, "pipe: %s", strerror(errno));
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid == 0)
-		exec_worker(sp, in[0], out[1], err[1]);
+		exec_worker(sp, parent, in[0], out[1], err[1]);
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);
