@@ -312,28 +312,6 @@ def nudged(torch, x, gen, chunk=1 << 24):
     return x
 
 
-def warm(torch, device, verify=None, n=4096):
-    """The distribution check's own operations once, on a small float32
-    tensor of device: its describe, every transform, the conditioning's
-    nudge and its float64 error, the outputs' checks (compare's verify
-    library call).  A process's first use of a kernel on a GPU loads its
-    module (CUDA's lazy loading): in a new judge process the unit
-    transform's first inputs took 18-31 ms and the others' under 1 ms on
-    the H100.  Job.build runs this while the candidate process builds, so
-    that the loads overlap the build instead of adding to the checks'."""
-    gen = torch.Generator().manual_seed(0)
-    x = torch.rand(n, device=device) * 2 - 1
-    for y in (x, x.abs()):
-        d = describe(torch, y)
-        outs = [transform(torch, name, y, gen, *d) for name in TRANSFORMS]
-    out = outs[-1]
-    bool(torch.isfinite(out).all()), bool((out == out.reshape(-1)[0]).all())
-    flipped_share(torch, out, x)
-    rel_err(out, widened(torch, [x], torch.Generator(device=device).manual_seed(0))[0])
-    if verify is not None:
-        verify.raw(out, x, "v0.1", 1e-2)
-
-
 class Distribution:
     """The checks of one job: run(seed) after its trials passed."""
 

@@ -16,7 +16,6 @@ from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.channel import RemoteError
 from hrworker.checks import Checks, audit_problem
 from hrworker.context import AUDIT_FRESH, AUDIT_REDRAW, JobContext, Verdict, problem_namespace
-from hrworker.distribution import warm as distribution_warm
 from hrworker.escapes import judge_pass
 from hrworker.inputs import InputSets
 from hrworker.loan import hush_channel, keeper_quiet
@@ -27,7 +26,6 @@ from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text, finite, is_oom
-from hrworker.vacuity import warm as vacuity_warm
 
 
 # An out-of-memory error is not a job's own where processes outside it
@@ -351,13 +349,8 @@ class Job:
         build = self.result["build"] = self.checks["build"] = {}
         if self.predrawn is not None:
             build["predraw"] = self.predrawn
-        warm = {}
         rep = cp.build(code=m["candidate_code"], filename=m.get("candidate_file", "candidate.py"),
-                       problem_code=m["problem_code"], problem_file=m.get("problem_file"),
-                       meanwhile=(lambda: self.warm_checks(warm))
-                       if c.cuda and os.environ.get("HEADROOM_WARM") != "0" else None)
-        if warm:
-            self.warmed(warm, rep.get("seconds"))
+                       problem_code=m["problem_code"], problem_file=m.get("problem_file"))
         exts = self.build_records(rep.get("extensions"))
         build.update(extensions=exts, seconds=float(rep.get("seconds") or 0),
                      cpu_seconds=round(sum(x.get("cpu_seconds", 0) for x in exts), 3),
@@ -558,36 +551,6 @@ class Job:
             calibration=self.cand.calibration_record(),
             calibration_seconds=round(time.monotonic() - t0, 4),
             pending_gpu_seconds=round(pending, 4))
-
-    def warm_checks(self, warm):
-        """While the candidate process builds (CUDA): the verdict checks'
-        own kernels used once on small tensors (distribution.warm,
-        vacuity.warm), so that their modules' loads overlap the build
-        instead of the checks' first calls (HEADROOM_WARM=0: not).  Never
-        fails the job."""
-        t0 = time.monotonic()
-        try:
-            distribution_warm(self.torch, self.ctx.device, self.cfg.verify)
-            vacuity_warm(self.torch, self.ctx.device, self.cfg.verify)
-            self.ctx.sync()
-        except Exception as e:      # noqa: the checks load them as they go
-            warm["error"] = exc_text(e)[:300]
-        warm["seconds"] = time.monotonic() - t0
-        warm["done"] = time.monotonic()
-
-    def warmed(self, warm, build_seconds):
-        """checks.warm, and the part of the warm-up the build did not cover
-        (checks.audit_parts["build.warm"], a cost of the checks): all of it
-        beyond the candidate process's own build seconds where the reply
-        was waiting when the warm-up ended."""
-        waited = time.monotonic() - warm.pop("done")
-        build = build_seconds if isinstance(build_seconds, (int, float)) else 0.0
-        excess = 0.0 if waited > 0.001 else max(0.0, warm["seconds"] - build)
-        warm.update(seconds=round(warm["seconds"], 4), waited_after=round(waited, 4),
-                    excess_seconds=round(excess, 4))
-        self.checks["warm"] = warm
-        parts = self.checks.setdefault("audit_parts", {})
-        parts["build.warm"] = warm["excess_seconds"]
 
     def timed_ways(self):
         """Each way this job times a call (Timing.ways): what calibrate and

@@ -504,12 +504,8 @@ class CandidateProcess:
         return f
 
     # ------------------------------------------------------------ the ops
-    def build(self, meanwhile=None, **fields):
-        """The candidate's build (its module executed); meanwhile(), if
-        given, runs in the judge while the candidate process builds."""
+    def build(self, **fields):
         self.request("build", **fields)
-        if meanwhile is not None:
-            meanwhile()
         return self.reply("built")
 
     def load(self, init, seed):

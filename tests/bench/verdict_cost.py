@@ -1,8 +1,7 @@
 """verdict_cost.py - what the verdict checks every job makes on its own
 (the vacuity gates on each trial's reference output, the input-
 distribution transforms, the parameters re-drawn: hrworker/vacuity.py,
-hrworker/distribution.py, hrworker/redraw.py; on a GPU the part of their
-kernels' first loads the build did not cover: checks.warm)
+hrworker/distribution.py, hrworker/redraw.py)
 cost a job, as a share of its phases after the build (reference, load,
 correctness, timing), over the planted suite's honest cases of the device,
 or over the jobs of a replay store.
@@ -12,8 +11,7 @@ or over the jobs of a replay store.
     python3 tests/bench/verdict_cost.py --store DB  # a store's jobs (kb_leaderboard.py's)
 
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
-distribution", "timing.redraw", "build.warm") and checks.phase_seconds of
-each job;
+distribution", "timing.redraw") and checks.phase_seconds of each job;
 prints one line a job (with the transforms' inputs, calls and judging,
 checks.distribution.transforms[].seconds, and the whole check's parts,
 checks.distribution.seconds: run.base, run.describe, run.transforms,
@@ -24,7 +22,7 @@ import statistics
 import sys
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "planted")
-PARTS = ("correctness.vacuity", "correctness.distribution", "timing.redraw", "build.warm")
+PARTS = ("correctness.vacuity", "correctness.distribution", "timing.redraw")
 
 
 def line(name, mode, checks):

@@ -17,7 +17,7 @@ import torch
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker import distribution, vacuity  # noqa: E402
+from hrworker import distribution  # noqa: E402
 from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
@@ -328,11 +328,3 @@ rec, failing = distribution.Distribution(job).run(1)
 check(not failing and len(rec.get("address_cached", [])) >= 6,
       "transforms: an output cached by the inputs' address is address_cached (%s), "
       "not distribution-specific (%s)" % (rec.get("address_cached"), failing))
-
-# The checks' own operations once on small tensors (Job.warm_checks, run on
-# a GPU while the candidate builds): every transform of both domains, the
-# gates over two draws of differing inputs (nothing vacuous there).
-distribution.warm(torch, "cpu")
-summary = vacuity.warm(torch, "cpu")
-check(summary["observed"] == 2 and not summary["vacuous"],
-      "warm: the checks' operations ran on small tensors (gates: %s)" % summary["gates"])

@@ -36,13 +36,6 @@ for case in SUITE:
         got = sorted({f["id"] for f in res.get("findings") or []})
         want = case["findings"][mode]
         table.append((case["candidate"], mode, res.get("verdict"), ",".join(got) or "-"))
-        if DEVICE == "cuda" and res.get("compiled"):
-            # The checks' kernels used once while the candidate built
-            # (Job.warm_checks): done, without an error of its own.
-            warm = (res.get("checks") or {}).get("warm") or {}
-            check("seconds" in warm and "error" not in warm,
-                  "%s (%s): the checks warmed during the build (%r)"
-                  % (case["candidate"], mode, warm))
         if case.get("honest"):
             check(res.get("verdict") == "correct" and not got,
                   "%s (%s): correct, no finding (got %s, %s)%s"
