@@ -83,12 +83,15 @@ def kept(x, step=None):
 def sample_print(torch, x, n=4096):
     """A tensor's shape and a sum over at most n of its raw words at even
     strides: enough to tell two draws of a problem's inputs apart, in
-    a pass over n words, not the tensor."""
+    a pass over n words, not the tensor.  The words are summed on the
+    host (a copy of 2n elements at most): on a GPU the integer sums'
+    kernels would be a first use in the job's process, a module load of
+    milliseconds."""
     if x.numel() == 0:
         return (tuple(x.shape), 0)
     flat = x.detach().reshape(-1)
     step = max(1, flat.numel() // n)
-    s = flat[::step].contiguous().view(torch.uint8)
+    s = flat[::step].cpu().contiguous().view(torch.uint8)
     pad = (-s.numel()) % 8
     if pad:
         s = torch.cat([s, s.new_zeros(pad)])
