@@ -159,7 +159,7 @@ def transform(torch, name, x, gen, dom, amax):
     elif name == "sign-flip":
         if dom != "any":
             return None
-        y = wide * -1.0         # the scales' kernel (a first use costs: placed)
+        y = wide * -1.0         # the scales' multiply: a negation is a first use (placed)
     elif name == "sparse":
         y = placed(torch, torch.zeros(x.numel(), device=x.device, dtype=wide.dtype), gen,
                    dom, lambda k: (amax, SPARSE_GAIN * amax)).view(x.shape)
