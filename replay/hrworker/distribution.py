@@ -611,9 +611,10 @@ class Distribution:
                 continue        # a further draw of places only where the last passed
             # Where a job's time goes (seconds: inputs, calls, judge; a
             # further draw's added to the last's).
-            secs = dict(rec["transforms"][name]["seconds"]) if i else {}
-            got = rec["transforms"][name] = {"draws": i + 1, "seconds": secs} if i else \
-                {"seconds": secs}
+            secs = rec["transforms"][name]["seconds"] if i else {}
+            got = rec["transforms"][name] = {"seconds": secs}
+            if i:
+                got["draws"] = i + 1
             # The last transform's tensors go before this one's come.
             inputs = out = out_new = both = None
             lap = Laps(secs, add=True).lap

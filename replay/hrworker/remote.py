@@ -686,7 +686,7 @@ class CandidateProcess:
         load's, not a third run of them (16 calls a way: on a CPU a flushing
         way's each first flush the host's caches, 50 ms a job).  The ways
         whose calls were made now."""
-        ways = list(dict.fromkeys(self.way(*w) for w in ways))
+        ways = self.distinct_ways(ways)
         left = [w for w in ways if w not in self.cal_settled]
         self.cal_after = {w: self.cal_settled[w] for w in ways if w in self.cal_settled}
         if left:
@@ -695,7 +695,7 @@ class CandidateProcess:
 
     def calls_of_nothing(self, ways, n):
         """n timed calls of nothing for each way; each way's calibration."""
-        ways = list(dict.fromkeys(self.way(*w) for w in ways))
+        ways = self.distinct_ways(ways)
         self.sync_inputs()
         self.request("calibrate", configs=ways, n=n)
         k = len(self.walls)
@@ -711,6 +711,11 @@ class CandidateProcess:
         for lst in (self.walls, self.events, self.delays, self.ways):
             del lst[k:]
         return cal
+
+    def distinct_ways(self, ways):
+        """ways as the judge's reading tells them apart (way), each once,
+        in their order."""
+        return list(dict.fromkeys(self.way(*w) for w in ways))
 
     def way(self, flush, sync_before, cycles):
         """The way a call is timed, as far as it changes the judge's
