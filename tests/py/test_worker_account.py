@@ -58,11 +58,11 @@ def after_call(what):
         if "spinner" not in HELPER:
             HELPER["spinner"] = threading.Thread(target=spin, args=(1e6,), daemon=True)
             HELPER["spinner"].start()
-    if what == b"w":                    # a child starved of a CPU: 1.5 ms of work
+    if what == b"w":                    # a child starved of a CPU: 0.3 ms of work
         if os.fork() == 0:              # at SCHED_IDLE (waits while others run)
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
             t0 = time.process_time()
-            while time.process_time() - t0 < 1.5e-3:
+            while time.process_time() - t0 < 0.3e-3:
                 pass
             os._exit(0)
     if what == b"t":                    # a thread that spins 60 ms, then ends
