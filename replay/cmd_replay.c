@@ -148,6 +148,7 @@ struct args {
 	enum hr_mode mode;
 	int jobs, resume, shard_i, shard_n, limit;
 	long long inputs_mb;   /* $HEADROOM_INPUTS_MB, -1 unset */
+	int started_max;       /* $HEADROOM_STARTED_MAX (replay_started_max) */
 	int ctrials, ptrials, warmup, rinputs, rrounds, compile_baseline;
 	double tbuild, trun;
 	int slurm;             /* --slurm N: print the sbatch lines; 0: run */
@@ -513,6 +514,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (i == 0)
 			a->inputs_mb = mb;
 	}
+	a->started_max = replay_started_max(getenv("HEADROOM_STARTED_MAX"));
+	if (a->started_max < 0)
+		return cli_usage_error("replay", "HEADROOM_STARTED_MAX=%s: not a "
+				       "number from 1 to 8",
+				       getenv("HEADROOM_STARTED_MAX"));
 	/* The workers' too: the Landlock jail of the jobs (docs/replay.md). */
 	const char *jail = getenv("HEADROOM_FS_JAIL");
 
@@ -801,6 +807,7 @@ int cmd_replay(int argc, char **argv, struct hr_global *g)
 			.libs_note = a.libs_why[0] ? a.libs_why : NULL,
 			.timeout_build = a.tbuild, .timeout_run = a.trun,
 			.inputs_mb = a.inputs_mb,
+			.started_max = a.started_max,
 			.settings_json = settings,
 			.rules = a.rules && !strcmp(a.rules, "none") ? NULL :
 				&rules,

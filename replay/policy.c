@@ -1,6 +1,8 @@
 /* policy.c - see policy.h. */
 #include "policy.h"
 
+#include <stdlib.h>
+
 #include <unistd.h>
 
 int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail)
@@ -48,6 +50,22 @@ int replay_pick_run(const struct run_cand *c, int n, int blocked)
 	if (blocked)
 		return whole;
 	return drawn >= 0 ? drawn : first;
+}
+
+int replay_run_blocked(int started_unbuilt, int started_max)
+{
+	return started_unbuilt >= (started_max < 1 ? 1 : started_max);
+}
+
+int replay_started_max(const char *env)
+{
+	char *end = NULL;
+	long v;
+
+	if (!env || !*env)
+		return 1;
+	v = strtol(env, &end, 10);
+	return *end || v < 1 || v > 8 ? -1 : (int)v;
 }
 
 enum run_wait replay_run_idle(int ready, int pickable, int unbuilt)

@@ -73,8 +73,9 @@ int replay_draw_room(const struct draw_room_in *in);
  * candidates c[0..n) in job order (the jobs the draw rules let it take);
  * returns an index into c, or -1: wait.  In order: a job of the problem
  * the worker ran last; of a problem it already started (it ran some job,
- * some are left: its GPU's keeper holds the sets); then, while a problem
- * it started still has a job being built (`blocked`), only a problem whose
+ * some are left: its GPU's keeper holds the sets); then, while it holds
+ * as many started problems with a job being built as it may
+ * (`blocked`: replay_run_blocked), only a problem whose
  * every job left is ready ("whole": it runs through at once and its sets
  * go); else a drawn problem's, else the first.  On the H200 a run worker
  * that started a third problem while two others waited for builds needed
@@ -89,6 +90,21 @@ struct run_cand {
 };
 
 int replay_pick_run(const struct run_cand *c, int n, int blocked);
+
+/* Whether a run worker is blocked (replay_pick_run's `blocked`): it
+ * started started_unbuilt problems that still have a job to build, and
+ * may hold started_max such problems at once (replay_started_max).  With
+ * 1 (the default) a worker with one such problem starts no other that
+ * has builds left; in a cold run that holds ready jobs back while the GPU
+ * idles (docs/replay.md, "held back"). */
+int replay_run_blocked(int started_unbuilt, int started_max);
+
+/* The started problems with builds left a run worker may hold at once:
+ * HEADROOM_STARTED_MAX's value (env), a number from 1 to 8; 1 where
+ * it is NULL or empty, -1 (refused: replay's usage error) otherwise.  Each started problem's sets stay in its
+ * keeper: 2 fits a keeper of 10 sets at 5-6 sets a problem, not the
+ * H200's 6.4 GB sets (the comment above). */
+int replay_started_max(const char *env);
 
 /* Where a run worker's time goes (issue 35: the GPU never idle while a
  * built job waits), summed over the run's passes (replay.c

@@ -23,8 +23,9 @@
  * room for each of them whole, else one per run worker at once
  * (draw_room); at most nrun + DRAW_AHEAD are DRAWING or DRAWN, and the
  * directory stays within its byte budget (inputs_budget); the directory
- * goes with the run.  A run worker finishes the problems it started
- * before it starts one that still has jobs to build (replay_pick_run).
+ * goes with the run.  A run worker holding HEADROOM_STARTED_MAX started
+ * problems that still have jobs to build (default 1) finishes them before
+ * it starts another such (replay_pick_run, replay_run_blocked).
  */
 #include "replay.h"
 
@@ -465,7 +466,7 @@ static int pick_draw(struct sched *sc)
  * another). */
 static int pick_run(struct sched *sc, struct slot *sl)
 {
-	int drawing = 0, blocked = 0, n = 0, k, ready = 0, unbuilt = 0;
+	int drawing = 0, started = 0, n = 0, k, ready = 0, unbuilt = 0;
 	const uint64_t me = (uint64_t)1 << (sl->run_index & 63);
 
 	for (int p = 0; p < sc->nprobs; p++) {
@@ -478,7 +479,7 @@ static int pick_run(struct sched *sc, struct slot *sl)
 			unbuilt++;
 		}
 	for (int p = 0; p < sc->nprobs; p++)
-		blocked |= (sc->probs[p].ran_by & me) && sc->probs[p].left > 0 &&
+		started += (sc->probs[p].ran_by & me) && sc->probs[p].left > 0 &&
 			sc->probs[p].building;
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
@@ -495,7 +496,8 @@ static int pick_run(struct sched *sc, struct slot *sl)
 		};
 		sc->cand_job[n++] = j;
 	}
-	k = replay_pick_run(sc->cand, n, blocked);
+	k = replay_pick_run(sc->cand, n,
+			    replay_run_blocked(started, sc->o->started_max));
 	if (k < 0)
 		sl->wait = replay_run_idle(ready, n, unbuilt);
 	return k >= 0 ? sc->cand_job[k] : -1;

@@ -35,6 +35,9 @@ struct replay_opts {
 	double timeout_run;          /* seconds, every other phase */
 	long long inputs_mb;         /* budget of the inputs drawn ahead, MiB;
 	                                -1: half the free space there */
+	int started_max;             /* started problems with builds left a
+	                                run worker may hold (replay_started_max);
+	                                < 1: 1 */
 	const char *settings_json;   /* the run's settings: sent with each job */
 	const struct rules *rules;   /* static rules for each job's signals
 	                                (rules.h); NULL: none */

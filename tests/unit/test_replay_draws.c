@@ -194,6 +194,27 @@ static void pick_order(void **state)
 	assert_int_equal(replay_pick_run(c, 1, 0), 0);      /* else the first */
 }
 
+/* How many started problems with builds left a run worker may hold:
+ * one by default (it waits for their builds), more where
+ * HEADROOM_STARTED_MAX says so; a bad value is refused (-1). */
+static void started_max(void **state)
+{
+	(void)state;
+	assert_int_equal(replay_started_max(NULL), 1);
+	assert_int_equal(replay_started_max(""), 1);
+	assert_int_equal(replay_started_max("2"), 2);
+	assert_int_equal(replay_started_max("8"), 8);
+	assert_int_equal(replay_started_max("0"), -1);
+	assert_int_equal(replay_started_max("9"), -1);
+	assert_int_equal(replay_started_max("2x"), -1);
+	assert_int_equal(replay_started_max("-1"), -1);
+	assert_int_equal(replay_run_blocked(0, 1), 0);
+	assert_int_equal(replay_run_blocked(1, 1), 1);     /* today's rule */
+	assert_int_equal(replay_run_blocked(1, 2), 0);     /* may start one more */
+	assert_int_equal(replay_run_blocked(2, 2), 1);
+	assert_int_equal(replay_run_blocked(1, 0), 1);     /* below 1: 1 */
+}
+
 static void build_priorities(void **state)
 {
 	(void)state;
@@ -257,6 +278,7 @@ int main(void)
 		cmocka_unit_test(dir_bytes_skip_tmp),
 		cmocka_unit_test(pick_finishes_started),
 		cmocka_unit_test(pick_order),
+		cmocka_unit_test(started_max),
 		cmocka_unit_test(build_priorities),
 		cmocka_unit_test(run_idle_reasons),
 	};
