@@ -1,6 +1,7 @@
 /* pool.c - see pool.h. */
 #include "pool.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -409,6 +410,69 @@ void wproc_stop_many(struct wproc *const *ws, int n, int grace_ms)
 	}
 	for (int i = 0; i < n; i++)
 		wproc_kill(ws[i], NULL);
+}
+
+int wproc_groups(struct wproc *const *ws, int n, pid_t *groups)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (ws[i]->pid > 0)
+			groups[k++] = ws[i]->pid;
+		if (ws[i]->job_pgid > 0)
+			groups[k++] = ws[i]->job_pgid;
+	}
+	return k;
+}
+
+/* The live processes in groups, from /proc (state and group: the fields
+ * after the command's closing parenthesis). */
+static int groups_alive(const pid_t *groups, int n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int alive = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[288], buf[512], state;
+		const char *rp;
+		long ppid, pgrp;
+		ssize_t len;
+		int fd;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		if (!(rp = strrchr(buf, ')')) ||
+		    sscanf(rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 ||
+		    state == 'Z')
+			continue;
+		for (int i = 0; i < n; i++)
+			alive += pgrp == groups[i];
+	}
+	closedir(d);
+	return alive;
+}
+
+int wproc_groups_gone(const pid_t *groups, int n, int limit_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int left = n > 0 ? groups_alive(groups, n) : 0;
+
+	for (int waited = 0; left > 0 && waited < limit_ms; waited += 10) {
+		nanosleep(&ts, NULL);
+		left = groups_alive(groups, n);
+	}
+	return left;
 }
 
 void wproc_stop(struct wproc *w, int grace_ms)

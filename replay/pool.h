@@ -129,6 +129,18 @@ void wproc_stop(struct wproc *w, int grace_ms);
  * for together (grace_ms in all), then killed with their strays. */
 void wproc_stop_many(struct wproc *const *ws, int n, int grace_ms);
 
+/* The process groups of n workers, the worker's own and its running
+ * job's, into groups (room for 2 n); how many. */
+int wproc_groups(struct wproc *const *ws, int n, pid_t *groups);
+
+/* Wait up to limit_ms until no process of the groups is alive (a
+ * process of them that is not a zombie, from /proc): a killed group's
+ * processes exit after the kill, and one holding device memory gives it
+ * back only then (a run's keeper, 62 GB on the H200, was listed by
+ * nvidia-smi for seconds after replay had returned).  How many are left
+ * (0: all gone). */
+int wproc_groups_gone(const pid_t *groups, int n, int limit_ms);
+
 /* Monotonic seconds: the clock of every worker deadline. */
 double wproc_now(void);
 

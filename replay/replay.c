@@ -49,6 +49,10 @@
 
 /* Problems whose inputs build workers may draw beyond one per run worker. */
 #define DRAW_AHEAD 3
+/* How long the run's end waits for its killed process groups to be gone
+ * (wproc_groups_gone): a process giving back tens of GB of device memory
+ * exits in seconds. */
+#define GROUPS_GONE_MS 20000
 
 enum role { ROLE_BUILD, ROLE_RUN };
 
@@ -1228,15 +1232,25 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 done:
 	if (sc.nslots > 0) {
 		struct wproc **ws = calloc((size_t)sc.nslots, sizeof(*ws));
+		pid_t *groups = calloc(2 * (size_t)sc.nslots, sizeof(*groups));
+		int ng = 0, left;
 
-		for (int i = 0; i < sc.nslots; i++) {
-			if (ws && !e->code && !st->interrupted)
-				ws[i] = &sc.slots[i].p;
-			else
+		for (int i = 0; ws && i < sc.nslots; i++)
+			ws[i] = &sc.slots[i].p;
+		if (ws && groups)
+			ng = wproc_groups(ws, sc.nslots, groups);
+		for (int i = 0; i < sc.nslots; i++)
+			if (!ws || e->code || st->interrupted)
 				wproc_kill(&sc.slots[i].p, NULL);
-		}
 		if (ws && !e->code && !st->interrupted)
 			wproc_stop_many(ws, sc.nslots, 3000);
+		/* replay returns once its processes are gone: the next run on
+		 * the device then finds their memory free. */
+		left = wproc_groups_gone(groups, ng, GROUPS_GONE_MS);
+		if (left > 0)
+			fprintf(stderr, "replay: %d processes of the run's workers still "
+				"exiting after %d s\n", left, GROUPS_GONE_MS / 1000);
+		free(groups);
 		free(ws);
 	}
 	for (int i = 0; i < sc.nslots; i++)

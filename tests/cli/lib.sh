@@ -59,3 +59,27 @@ with tarfile.open(out, "w:gz", format=tarfile.GNU_FORMAT,
     t.addfile(ti)
 PY
 }
+
+# under ROOT (needs $PYTHON): the live processes below pid ROOT (from /proc), one a line
+under() {
+	"$PYTHON" - "$1" <<'PY'
+import os, sys
+kids, state = {}, {}
+for p in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        f = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
+    except OSError:
+        continue
+    state[int(p)] = f[0]
+    kids.setdefault(int(f[1]), []).append(int(p))
+todo, seen = [int(sys.argv[1])], []
+while todo:
+    for c in kids.get(todo.pop(), []):
+        if state[c] != "Z":
+            seen.append(c)
+            todo.append(c)
+print("\n".join(map(str, seen)))
+PY
+}
+# alive: those of $pids still alive (not zombies), one a line
+alive() { for p in $pids; do [ -r "/proc/$p/stat" ] && ! grep -q ') Z ' "/proc/$p/stat" && echo "$p"; done; }
