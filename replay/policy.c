@@ -2,7 +2,6 @@
 #include "policy.h"
 
 #include <stdlib.h>
-
 #include <unistd.h>
 
 int replay_drawer_fits(uint64_t max_set, int drawers, uint64_t avail)

@@ -1248,7 +1248,7 @@ done:
 		 * the device then finds their memory free. */
 		left = wproc_groups_gone(groups, ng, GROUPS_GONE_MS);
 		if (left > 0)
-			fprintf(stderr, "replay: %d processes of the run's workers still "
+			fprintf(stderr, "replay: warning: %d processes of the run's workers still "
 				"exiting after %d s\n", left, GROUPS_GONE_MS / 1000);
 		free(groups);
 		free(ws);
