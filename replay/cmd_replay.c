@@ -514,11 +514,11 @@ static int parse(int argc, char **argv, struct hr_global *g, struct args *a)
 		if (i == 0)
 			a->inputs_mb = mb;
 	}
-	a->started_max = replay_started_max(getenv("HEADROOM_STARTED_MAX"));
-	if (a->started_max < 0)
+	const char *started = getenv("HEADROOM_STARTED_MAX");
+
+	if ((a->started_max = replay_started_max(started)) < 0)
 		return cli_usage_error("replay", "HEADROOM_STARTED_MAX=%s: not a "
-				       "number from 1 to 8",
-				       getenv("HEADROOM_STARTED_MAX"));
+				       "number from 1 to 8", started);
 	/* The workers' too: the Landlock jail of the jobs (docs/replay.md). */
 	const char *jail = getenv("HEADROOM_FS_JAIL");
 

@@ -100,10 +100,11 @@ int replay_pick_run(const struct run_cand *c, int n, int blocked);
 int replay_run_blocked(int started_unbuilt, int started_max);
 
 /* The started problems with builds left a run worker may hold at once:
- * HEADROOM_STARTED_MAX's value (env), a number from 1 to 8; 1 where
- * it is NULL or empty, -1 (refused: replay's usage error) otherwise.  Each started problem's sets stay in its
- * keeper: 2 fits a keeper of 10 sets at 5-6 sets a problem, not the
- * H200's 6.4 GB sets (the comment above). */
+ * HEADROOM_STARTED_MAX's value (env), a number from 1 to 8; 1 where it
+ * is NULL or empty, -1 (refused: replay's usage error) otherwise.  Each
+ * started problem's sets stay in its keeper: 2 fits a keeper of 10 sets
+ * at 5-6 sets a problem, not the H200's 6.4 GB sets (the comment
+ * above). */
 int replay_started_max(const char *env);
 
 /* Where a run worker's time goes (issue 35: the GPU never idle while a

@@ -425,8 +425,8 @@ int wproc_groups(struct wproc *const *ws, int n, pid_t *groups)
 	return k;
 }
 
-/* The live processes in groups, from /proc (state and group: the fields
- * after the command's closing parenthesis). */
+/* The live processes in groups, from /proc (state, parent and group: the
+ * fields after the command's closing parenthesis; the parent skipped). */
 static int groups_alive(const pid_t *groups, int n)
 {
 	DIR *d = opendir("/proc");
@@ -438,7 +438,7 @@ static int groups_alive(const pid_t *groups, int n)
 	while ((de = readdir(d))) {
 		char path[288], buf[512], state;
 		const char *rp;
-		long ppid, pgrp;
+		long pgrp;
 		ssize_t len;
 		int fd;
 
@@ -453,7 +453,7 @@ static int groups_alive(const pid_t *groups, int n)
 			continue;
 		buf[len] = '\0';
 		if (!(rp = strrchr(buf, ')')) ||
-		    sscanf(rp + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 ||
+		    sscanf(rp + 1, " %c %*d %ld", &state, &pgrp) != 2 ||
 		    state == 'Z')
 			continue;
 		for (int i = 0; i < n; i++)

@@ -1255,9 +1255,10 @@ done:
 	}
 	for (int i = 0; i < sc.nslots; i++)
 		cJSON_Delete(sc.slots[i].result);
-	/* The workers are gone: the inputs go too.  A killed worker's job
-	 * processes die with it (PR_SET_PDEATHSIG) but not at once: one may
-	 * still finish writing a set, so try again for up to 2 s. */
+	/* The workers are gone: the inputs go too.  A process of theirs that
+	 * left the groups waited for above (dying with its parent,
+	 * PR_SET_PDEATHSIG, but not at once) or outlived the wait may still
+	 * finish writing a set, so try again for up to 2 s. */
 	for (int tries = 0; sc.inputs[0] && tries < 20; tries++) {
 		scratch_remove_files(sc.inputs, "");
 		if (!rmdir(sc.inputs) || errno == ENOENT)
