@@ -353,23 +353,15 @@ stage_kb_audit() {
 	cp "$db" "$OUT/kb-audit.db"
 }
 
-# The planted suite under CUDA: through the worker, then through the whole
-# tool (ingest, audit problems, robust and faithful replays, the detection
-# table, which the second prints).
+# The planted suite under CUDA through the whole tool (ingest, robust and
+# faithful replays, each case's evidence job by job, the detection table).
 stage_planted() {
-	local rc=0 parts=" ${PLANTED_PARTS:-worker replay} "
-	if [ -z "${parts##* worker *}" ]; then
-		HR_TEST_DEVICE=cuda timeout "${CAP_PLANTED:-240}" python3 tests/py/test_worker_planted.py \
-			>"$OUT/planted-worker.log" 2>&1 || rc=1
-		grep -v '^ok' "$OUT/planted-worker.log" | tail -60
-	fi
-	if [ -z "${parts##* replay *}" ]; then
-		HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
-			PLANTED_DB_OUT="$OUT/planted.db" PLANTED_FORM=${PLANTED_FORM:-leaderboard} \
-			timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
-			>"$OUT/planted-replay.log" 2>&1 || rc=1
-		grep -v '^ok' "$OUT/planted-replay.log" | tail -60
-	fi
+	HR_TEST_DEVICE=cuda HEADROOM=$ROOT/headroom PYTHON=python3 \
+		PLANTED_DB_OUT="$OUT/planted.db" PLANTED_FORM=${PLANTED_FORM:-leaderboard} \
+		timeout "${CAP_PLANTED:-240}" python3 tests/py/test_replay_planted.py \
+		>"$OUT/planted-replay.log" 2>&1
+	local rc=$?
+	grep -v '^ok' "$OUT/planted-replay.log" | tail -60
 	return $rc
 }
 
