@@ -115,3 +115,8 @@ int replay_build_nice(int rank, int step)
 
 	return level < 18 ? 1 + level : 19;
 }
+
+int replay_build_idle(int nice)
+{
+	return nice > 1;
+}

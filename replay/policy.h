@@ -36,6 +36,16 @@ int replay_default_build_workers(int cores);
 int replay_first_builders(int cores);
 int replay_nice_step(int cores);
 int replay_build_nice(int rank, int step);
+/* Whether a build job of that nice runs under SCHED_IDLE (the job
+ * message's "idle"): every build behind the first group (nice above 1).
+ * The first group keeps the cores the run workers leave, at nice 1; the
+ * others take what is left and yield at once to a run worker's thread
+ * that wakes (under EEVDF, kernel 6.18, nice 19 compilers kept a timed
+ * call's handshake waiting 4-8 ms for a CPU on the H100).  Among the
+ * idle builds the nice order no longer weighs (SCHED_IDLE weighs all
+ * alike): the first group's order holds.  Draws ahead (inputs-only
+ * jobs) run idle too. */
+int replay_build_idle(int nice);
 
 /* The scheduler's two rules for drawing inputs ahead, as pure functions
  * (unit-tested in tests/unit/test_replay_draws.c).

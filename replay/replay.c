@@ -552,6 +552,7 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	cJSON *m = job_message(sc, j, sl->role == ROLE_RUN ? STOP_ALL :
 			      how == HOW_INPUTS ? STOP_INPUTS : STOP_BUILD);
 	struct prob *pr = &sc->probs[sc->pj[j]];
+	int nice = 0;
 
 	if (m && how != HOW_PLAIN && !cJSON_AddTrueToObject(m, "draw")) {
 		cJSON_Delete(m);
@@ -565,9 +566,18 @@ static int dispatch(struct sched *sc, struct slot *sl, int j, enum how how)
 	 * those finish first, and their jobs reach the GPU in line (on the
 	 * H200 builds behind a fixed nice per worker took up to 2.5x as long,
 	 * and the GPU waited for them). */
-	if (m && sl->role == ROLE_BUILD && how != HOW_INPUTS &&
-	    !cJSON_AddNumberToObject(m, "nice", replay_build_nice(sc->build_rank++,
-								  sc->nice_step))) {
+	if (sl->role == ROLE_BUILD && how != HOW_INPUTS)
+		nice = replay_build_nice(sc->build_rank++, sc->nice_step);
+	if (m && nice && !cJSON_AddNumberToObject(m, "nice", nice)) {
+		cJSON_Delete(m);
+		m = NULL;
+	}
+	/* Builds behind the first group and draws ahead run under SCHED_IDLE
+	 * (replay_build_idle; the worker sets it): a run worker's thread
+	 * that wakes takes the CPU from them at once, where a nice value
+	 * alone left a timed call's handshake waiting for a CPU. */
+	if (m && sl->role == ROLE_BUILD && (how == HOW_INPUTS || replay_build_idle(nice)) &&
+	    !cJSON_AddTrueToObject(m, "idle")) {
 		cJSON_Delete(m);
 		m = NULL;
 	}

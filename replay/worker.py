@@ -193,6 +193,7 @@ def child(msg, cfg, proto, torch, done_fd):
                 os.setpriority(os.PRIO_PROCESS, 0, nice)
             except OSError:
                 pass
+        sched = idle_policy(msg)
         # The candidate process, forked before the judge (this process)
         # makes a CUDA context or reads the problem: candidate code runs
         # there only (hrworker/candidate.py).  Jobs that run no candidate
@@ -229,6 +230,8 @@ def child(msg, cfg, proto, torch, done_fd):
             job.checks["fs_jail_error"] = jail_error
         result = job.run()
         job.checks["job_cgroup"] = JobCgroups.usage(cgroup)
+        if sched is not None:
+            job.checks["sched_policy"] = sched
         cfg.sandbox.active = False
         proto.send(result)
         job.give_back()
@@ -253,6 +256,23 @@ def child(msg, cfg, proto, torch, done_fd):
             code = 70
     finally:
         os._exit(code)
+
+
+def idle_policy(msg):
+    """A job the orchestrator marks "idle" (a build behind the run's first
+    group, a draw ahead: replay.c dispatch) runs under SCHED_IDLE, its
+    builder and compilers too (inherited): a run worker's thread that
+    wakes takes the CPU from it at once.  At nice 19 it did not: on the
+    H100 (kernel 6.18, EEVDF) a job timed while builds ran saw each
+    handshake wait 4-8 ms for a CPU (the candidate's figure that much
+    slower; docs/replay.md, Priorities).  What was set, or None."""
+    if msg.get("idle") is not True:
+        return None
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError) as e:
+        return "not idle: %s" % e
+    return "idle"
 
 
 # A job whose judge held more than this share of the device's memory at

@@ -168,4 +168,21 @@ for nice in (base + 3, None, base + 30):
 check(got == [str(base + 3), str(base), str(base)],
       "a job runs at its \"nice\" (%d), the next one without at the worker's (%d), "
       "an impossible one is ignored: %s" % (base + 3, base, got))
+
+# A job marked "idle" (a build behind the run's first group, a draw ahead:
+# replay.c dispatch) runs under SCHED_IDLE, the candidate process it forks
+# too; the next job, unmarked, under the worker's own policy.
+IDLE = '''
+import os
+raise RuntimeError("policy=%d;" % os.sched_getscheduler(0))
+'''
+got, recs = [], []
+for extra in ({"idle": True}, {}, {"idle": 1}):
+    _, res = w.run(PROBLEM, IDLE, stop_after="build", **extra)
+    got.append((res.get("error") or "").split("policy=")[-1].split(";")[0])
+    recs.append((res.get("checks") or {}).get("sched_policy"))
+check(got == [str(os.SCHED_IDLE), str(os.SCHED_OTHER), str(os.SCHED_OTHER)]
+      and recs == ["idle", None, None],
+      "a job marked idle runs under SCHED_IDLE (%d) and says so, the next one under the "
+      "worker's policy, a mark not true is none: %s %s" % (os.SCHED_IDLE, got, recs))
 w.close()

@@ -239,6 +239,12 @@ static void build_priorities(void **state)
 	assert_int_equal(replay_nice_step(8), 2);
 	assert_int_equal(replay_build_nice(5, 1), 6);
 	assert_int_equal(replay_build_nice(5, 0), 6);      /* no step: one */
+	/* Idle from the second group on: the first keeps nice 1. */
+	assert_false(replay_build_idle(replay_build_nice(0, 4)));
+	assert_false(replay_build_idle(replay_build_nice(3, 4)));
+	assert_true(replay_build_idle(replay_build_nice(4, 4)));
+	assert_true(replay_build_idle(19));
+	assert_false(replay_build_idle(0));                /* not a build */
 	/* Build workers started with the run: a quarter of the cores, at
 	 * least 2 (the rest start when a build compiles). */
 	assert_int_equal(replay_first_builders(16), 4);
