@@ -42,6 +42,24 @@ check(cal[WAY]["least_ms"] == round(min(cal_walls), 6)
       "calibration: the least handshake (%s) beside the lower quartile (%s)"
       % (cal[WAY]["least_ms"], cal[WAY]["overhead_ms"]))
 
+# One call of nothing found the CPUs busy: the kernel added its thread's
+# whole wait, the part before the call too, so its reading less its wait
+# is below nothing.  The least handshake is the calm calls' least, not 0
+# (with 0 the floor would read a call of no work as a handshake long); a
+# calibration with fewer than four calm calls keeps the least of all.
+busy_delays = [0.0] * 16
+busy_delays[5] = cal_walls[5] + 3.0
+calm_least = round(min(w for i, w in enumerate(cal_walls) if i != 5), 6)
+got = calibration(cal_walls, [0.0] * 16, busy_delays)["least_ms"]
+check(got == calm_least and got > 0,
+      "calibration, one call of 16 waited past its reading: the least is the calm calls' "
+      "(%s; with it taken: 0)" % got)
+mostly_busy = [w * 0.5 for w in cal_walls]
+mostly_busy[:3] = [0.0] * 3
+got = calibration(cal_walls, [0.0] * 16, mostly_busy)["least_ms"]
+check(got == round(min(w - d for w, d in zip(cal_walls, mostly_busy)), 6),
+      "calibration, 3 calm calls of 16: the least of all, each less its wait (%s)" % got)
+
 # A call of no work, ten times; one of them stretched by a 200 ms hiccup.
 nothing = handshakes(10, 2)
 nothing[3] += 200.0
