@@ -1098,12 +1098,13 @@ static int make_slots(struct sched *sc)
 	tok = strtok_r(gpus, ",", &save);
 	if (tok)
 		first_gpu = tok;
-	/* Build workers run niced (1): no build slows the run workers' own CPU
-	 * work (the keeper's draws, launching).  Each group of build jobs then
+	/* Build workers run niced (1), below the run workers' own CPU work
+	 * (the keeper's draws, launching).  Each group of build jobs then
 	 * goes one step lower than the group dispatched before it (dispatch:
 	 * "nice"), so the oldest builds (the next jobs in line) get the cores
-	 * first and the GPU worker starts early, while the younger ones use
-	 * what the older leave idle.  The total build work is the same. */
+	 * first and the GPU worker starts early, while the younger ones, idle
+	 * policy (dispatch: "idle"), use what the rest leave.  The total build
+	 * work is the same. */
 	for (; i < o->build_jobs; i++) {
 		sc->slots[i].role = ROLE_BUILD;
 		sc->slots[i].nice = 1;
