@@ -184,16 +184,7 @@ def child(msg, cfg, proto, torch, done_fd):
         if cfg.mem_limit_mb and not cfg.device.startswith("cuda"):
             lim = cfg.mem_limit_mb << 20
             resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-        # A build's place in the run (message field "nice", the
-        # orchestrator's: builds dispatched earlier go first); only ever
-        # lower than the worker's own priority.
-        nice = msg.get("nice")
-        if type(nice) is int and os.getpriority(os.PRIO_PROCESS, 0) < nice <= 19:
-            try:
-                os.setpriority(os.PRIO_PROCESS, 0, nice)
-            except OSError:
-                pass
-        sched = idle_policy(msg)
+        sched = lower_priority(msg)
         # The candidate process, forked before the judge (this process)
         # makes a CUDA context or reads the problem: candidate code runs
         # there only (hrworker/candidate.py).  Jobs that run no candidate
@@ -258,14 +249,23 @@ def child(msg, cfg, proto, torch, done_fd):
         os._exit(code)
 
 
-def idle_policy(msg):
-    """A job the orchestrator marks "idle" (a build behind the run's first
-    group, a draw ahead: replay.c dispatch) runs under SCHED_IDLE, its
-    builder and compilers too (inherited): a run worker's thread that
+def lower_priority(msg):
+    """The job's priority, as the orchestrator placed it; only ever lower
+    than the worker's own, and its builder and compilers inherit it.
+    "nice": a build's place in the run (builds dispatched earlier go
+    first).  "idle" (a build behind the run's first group, a draw ahead:
+    replay.c dispatch): SCHED_IDLE, so that a run worker's thread that
     wakes takes the CPU from it at once.  At nice 19 it did not: on the
     H100 (kernel 6.18, EEVDF) a job timed while builds ran saw each
     handshake wait 4-8 ms for a CPU (the candidate's figure that much
-    slower; docs/replay.md, Priorities).  What was set, or None."""
+    slower; docs/replay.md, Priorities).  The policy set ("idle", or why
+    not), or None."""
+    nice = msg.get("nice")
+    if type(nice) is int and os.getpriority(os.PRIO_PROCESS, 0) < nice <= 19:
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+        except OSError:
+            pass
     if msg.get("idle") is not True:
         return None
     try:

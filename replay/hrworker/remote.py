@@ -244,8 +244,8 @@ def calibration(walls, events, delays):
     process's own, less the run delay, plus CAL_MARGIN_MS), and the least
     handshake seen (least_ms, the floor's: fastest_call): the least of the
     calls that waited for a CPU under LEAST_CALM_SHARE of their reading,
-    where at least LEAST_CALM_CALLS did (least_calm), else of all, each
-    less its run delay.  The kernel adds a thread's wait to its account
+    where at least LEAST_CALM_CALLS did, else of all, each less its run
+    delay.  The kernel adds a thread's wait to its account
     when the thread gets its CPU, the part before the call too: a call
     that found the CPUs busy read less than nothing once its delay was
     taken off (on an H100 beside a run's builds, one such call of 16 made
@@ -253,8 +253,8 @@ def calibration(walls, events, delays):
     n = len(walls)
     net = sorted(w - d for w, d in zip(walls, delays))
     gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
-    calm = sorted(w - d for w, d in zip(walls, delays) if d < LEAST_CALM_SHARE * w)
-    least = calm[0] if len(calm) >= LEAST_CALM_CALLS else net[0]
+    calm = [w - d for w, d in zip(walls, delays) if d < LEAST_CALM_SHARE * w]
+    least = min(calm) if len(calm) >= LEAST_CALM_CALLS else net[0]
     return {"calls": n, "overhead_ms": round(max(0.0, net[n // 4]), 6),
             "least_ms": round(max(0.0, least), 6),
             "gap_bound_ms": round(gaps[min(n - 1, n * CAL_PERCENTILE // 100)] + CAL_MARGIN_MS,
