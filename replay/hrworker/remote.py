@@ -245,18 +245,26 @@ def calibration(walls, events, delays):
     handshake seen (least_ms, the floor's: fastest_call): the least of the
     calls that waited for a CPU under LEAST_CALM_SHARE of their reading,
     where at least LEAST_CALM_CALLS did, else of all, each less its run
-    delay.  The kernel adds a thread's wait to its account
-    when the thread gets its CPU, the part before the call too: a call
-    that found the CPUs busy read less than nothing once its delay was
-    taken off (on an H100 beside a run's builds, one such call of 16 made
-    the least 0 and the floor blind to a kernel that does no work)."""
+    delay; and how far above it the lower quartile of those same calls
+    lies (spread_ms: CandidateProcess.resolution_ms).  The kernel adds a
+    thread's wait to its account when the thread gets its CPU, the part
+    before the call too: a call that found the CPUs busy read less than
+    nothing once its delay was taken off (on an H100 beside a run's builds, one such call of 16 made
+    the least 0 and the floor blind to a kernel that does no work).  The
+    spread is taken over the calls the least came from: the calls that
+    waited read low once their wait was taken off, and against the calm
+    least the lower quartile of all sixteen may lie under it (read as a
+    resolution below nothing, it made a 0.1 ms flatten's view of a 2-core
+    host's calls "below the physical floor")."""
     n = len(walls)
     net = sorted(w - d for w, d in zip(walls, delays))
     gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
-    calm = [w - d for w, d in zip(walls, delays) if d < LEAST_CALM_SHARE * w]
-    least = min(calm) if len(calm) >= LEAST_CALM_CALLS else net[0]
+    calm = sorted(w - d for w, d in zip(walls, delays) if d < LEAST_CALM_SHARE * w)
+    pool = calm if len(calm) >= LEAST_CALM_CALLS else net
+    least = max(0.0, pool[0])
     return {"calls": n, "overhead_ms": round(max(0.0, net[n // 4]), 6),
-            "least_ms": round(max(0.0, least), 6),
+            "least_ms": round(least, 6),
+            "spread_ms": round(max(0.0, pool[len(pool) // 4] - least), 6),
             "gap_bound_ms": round(gaps[min(n - 1, n * CAL_PERCENTILE // 100)] + CAL_MARGIN_MS,
                                   6),
             "wall_ms_median": round(sorted(walls)[n // 2], 6)}
@@ -277,8 +285,9 @@ def stamps(st, t0, t1, way, own_ms):
 def lower_calibration(cal, again):
     """The calibration figures go by once the calls of nothing were made
     again after a run of timed calls (again): each way's overhead and
-    least handshake the lower of the two, its gap bound the first's
-    (gap_bounds widens it).  A calibration made while the host was slow
+    least handshake the lower of the two, its spread the larger (the
+    resolution only widens), its gap bound the first's (gap_bounds
+    widens it).  A calibration made while the host was slow
     takes too much off every figure: on the H100 16 calls of nothing that
     ran 0.07-0.09 ms slower than usual (their go twice as long) took that
     much off each call of a 17 us matmul, the reference's own code, which
@@ -292,7 +301,8 @@ def lower_calibration(cal, again):
         a = again.get(w)
         out[w] = dict(c) if a is None else dict(
             c, overhead_ms=min(c["overhead_ms"], a["overhead_ms"]),
-            least_ms=min(c["least_ms"], a["least_ms"]))
+            least_ms=min(c["least_ms"], a["least_ms"]),
+            spread_ms=max(c["spread_ms"], a["spread_ms"]))
     return out
 
 
@@ -798,11 +808,11 @@ class CandidateProcess:
 
     def resolution_ms(self):
         """How far a call's handshake may fall under the least one its
-        way's calls of nothing showed: the spread from that least to their
-        lower quartile (the calibration's overhead_ms), the largest over
-        the ways; a call of less work than this the judge's reading does
+        way's calls of nothing showed: the spread from that least to the
+        lower quartile of the calls it came from (the calibration's
+        spread_ms), the largest over the ways; never below nothing; a call of less work than this the judge's reading does
         not resolve (fastest_call may read it 0)."""
-        return max((c["overhead_ms"] - c["least_ms"] for c in self.taken.values()), default=0.0)
+        return max((c["spread_ms"] for c in self.taken.values()), default=0.0)
 
     def time_one(self, args, flush, sync_before, cycles, keep=None):
         """One call timed by the candidate process (Timing.time_one there),

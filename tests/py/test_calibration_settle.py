@@ -21,16 +21,17 @@ WAY = (1024, True, 0)
 OTHER = (0, False, 0)
 
 
-def cal(overhead, least, bound):
-    return {"calls": 16, "overhead_ms": overhead, "least_ms": least, "gap_bound_ms": bound,
-            "wall_ms_median": overhead}
+def cal(overhead, least, bound, spread=0.0):
+    return {"calls": 16, "overhead_ms": overhead, "least_ms": least, "spread_ms": spread,
+            "gap_bound_ms": bound, "wall_ms_median": overhead}
 
 
-first = {WAY: cal(0.60, 0.55, 0.8), OTHER: cal(0.10, 0.09, 0.3)}
-again = {WAY: cal(0.56, 0.57, 0.9)}
+first = {WAY: cal(0.60, 0.55, 0.8, 0.05), OTHER: cal(0.10, 0.09, 0.3)}
+again = {WAY: cal(0.56, 0.57, 0.9, 0.02)}
 low = lower_calibration(first, again)
 check(low[WAY]["overhead_ms"] == 0.56 and low[WAY]["least_ms"] == 0.55,
       "each way takes the lower overhead and the lower least handshake (%r)" % (low[WAY],))
+check(low[WAY]["spread_ms"] == 0.05, "and the larger spread: the resolution only widens")
 check(low[WAY]["gap_bound_ms"] == 0.8, "its gap bound stays the first's (gap_bounds widens it)")
 check(low[OTHER] == first[OTHER], "a way not made again keeps its first calibration")
 check(first[WAY]["overhead_ms"] == 0.60, "the first calibration is left as it was")

@@ -22,7 +22,7 @@ from workerlib import ROOT, check
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 import torch  # noqa: E402
 from hrworker import vocab  # noqa: E402
-from hrworker.remote import calibration, fastest_call  # noqa: E402
+from hrworker.remote import CandidateProcess, calibration, fastest_call  # noqa: E402
 from hrworker.timing import CPU_FLUSH_MAX, FLOOR_STATISTIC, Timing  # noqa: E402
 
 WAY = (0, False, 0)
@@ -59,6 +59,28 @@ mostly_busy[:3] = [0.0] * 3
 got = calibration(cal_walls, [0.0] * 16, mostly_busy)["least_ms"]
 check(got == round(min(w - d for w, d in zip(cal_walls, mostly_busy)), 6),
       "calibration, 3 calm calls of 16: the least of all, each less its wait (%s)" % got)
+
+# Six calls of 16 waited (a 2-core host, its judge and candidate beside
+# make's other tests): each less its wait read under every calm call, and
+# the lower quartile of all sixteen lies under the calm least.  The
+# resolution (how far a handshake may fall under that least) is the
+# spread of the calm calls themselves, never below nothing: read as the
+# lower quartile of all less the calm least (-0.1 ms), it made an honest
+# flatten's view whose fastest call read 0.099 ms "below" a floor of
+# 0.008 ms.
+waited = [0.0] * 16
+for i in range(6):
+    waited[i] = cal_walls[i] + 0.1
+mixed = calibration(cal_walls, [0.0] * 16, waited)
+calm = sorted(cal_walls[6:])
+proc = CandidateProcess.__new__(CandidateProcess)
+proc.taken = {WAY: mixed}
+check(mixed["overhead_ms"] < mixed["least_ms"]
+      and mixed["spread_ms"] == round(calm[len(calm) // 4] - calm[0], 6)
+      and proc.resolution_ms() == mixed["spread_ms"] >= 0,
+      "calibration, 6 calls of 16 waited: the lower quartile of all (%s) under the calm least "
+      "(%s); the resolution the calm calls' spread (%s)"
+      % (mixed["overhead_ms"], mixed["least_ms"], proc.resolution_ms()))
 
 # A call of no work, ten times; one of them stretched by a 200 ms hiccup.
 nothing = handshakes(10, 2)
