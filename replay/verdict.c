@@ -208,10 +208,11 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	const cJSON *res = in->res;
 	const cJSON *checks = cJSON_GetObjectItemCaseSensitive(res, "checks");
 	const cJSON *ci = cJSON_GetObjectItemCaseSensitive(res, "ci_low");
+	const cJSON *timing;
 	enum hr_mode mode = in->mode;
 	const char *top;
 	struct verdict_gate own;
-	int nev, bad = -1, si, robust, incorrect, vac, unresolved;
+	int nev, bad = -1, si, robust, incorrect, vac, unresolved, waited;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -280,10 +281,15 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	/* Figures within the judge's clock resolution (the worker's
-	 * timing.unresolved_figures) verify no speedup. */
+	 * timing.unresolved_figures), or a reference whose readings held its
+	 * threads' waits for a CPU (timing.reference_waited), verify no
+	 * speedup. */
+	timing = cJSON_GetObjectItemCaseSensitive(checks, "timing");
 	unresolved = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(checks, "timing"), "unresolved"));
-	if (robust && si == 1 && ci_low > 1.0 && !unresolved) {
+		timing, "unresolved"));
+	waited = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(timing,
+		"reference_waited"));
+	if (robust && si == 1 && ci_low > 1.0 && !unresolved && !waited) {
 		snprintf(out->verdict, sizeof(out->verdict), "%s",
 			 hr_audit_name(AV_VERIFIED_FASTER));
 		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
@@ -312,6 +318,11 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 			 "%.4g, but the candidate's figures are within the "
 			 "judge's clock resolution: no speedup is verified",
 			 ci_low);
+	else if (waited && ci_low > 1.0)
+		snprintf(out->why, sizeof(out->why), "interval lower bound "
+			 "%.4g, but the reference's threads waited for a CPU "
+			 "through its timed calls (a busy host): no speedup is "
+			 "verified", ci_low);
 	else
 		snprintf(out->why, sizeof(out->why), "interval lower bound %.4g "
 			 "is not above 1", ci_low);

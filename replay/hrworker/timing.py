@@ -4,6 +4,7 @@ and the robust one (interleaved rounds over a pool of input sets, median,
 bootstrap interval), and the optional torch.compile baseline.  Writes
 runtime, baseline and speedup into the job's result.
 Must not: judge correctness (hrworker/checks.py)."""
+import os
 import time
 
 from hrworker import vocab
@@ -67,6 +68,58 @@ def unresolved_figures(figures, resolution_ms):
         return None
     return {"median_figure_ms": finite(mid), "resolution_ms": finite(resolution_ms),
             "rule": "the candidate's median figure is within the judge's clock resolution"}
+
+
+# The share of the reference's robust readings (a host clock's: CPU jobs)
+# its threads may have spent waiting for a CPU before a speedup drawn from
+# them counts as verified (reference_waited).  Summed over its threads
+# (torch's pool too): on a quiet 2-core host a 0.7 ms matmul's threads
+# waited 0-7 % of its readings (their wake-ups), beside a busy loop a CPU
+# 350-870 %.
+REFERENCE_WAIT_SHARE = 0.25
+
+
+def judge_wait_ns():
+    """The time every thread of this process (the judge: its own and
+    torch's pool) has spent runnable but waiting for a CPU (the second
+    field of /proc/self/task/TID/schedstat, ns), or None where the kernel
+    keeps no such account."""
+    total = 0
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("/proc/self/task/%s/schedstat" % tid) as f:
+                total += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue        # a thread that ended meanwhile
+    return total
+
+
+def reference_waited(ref_ms, waits_ms, share=REFERENCE_WAIT_SHARE):
+    """None where the reference's robust readings (ref_ms, a host clock's)
+    held little waiting for a CPU, else why its speedup is not verified:
+    its threads waited more than share of those readings (waits_ms: the
+    judge's waits across each call, judge_wait_ns).  A wait lengthens the
+    reading it falls in; the candidate's are never shortened for it
+    (docs/replay.md), so on a host whose other work takes the CPUs a
+    reference slowed this way makes the candidate read faster than it is:
+    beside two busy loops on 2 cores, the reference's own matmul with
+    0.3 ms of extra work a call read verified-faster once.  Not evidence
+    against the candidate: the job is correct at most (verdict.c)."""
+    waits = [w for w in waits_ms if w is not None]
+    total = sum(ref_ms)
+    if not waits or total <= 0:
+        return None
+    waited = sum(waits)
+    if waited <= share * total:
+        return None
+    return {"waited_ms": round(waited, 6), "reference_ms": round(total, 6),
+            "share": round(waited / total, 4), "allowed_share": share,
+            "rule": "the reference's threads waited for a CPU more than %g of its readings"
+                    % share}
 
 
 class Timing:
@@ -394,7 +447,7 @@ class Timing:
                 del inp
             self.sets.placed = None     # the timed rounds draw fresh content
             self.sync()
-            ref_t, new_t = [], []
+            ref_t, new_t, ref_waits = [], [], []
             mark = self.timed_mark()
             for r in range(rounds):
                 with spent(self.ctx, "timing", "draw"):
@@ -405,7 +458,11 @@ class Timing:
                 outs = {}
                 for fn, acc in order:
                     keep = []
+                    w0 = judge_wait_ns() if fn is self.ref and not self.cuda else None
                     acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep, cover)))
+                    if w0 is not None:
+                        w1 = judge_wait_ns()
+                        ref_waits.append((w1 - w0) / 1e6 if w1 is not None else None)
                     outs[fn is self.new] = keep[0]
                 with spent(self.ctx, "timing", "round_check"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
@@ -422,6 +479,9 @@ class Timing:
             with spent(self.ctx, "timing", "recheck_fresh"):
                 self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
         timed_rounds = rounds
+        # On a host clock (CPU jobs) the reference's readings hold its
+        # threads' waits for a CPU; on a GPU its figure is the device's.
+        waited = reference_waited(ref_t, ref_waits)
         ref_fastest = min(ref_t, default=None)
         ref_t, new_t = self.drop_throttled(ref_t, new_t)
         rounds = len(new_t)
@@ -440,9 +500,12 @@ class Timing:
                                  "timer": "cuda_event" if self.cuda else "perf_counter_ns",
                                  "candidate_timer": CANDIDATE_TIMER,
                                  "rounds_failed": len(fails),
-                                 "verified": bool(lo > 1.0) and unresolved is None}
+                                 "verified": (bool(lo > 1.0) and unresolved is None
+                                              and waited is None)}
         if unresolved is not None:
             self.checks["timing"]["unresolved"] = unresolved
+        if waited is not None:
+            self.checks["timing"]["reference_waited"] = waited
         cs, rs = self.stats(new_t), self.stats(ref_t)
         self.result.update(runtime_ms=cs["median"], runtime_stats=cs, baseline_ms=rs["median"],
                            baseline_stats=rs, baseline="eager", speedup=finite(speed),

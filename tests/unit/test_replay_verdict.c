@@ -71,6 +71,20 @@ static void figures_within_clock_resolution_are_only_correct(void **s)
 			    "verified-faster");
 }
 
+static void reference_that_waited_for_a_cpu_is_only_correct(void **s)
+{
+	struct verdict_out o;
+
+	/* A busy host: the reference's threads waited for a CPU through a
+	 * quarter of its readings, which lengthened them. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 1.3, \"checks\": {"
+				  TRIALS_BOTH_PASS ", \"timing\": {"
+				  "\"reference_waited\": {\"waited_ms\": 2.0, "
+				  "\"reference_ms\": 8.0, \"share\": 0.25}}}}",
+				  "robust", not_vacuous, &o), "correct");
+	assert_non_null(strstr(o.why, "waited for a CPU"));
+}
+
 static void interval_reaching_one_is_only_correct(void **s)
 {
 	struct verdict_out o;
@@ -563,6 +577,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(robust_pass_with_interval_above_one_is_verified_faster),
+		cmocka_unit_test(reference_that_waited_for_a_cpu_is_only_correct),
 		cmocka_unit_test(interval_reaching_one_is_only_correct),
 		cmocka_unit_test(faithful_is_at_most_correct),
 		cmocka_unit_test(mode_comes_from_semantics_when_not_given),
