@@ -249,13 +249,14 @@ def calibration(walls, events, delays):
     lies (spread_ms: CandidateProcess.resolution_ms).  The kernel adds a
     thread's wait to its account when the thread gets its CPU, the part
     before the call too: a call that found the CPUs busy read less than
-    nothing once its delay was taken off (on an H100 beside a run's builds, one such call of 16 made
-    the least 0 and the floor blind to a kernel that does no work).  The
-    spread is taken over the calls the least came from: the calls that
-    waited read low once their wait was taken off, and against the calm
-    least the lower quartile of all sixteen may lie under it (read as a
-    resolution below nothing, it made a 0.1 ms flatten's view of a 2-core
-    host's calls "below the physical floor")."""
+    nothing once its delay was taken off (on an H100 beside a run's
+    builds, one such call of 16 made the least 0 and the floor blind to a
+    kernel that does no work).  The spread is taken over the calls the
+    least came from: the calls that waited read low once their wait was
+    taken off, and against the calm least the lower quartile of all
+    sixteen may lie under it (read as a resolution below nothing, it made
+    a 0.1 ms flatten's view of a 2-core host's calls "below the physical
+    floor")."""
     n = len(walls)
     net = sorted(w - d for w, d in zip(walls, delays))
     gaps = sorted(w - e - d for w, e, d in zip(walls, events, delays))
@@ -287,8 +288,8 @@ def lower_calibration(cal, again):
     again after a run of timed calls (again): each way's overhead and
     least handshake the lower of the two, its spread the larger (the
     resolution only widens), its gap bound the first's (gap_bounds
-    widens it).  A calibration made while the host was slow
-    takes too much off every figure: on the H100 16 calls of nothing that
+    widens it).  A calibration made while the host was slow takes too
+    much off every figure: on the H100 16 calls of nothing that
     ran 0.07-0.09 ms slower than usual (their go twice as long) took that
     much off each call of a 17 us matmul, the reference's own code, which
     read 17.9x [6.6, 18.5] (in a run with the collector off around the
@@ -810,8 +811,9 @@ class CandidateProcess:
         """How far a call's handshake may fall under the least one its
         way's calls of nothing showed: the spread from that least to the
         lower quartile of the calls it came from (the calibration's
-        spread_ms), the largest over the ways; never below nothing; a call of less work than this the judge's reading does
-        not resolve (fastest_call may read it 0)."""
+        spread_ms), the largest over the ways, never below nothing; a call
+        of less work than this the judge's reading does not resolve
+        (fastest_call may read it 0)."""
         return max((c["spread_ms"] for c in self.taken.values()), default=0.0)
 
     def time_one(self, args, flush, sync_before, cycles, keep=None):
