@@ -17,7 +17,8 @@ import torch
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker import distribution  # noqa: E402
+from hrworker import distribution, vacuity  # noqa: E402
+from hrworker.native import Verify  # noqa: E402
 from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
@@ -328,3 +329,16 @@ rec, failing = distribution.Distribution(job).run(1)
 check(not failing and len(rec.get("address_cached", [])) >= 6,
       "transforms: an output cached by the inputs' address is address_cached (%s), "
       "not distribution-specific (%s)" % (rec.get("address_cached"), failing))
+
+# The checks' own operations once on small tensors (warm.WarmChecks runs
+# them in a thread beside a GPU job's reference phase): every transform of
+# a signed and a non-negative input, the outputs' checks and the verify
+# library's comparison; the gates over two draws of differing inputs
+# (nothing vacuous there).
+lib = os.path.join(ROOT, "build", "libhrverify.so")
+for verify in (None, Verify(lib)):
+    distribution.warm(torch, "cpu", verify)
+    summary = vacuity.warm(torch, "cpu", verify)
+    check(summary["observed"] == 2 and not summary["vacuous"] and not summary["degenerate"],
+          "warm (%s): the checks' operations ran on small tensors (gates: %s)"
+          % ("verify library" if verify else "torch", summary["gates"]))
