@@ -301,7 +301,7 @@ class Job:
         stop = m.get("stop_after")
         # Reference: one namespace as KernelBench's exec(src, context).
         self.phase(vocab.PH_REFERENCE)
-        if stop is None and self.cand is not None and warm_wanted(c):
+        if warm_wanted(c, stop, self.cand):
             self.warm = WarmChecks(t, c, self.cfg.verify)
             self.warm.start()
         try:

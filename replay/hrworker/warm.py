@@ -19,14 +19,18 @@ import os
 import threading
 import time
 
+from hrworker import vocab
 from hrworker.distribution import warm as distribution_warm
 from hrworker.util import exc_text
 from hrworker.vacuity import warm as vacuity_warm
 
 
-def wanted(ctx):
-    """Whether a job warms its checks: on a GPU, unless HEADROOM_WARM=0."""
-    return ctx.cuda and os.environ.get("HEADROOM_WARM") != "0"
+def wanted(ctx, stop, candidate):
+    """Whether a job warms its checks: a whole job (stop: its message's
+    stop_after, vocab.STOP_ALL; a build job ends before any check) with a
+    candidate process, on a GPU, unless HEADROOM_WARM=0."""
+    return (stop == vocab.STOP_ALL and candidate is not None and bool(ctx.cuda)
+            and os.environ.get("HEADROOM_WARM") != "0")
 
 
 class WarmChecks:

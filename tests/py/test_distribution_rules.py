@@ -342,3 +342,29 @@ for verify in (None, Verify(lib)):
     check(summary["observed"] == 2 and not summary["vacuous"] and not summary["degenerate"],
           "warm (%s): the checks' operations ran on small tensors (gates: %s)"
           % ("verify library" if verify else "torch", summary["gates"]))
+
+# Which jobs start the warm-up: a whole job's message says stop_after
+# "all" (the C side always sends one), a build job's "build"; the CPU,
+# a job without a candidate process and HEADROOM_WARM=0 never.
+from hrworker import vocab, warm  # noqa: E402
+
+
+class Ctx:
+    def __init__(self, cuda):
+        self.cuda = cuda
+
+
+cand = object()
+saved = os.environ.pop("HEADROOM_WARM", None)
+cases = [(Ctx(True), vocab.STOP_ALL, cand, True), (Ctx(True), vocab.STOP_BUILD, cand, False),
+         (Ctx(True), vocab.STOP_ALL, None, False), (Ctx(False), vocab.STOP_ALL, cand, False)]
+got = [warm.wanted(c, s, p) for c, s, p, _ in cases]
+os.environ["HEADROOM_WARM"] = "0"
+off = warm.wanted(Ctx(True), vocab.STOP_ALL, cand)
+if saved is None:
+    del os.environ["HEADROOM_WARM"]
+else:
+    os.environ["HEADROOM_WARM"] = saved
+check(got == [want for *_, want in cases] and off is False,
+      "warm: a whole GPU job with a candidate warms its checks; a build job, a job without "
+      "a candidate, the CPU and HEADROOM_WARM=0 do not (%s, off %s)" % (got, off))
