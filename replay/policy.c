@@ -76,6 +76,11 @@ enum run_wait replay_run_idle(int ready, int pickable, int unbuilt)
 	return unbuilt > 0 ? RW_BUILDS : RW_DONE;
 }
 
+int replay_after_builds_may_run(int unbuilt)
+{
+	return unbuilt <= 0;
+}
+
 const char *replay_run_wait_name(int w)
 {
 	static const char *const names[RW_N] = {

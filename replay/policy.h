@@ -138,4 +138,10 @@ enum run_wait replay_run_idle(int ready, int pickable, int unbuilt);
  * builds", "no job left"; NULL out of range. */
 const char *replay_run_wait_name(int w);
 
+/* Whether a job to run again after the builds (its first attempt's
+ * candidate waited for a CPU while it was timed: replay.c, the worker's
+ * retry_after_builds) may run now: once no job is left to build or being
+ * built (unbuilt). */
+int replay_after_builds_may_run(int unbuilt);
+
 #endif

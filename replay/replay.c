@@ -113,6 +113,10 @@ struct sched {
 	cJSON **build_stage;       /* the build worker's "build" object */
 	cJSON **first_memory;      /* the attempt before the alone one: its
 				      checks.memory (who held what) */
+	cJSON **first_wait;        /* non-NULL: the job runs again once the
+				      builds are done, its first attempt's
+				      candidate having waited for a CPU
+				      (checks.timing.candidate_waited) */
 	int *pj;                   /* job -> index into probs */
 	struct run_cand *cand;     /* pick_run's candidates, and their jobs */
 	int *cand_job;
@@ -307,7 +311,7 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 	/* What the build worker said about the build, and how the problem's
 	 * inputs were drawn ahead, go with the result. */
 	if (res && (sc->build_stage[j] || cJSON_GetArraySize(draws) > 0 ||
-		    sc->retried[j] || sc->alone[j]) &&
+		    sc->retried[j] || sc->alone[j] || sc->first_wait[j]) &&
 	    (copy = cJSON_Duplicate(res, 1))) {
 		checks = cJSON_GetObjectItemCaseSensitive(copy, "checks");
 		if (!cJSON_IsObject(checks))
@@ -331,6 +335,9 @@ static int finish(struct sched *sc, int j, struct slot *sl, const cJSON *res,
 		if (checks && sc->first_memory[j])
 			cJSON_AddItemToObject(checks, "first_attempt_memory",
 					      cJSON_Duplicate(sc->first_memory[j], 1));
+		if (checks && sc->first_wait[j])
+			cJSON_AddItemToObject(checks, "retried_after_builds",
+					      cJSON_Duplicate(sc->first_wait[j], 1));
 		out.res = copy;
 	}
 	rc = jobs_finish(sc->s, sc->jobs[j].id, &out, &written, sc->e);
@@ -488,6 +495,10 @@ static int pick_run(struct sched *sc, struct slot *sl)
 	for (int j = 0; j < sc->n; j++) {
 		const struct prob *pr = &sc->probs[sc->pj[j]];
 
+		/* A job to run again after the builds waits for them as an
+		 * unbuilt one does. */
+		if (sc->first_wait[j] && !replay_after_builds_may_run(unbuilt))
+			continue;
 		ready += sc->js[j] == JS_READY;
 		if (sc->js[j] != JS_READY || pr->ds == DS_DRAWING ||
 		    (pr->ds == DS_NONE && drawing))
@@ -540,6 +551,8 @@ static cJSON *job_message(struct sched *sc, int j, enum proto_stop stop)
 	cJSON_AddStringToObject(m, "candidate_code", jb->kernel_code);
 	if (sc->alone[j])
 		cJSON_AddTrueToObject(m, "alone");
+	if (sc->first_wait[j])
+		cJSON_AddTrueToObject(m, "after_builds");
 	return m;
 }
 
@@ -701,6 +714,34 @@ static void count_phases(struct replay_stats *st, const cJSON *res)
 }
 
 /* Add a build's compiler CPU seconds (its "build" object) to the stats. */
+/* What a job run again after the builds says of its first attempt
+ * (checks.retried_after_builds): why, the candidate's waits and the
+ * speedup then; NULL when out of memory (the first attempt stands). */
+static cJSON *after_builds_note(const cJSON *res)
+{
+	const cJSON *timing = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(res, "checks"), "timing");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(timing,
+							  "candidate_waited");
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(res, "speedup");
+	cJSON *n = cJSON_CreateObject();
+
+	if (n && (!cJSON_AddStringToObject(n, "why", "the first attempt's "
+					   "candidate waited for a CPU through "
+					   "its timed calls (the run's builds "
+					   "or other work): this one ran once "
+					   "the builds were done") ||
+		  (w && !cJSON_AddItemToObject(n, "first_attempt_waited",
+					       cJSON_Duplicate(w, 1))) ||
+		  (cJSON_IsNumber(sp) &&
+		   !cJSON_AddNumberToObject(n, "first_attempt_speedup",
+					    sp->valuedouble)))) {
+		cJSON_Delete(n);
+		n = NULL;
+	}
+	return n;
+}
+
 static void count_build(struct replay_stats *st, const cJSON *b)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cpu_seconds");
@@ -765,6 +806,16 @@ static int job_exited(struct sched *sc, struct slot *sl, const cJSON *msg)
 			    cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(res, "checks"),
 				"memory"), 1);
+			job_to(sc, j, JS_READY);
+		} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+				   res, "retry_after_builds")) &&
+			   !sc->first_wait[j] &&
+			   (sc->first_wait[j] = after_builds_note(res))) {
+			/* A robust GPU job whose candidate's handshakes
+			 * waited for a CPU (the run's builds, other work):
+			 * its figures read slower than its kernels ran.
+			 * Once more, after the builds (pick_run). */
+			sc->dispatched[j] = 0;
 			job_to(sc, j, JS_READY);
 		} else {
 			rc = finish(sc, j, sl, res, PV_NONE, NULL, NULL);
@@ -1227,10 +1278,12 @@ int replay_run(struct store *s, int64_t run_id, const struct replay_opts *o,
 	sc.alone = calloc((size_t)sc.n + 1, 1);
 	sc.build_stage = calloc((size_t)sc.n + 1, sizeof(*sc.build_stage));
 	sc.first_memory = calloc((size_t)sc.n + 1, sizeof(*sc.first_memory));
+	sc.first_wait = calloc((size_t)sc.n + 1, sizeof(*sc.first_wait));
 	sc.cand = calloc((size_t)sc.n + 1, sizeof(*sc.cand));
 	sc.cand_job = calloc((size_t)sc.n + 1, sizeof(*sc.cand_job));
 	if (!sc.js || !sc.built || !sc.dispatched || !sc.retried ||
-	    !sc.alone || !sc.build_stage || !sc.first_memory || !sc.cand ||
+	    !sc.alone || !sc.build_stage || !sc.first_memory ||
+	    !sc.first_wait || !sc.cand ||
 	    !sc.cand_job) {
 		hr_errf(e, HR_SYSTEM, "out of memory");
 		goto done;
@@ -1297,6 +1350,9 @@ done:
 	for (int j = 0; sc.first_memory && j < sc.n; j++)
 		cJSON_Delete(sc.first_memory[j]);
 	free(sc.first_memory);
+	for (int j = 0; sc.first_wait && j < sc.n; j++)
+		cJSON_Delete(sc.first_wait[j]);
+	free(sc.first_wait);
 	free(sc.cand);
 	free(sc.cand_job);
 	free(sc.pj);

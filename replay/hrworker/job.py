@@ -175,7 +175,25 @@ class Job:
             self.checks["audit_error_without_tool"] = self.checks.pop("audit_error")
         self.tool_failed_audit()
         self.tool_failed_build()
+        self.retry_after_builds()
         return self.result
+
+    def retry_after_builds(self):
+        """A robust GPU job whose candidate's handshakes waited for a CPU
+        through more than a share of its timed readings
+        (checks.timing.candidate_waited: a host the run's own builds, or
+        other work, kept busy) read the candidate slower than its kernels
+        ran, and a do-nothing kernel above the physical floor; the
+        orchestrator runs it once more after the run's builds are done
+        (the message's "after_builds"), and that attempt's result is the
+        job's.  Not where the job has a finding (its evidence stands) or a
+        verdict other than correct, nor on the attempt after the builds."""
+        rec = (self.checks.get("timing") or {}).get("candidate_waited")
+        if (rec is None or not self.ctx.cuda or self.m.get("after_builds")
+                or self.result.get("findings")
+                or self.result.get("verdict") != vocab.PV_CORRECT):
+            return
+        self.result["retry_after_builds"] = True
 
     def tool_failure(self, error, **extra):
         """The job is the tool's failure (runtime_error of kind "tool":

@@ -33,6 +33,7 @@ class JobMessage(TypedDict, total=False):
     draw: bool
     nice: int
     alone: bool
+    after_builds: bool              # run again once the builds were done (Job.retry_after_builds)
     problem_code: str
     problem_file: str
     inputs_key: str
@@ -152,6 +153,8 @@ class Result(TypedDict, total=False):
     audit_notes: list[str]
     predraw: Record
     checks: Record
+    retry_alone: bool           # Job.out_of_memory: once more, alone
+    retry_after_builds: bool    # Job.retry_after_builds: once more, after the builds
 
 
 Line = Union[Hello, Start, Phase, Predraw, Exit, ErrorLine, Result]

@@ -1,5 +1,5 @@
 """Robust timing on a host whose CPUs other processes keep busy
-(hrworker/timing.py: reference_waited, judge_wait_ns): the reference's
+(hrworker/timing.py: waited_for_a_cpu, judge_wait_ns): the reference's
 readings on a host clock hold its threads' waits for a CPU, which make
 the candidate read faster than it is; where they waited more than
 REFERENCE_WAIT_SHARE of those readings, checks.timing.reference_waited
@@ -16,11 +16,13 @@ import os
 import subprocess
 import sys
 import time
+import types
 
 from workerlib import ROOT, Worker, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker.timing import REFERENCE_WAIT_SHARE, judge_wait_ns, reference_waited  # noqa: E402
+from hrworker.job import Job  # noqa: E402
+from hrworker.timing import REFERENCE_WAIT_SHARE, judge_wait_ns, waited_for_a_cpu  # noqa: E402
 
 PLANTED = os.path.join(ROOT, "tests", "fixtures", "planted")
 
@@ -31,13 +33,36 @@ def read(*parts):
 
 
 # The rule on numbers written here.
-check(reference_waited([1.0] * 8, [0.1] * 8) is None,
+WHOSE = "the reference's threads"
+check(waited_for_a_cpu([1.0] * 8, [0.1] * 8, WHOSE) is None,
       "waits of 10 %% of the reference's readings: no record (allowed %g)" % REFERENCE_WAIT_SHARE)
-rec = reference_waited([1.0] * 8, [0.5] * 8)
-check(rec is not None and rec["share"] == 0.5 and rec["waited_ms"] == 4.0,
-      "waits of 50 %%: the record says how much (%s)" % rec)
-check(reference_waited([1.0] * 8, [None] * 8) is None and reference_waited([], []) is None,
+rec = waited_for_a_cpu([1.0] * 8, [0.5] * 8, WHOSE)
+check(rec is not None and rec["share"] == 0.5 and rec["waited_ms"] == 4.0
+      and rec["rule"].startswith(WHOSE),
+      "waits of 50 %%: the record says how much, and whose (%s)" % rec)
+check(waited_for_a_cpu([1.0] * 8, [None] * 8, WHOSE) is None
+      and waited_for_a_cpu([], [], WHOSE) is None,
       "no account of waits (no schedstat), or no reading: no record")
+
+
+# Job.retry_after_builds on stubs: a robust GPU job whose candidate's
+# handshakes waited (checks.timing.candidate_waited) asks to run once more
+# after the builds, unless it has a finding, a verdict other than
+# correct, or is that attempt; a CPU job never asks.
+def asks(cuda=True, findings=(), verdict="correct", after=False, waited=True):
+    stub = types.SimpleNamespace(
+        ctx=types.SimpleNamespace(cuda=cuda), m={"after_builds": True} if after else {},
+        checks={"timing": {"candidate_waited": rec} if waited else {}},
+        result={"verdict": verdict, **({"findings": list(findings)} if findings else {})})
+    Job.retry_after_builds(stub)
+    return stub.result.get("retry_after_builds") is True
+
+
+got = [asks(), asks(waited=False), asks(cuda=False), asks(after=True),
+       asks(findings=[{"id": "output-aliases-input"}]), asks(verdict="incorrect")]
+check(got == [True, False, False, False, False, False],
+      "retry_after_builds: only a correct GPU job without findings whose candidate waited, "
+      "and not its attempt after the builds (%s)" % got)
 
 
 def burners(n):

@@ -274,6 +274,16 @@ static void run_idle_reasons(void **state)
 	assert_null(replay_run_wait_name(-1));
 }
 
+/* A job run again after the builds (its candidate waited for a CPU
+ * while timed) waits while any job is still to be built. */
+static void after_builds_waits_for_every_build(void **state)
+{
+	(void)state;
+	assert_false(replay_after_builds_may_run(3));
+	assert_false(replay_after_builds_may_run(1));
+	assert_true(replay_after_builds_may_run(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +297,7 @@ int main(void)
 		cmocka_unit_test(started_max),
 		cmocka_unit_test(build_priorities),
 		cmocka_unit_test(run_idle_reasons),
+		cmocka_unit_test(after_builds_waits_for_every_build),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
