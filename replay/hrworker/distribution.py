@@ -315,26 +315,6 @@ def nudged(torch, x, gen, chunk=1 << 24):
     return x
 
 
-def warm(torch, device, verify=None, harness="v0.1", tol=1e-2, n=4096):
-    """The check's own operations on an honest job's path, once, on small
-    float32 tensors of device: describe and every transform of a signed
-    and a non-negative input, the reference output's checks (call_both)
-    and the comparison (compare: the verify library's call).  On a GPU a
-    process's first use of a kernel loads its module (CUDA's lazy
-    loading): warm.WarmChecks runs this beside the job's reference phase."""
-    gen = torch.Generator().manual_seed(0)
-    x = torch.rand(n, device=device) * 2 - 1
-    for y in (x, x.abs()):
-        d = describe(torch, y)
-        for name in TRANSFORMS:
-            out = transform(torch, name, y, gen, *d)
-            if out is None:
-                continue
-            bool(torch.isfinite(out).all()), bool((out == out.reshape(-1)[0]).all())
-            if verify is not None:
-                verify.raw(out, y, harness, tol)
-
-
 class Distribution:
     """The checks of one job: run(seed) after its trials passed."""
 

@@ -26,7 +26,6 @@ from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text, finite, is_oom
-from hrworker.warm import WarmChecks, wanted as warm_wanted
 
 
 # An out-of-memory error is not a job's own where processes outside it
@@ -107,7 +106,6 @@ class Job:
         self.predrawn = None    # what predraw did (a build job with "draw")
         self.hush = None        # the keeper's hush channel (loan.hush_channel)
         self.param_spec = None  # the candidate model's parameters (candidate.parameter_spec)
-        self.warm = None        # warm.WarmChecks: the checks' first uses, beside the reference phase
         self.t_start = cfg.job_t0 or time.monotonic()
         self.phase_s = self.checks["phase_seconds"] = {}
 
@@ -150,8 +148,6 @@ class Job:
                                error=g.remote_text, correct=False)
             add_finding(self.ctx, vocab.F_CHANNEL_TAMPERED, phase=self.result.get("phase"),
                         what=g.remote_text)
-        if self.warm is not None:     # a job that ended before its calibration
-            self.warm.join(self.checks)
         if self.result.get("phase") is not None:
             self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
         refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
@@ -319,9 +315,6 @@ class Job:
         stop = m.get("stop_after")
         # Reference: one namespace as KernelBench's exec(src, context).
         self.phase(vocab.PH_REFERENCE)
-        if warm_wanted(c, stop, self.cand):
-            self.warm = WarmChecks(t, c, self.cfg.verify)
-            self.warm.start()
         try:
             ctx = problem_namespace(m["problem_code"], m.get("problem_file"))
             Model, get_inputs = ctx["Model"], ctx["get_inputs"]
@@ -369,8 +362,6 @@ class Job:
         # setup-style) build in the candidate process's own folder, through
         # TORCH_EXTENSIONS_DIR as KernelBench.
         self.phase(vocab.PH_BUILD)
-        if self.warm is not None:     # nothing of it beside a timed call
-            self.warm.join(self.checks)
         if stop != vocab.STOP_BUILD:
             self.calibrate()
         build = self.result["build"] = self.checks["build"] = {}

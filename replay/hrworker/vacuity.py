@@ -99,17 +99,6 @@ def sample_print(torch, x, n=4096):
     return (tuple(x.shape), int(w.sum().item()), int((w * w).sum().item()))
 
 
-def warm(torch, device, verify=None, harness="v0.1", tol=1e-2, n=4096):
-    """The gates once, on small float32 tensors of device (two draws of
-    differing inputs): their first use on a GPU loads the kernels' modules
-    (distribution.warm says why; warm.WarmChecks when).  Their summary."""
-    v = Vacuity(torch, verify, harness, tol)
-    for k in range(2):
-        x = torch.rand(n, device=device) + k
-        v.observe(x * 2, [x])
-    return v.summary()
-
-
 class Vacuity:
     """The gates of one check over the draws a job observes (observe once
     per draw, summary at the end)."""

@@ -11,8 +11,7 @@ or over the jobs of a replay store.
     python3 tests/bench/verdict_cost.py --store DB  # a store's jobs (kb_leaderboard.py's)
 
 Reads checks.audit_parts ("correctness.vacuity", "correctness.
-distribution", "timing.redraw", and on a GPU "build.warm": the wait for
-the checks' warm-up, hrworker/warm.py) and checks.phase_seconds of each job;
+distribution", "timing.redraw") and checks.phase_seconds of each job;
 prints one line a job (with the transforms' inputs, calls and judging,
 checks.distribution.transforms[].seconds, and the whole check's parts,
 checks.distribution.seconds: run.base, run.describe, run.transforms,
@@ -23,7 +22,7 @@ import statistics
 import sys
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "planted")
-PARTS = ("correctness.vacuity", "correctness.distribution", "timing.redraw", "build.warm")
+PARTS = ("correctness.vacuity", "correctness.distribution", "timing.redraw")
 
 
 def line(name, mode, checks):

@@ -17,8 +17,7 @@ import torch
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker import distribution, vacuity  # noqa: E402
-from hrworker.native import Verify  # noqa: E402
+from hrworker import distribution  # noqa: E402
 from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
@@ -329,42 +328,3 @@ rec, failing = distribution.Distribution(job).run(1)
 check(not failing and len(rec.get("address_cached", [])) >= 6,
       "transforms: an output cached by the inputs' address is address_cached (%s), "
       "not distribution-specific (%s)" % (rec.get("address_cached"), failing))
-
-# The checks' own operations once on small tensors (warm.WarmChecks runs
-# them in a thread beside a GPU job's reference phase): every transform of
-# a signed and a non-negative input, the outputs' checks and the verify
-# library's comparison; the gates over two draws of differing inputs
-# (nothing vacuous there).
-lib = os.path.join(ROOT, "build", "libhrverify.so")
-for verify in (None, Verify(lib)):
-    distribution.warm(torch, "cpu", verify)
-    summary = vacuity.warm(torch, "cpu", verify)
-    check(summary["observed"] == 2 and not summary["vacuous"] and not summary["degenerate"],
-          "warm (%s): the checks' operations ran on small tensors (gates: %s)"
-          % ("verify library" if verify else "torch", summary["gates"]))
-
-# Which jobs start the warm-up: a whole job's message says stop_after
-# "all" (the C side always sends one), a build job's "build"; the CPU,
-# a job without a candidate process and HEADROOM_WARM=0 never.
-from hrworker import vocab, warm  # noqa: E402
-
-
-class Ctx:
-    def __init__(self, cuda):
-        self.cuda = cuda
-
-
-cand = object()
-saved = os.environ.pop("HEADROOM_WARM", None)
-cases = [(Ctx(True), vocab.STOP_ALL, cand, True), (Ctx(True), vocab.STOP_BUILD, cand, False),
-         (Ctx(True), vocab.STOP_ALL, None, False), (Ctx(False), vocab.STOP_ALL, cand, False)]
-got = [warm.wanted(c, s, p) for c, s, p, _ in cases]
-os.environ["HEADROOM_WARM"] = "0"
-off = warm.wanted(Ctx(True), vocab.STOP_ALL, cand)
-if saved is None:
-    del os.environ["HEADROOM_WARM"]
-else:
-    os.environ["HEADROOM_WARM"] = saved
-check(got == [want for *_, want in cases] and off is False,
-      "warm: a whole GPU job with a candidate warms its checks; a build job, a job without "
-      "a candidate, the CPU and HEADROOM_WARM=0 do not (%s, off %s)" % (got, off))
