@@ -713,7 +713,6 @@ static void count_phases(struct replay_stats *st, const cJSON *res)
 		st->sets_lent += l->valueint;
 }
 
-/* Add a build's compiler CPU seconds (its "build" object) to the stats. */
 /* What a job run again after the builds says of its first attempt
  * (checks.retried_after_builds): why, the candidate's waits and the
  * speedup then; NULL when out of memory (the first attempt stands). */
@@ -742,6 +741,7 @@ static cJSON *after_builds_note(const cJSON *res)
 	return n;
 }
 
+/* Add a build's compiler CPU seconds (its "build" object) to the stats. */
 static void count_build(struct replay_stats *st, const cJSON *b)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(b, "cpu_seconds");

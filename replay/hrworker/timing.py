@@ -70,17 +70,18 @@ def unresolved_figures(figures, resolution_ms):
             "rule": "the candidate's median figure is within the judge's clock resolution"}
 
 
-# The share of a robust reading that waits for a CPU may take before the
-# reading is held to have waited (waited_for_a_cpu).  The reference's
-# (CPU jobs: its readings are a host clock's) summed over its threads
-# (torch's pool too): on a quiet 2-core host a 0.7 ms matmul's threads
+# How much of one side's robust readings may have gone to waiting for a
+# CPU before the readings are held to have waited (waited_for_a_cpu).
+# The reference's (CPU jobs: its readings are a host clock's), summed
+# over its threads (torch's pool too): on a quiet 2-core host a 0.7 ms
+# matmul's threads
 # waited 0-7 % of its readings (their wake-ups), beside a busy loop a CPU
 # 350-870 %.  The candidate's (GPU jobs: the judge's clock around the
 # handshake is its figure), its serving thread's and the judge's: on an
 # H100 host 0 in jobs timed after the run's builds, 110 % of the readings
 # of a candidate that does no work timed while they ran (4.6 ms a call
 # for 0.0015 ms of its own).
-REFERENCE_WAIT_SHARE = 0.25
+CPU_WAIT_SHARE = 0.25
 
 
 def judge_wait_ns():
@@ -102,7 +103,7 @@ def judge_wait_ns():
     return total
 
 
-def waited_for_a_cpu(readings_ms, waits_ms, whose, share=REFERENCE_WAIT_SHARE):
+def waited_for_a_cpu(readings_ms, waits_ms, whose, share=CPU_WAIT_SHARE):
     """None where robust readings (readings_ms, a host clock's) held little
     waiting for a CPU, else the record of how much they did: more than
     share of them (waits_ms: the waits across each reading; whose: "the

@@ -2,7 +2,7 @@
 (hrworker/timing.py: waited_for_a_cpu, judge_wait_ns): the reference's
 readings on a host clock hold its threads' waits for a CPU, which make
 the candidate read faster than it is; where they waited more than
-REFERENCE_WAIT_SHARE of those readings, checks.timing.reference_waited
+CPU_WAIT_SHARE of those readings, checks.timing.reference_waited
 says so and no speedup is verified (replay/verdict.c: correct at most).
 
 The attack it stops: planted-clock-gap.py, the reference's own matmul with
@@ -22,7 +22,7 @@ from workerlib import ROOT, Worker, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.job import Job  # noqa: E402
-from hrworker.timing import REFERENCE_WAIT_SHARE, judge_wait_ns, waited_for_a_cpu  # noqa: E402
+from hrworker.timing import CPU_WAIT_SHARE, judge_wait_ns, waited_for_a_cpu  # noqa: E402
 
 PLANTED = os.path.join(ROOT, "tests", "fixtures", "planted")
 
@@ -35,7 +35,7 @@ def read(*parts):
 # The rule on numbers written here.
 WHOSE = "the reference's threads"
 check(waited_for_a_cpu([1.0] * 8, [0.1] * 8, WHOSE) is None,
-      "waits of 10 %% of the reference's readings: no record (allowed %g)" % REFERENCE_WAIT_SHARE)
+      "waits of 10 %% of the reference's readings: no record (allowed %g)" % CPU_WAIT_SHARE)
 rec = waited_for_a_cpu([1.0] * 8, [0.5] * 8, WHOSE)
 check(rec is not None and rec["share"] == 0.5 and rec["waited_ms"] == 4.0
       and rec["rule"].startswith(WHOSE),
@@ -112,7 +112,7 @@ try:
             res = res or {}
             timing = (res.get("checks") or {}).get("timing") or {}
             rec = timing.get("reference_waited")
-            check(rec is not None and rec["share"] > REFERENCE_WAIT_SHARE
+            check(rec is not None and rec["share"] > CPU_WAIT_SHARE
                   and timing.get("verified") is False,
                   "%s beside %d busy loops: its reference waited (%s), no speedup verified "
                   "(speedup %s [%s, %s])" % (name, CPUS, rec, res.get("speedup"),
