@@ -144,6 +144,7 @@ class Timing:
         # In the candidate process: its handshake with the judge around
         # each timed call (candidate.Candidate: ready, then done).
         self.handshake = None
+        self.waits = None           # a list: each timed reading's waits for a CPU (time_call)
         # The persisting-L2 state before each timed call (l2_before_call):
         # the first found, and the calls it was read before.
         self.l2_found, self.l2_calls = None, 0
@@ -282,9 +283,13 @@ class Timing:
             self.flush(flush)
             if hs is not None:
                 hs.ready()
+            w0 = judge_wait_ns() if self.waits is not None else None
             t0 = time.perf_counter_ns()
             out = fn(*args)
             ms = (time.perf_counter_ns() - t0) / 1e6
+            if w0 is not None:
+                w1 = judge_wait_ns()
+                self.waits.append((w1 - w0) / 1e6 if w1 is not None else None)
         if hs is not None:
             hs.done(ms)
         if keep is not None:
@@ -455,7 +460,10 @@ class Timing:
                 del inp
             self.sets.placed = None     # the timed rounds draw fresh content
             self.sync()
-            ref_t, new_t, ref_waits = [], [], []
+            ref_t, new_t = [], []
+            # The reference's readings on a host clock, and the waits
+            # for a CPU inside each (time_call; waited_for_a_cpu).
+            ref_waits = self.waits = [] if not self.cuda else None
             mark = self.timed_mark()
             for r in range(rounds):
                 with spent(self.ctx, "timing", "draw"):
@@ -466,21 +474,21 @@ class Timing:
                 outs = {}
                 for fn, acc in order:
                     keep = []
-                    w0 = judge_wait_ns() if fn is self.ref and not self.cuda else None
                     acc.append(self.sampled(lambda: self.time_one(fn, inp, flush, True, keep, cover)))
-                    if w0 is not None:
-                        w1 = judge_wait_ns()
-                        ref_waits.append((w1 - w0) / 1e6 if w1 is not None else None)
                     outs[fn is self.new] = keep[0]
                 with spent(self.ctx, "timing", "round_check"):
                     self.check_round(r, outs[False], outs[True], prints, fails)
                 outs.clear()            # the round's outputs go before the next round's
                 last = inp
-            unresolved = None
-            cand_walls, cand_waits = [], []
+            self.waits = None
+            unresolved = cand_waited = None
             if isinstance(self.new, RemoteModel):
-                cand_walls = self.new.proc.walls[mark:]
-                cand_waits = self.new.proc.delays[mark:]
+                # On a GPU the candidate's figure is the judge's clock
+                # around the handshake, and holds the handshake's waits.
+                if self.cuda:
+                    proc = self.new.proc
+                    cand_waited = waited_for_a_cpu(proc.walls[mark:], proc.delays[mark:],
+                                                   "the candidate's handshake")
                 # The rounds' figures as the calls of nothing made again
                 # now settle them (CandidateProcess.settle): one a round.
                 new_t = self.new.proc.settle(mark, self.ways())
@@ -491,12 +499,8 @@ class Timing:
                 self.recheck_fresh(seeds[rounds], prints, "after the timed rounds")
         timed_rounds = rounds
         # On a host clock (CPU jobs) the reference's readings hold its
-        # threads' waits for a CPU; on a GPU its figure is the device's,
-        # and the candidate's (the judge's clock around the handshake)
-        # holds its handshake's.
-        waited = waited_for_a_cpu(ref_t, ref_waits, "the reference's threads")
-        cand_waited = (waited_for_a_cpu(cand_walls, cand_waits, "the candidate's handshake")
-                       if self.cuda else None)
+        # threads' waits for a CPU; on a GPU its figure is the device's.
+        waited = waited_for_a_cpu(ref_t, ref_waits or [], "the reference's threads")
         ref_fastest = min(ref_t, default=None)
         ref_t, new_t = self.drop_throttled(ref_t, new_t)
         rounds = len(new_t)
