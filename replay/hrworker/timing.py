@@ -52,6 +52,18 @@ FLOOR_STATISTIC = ("the fastest timed call: the judge's reading less the least h
 ESCAPES_SEED_OFFSET = 2 + FRESH_TIMING_SETS
 
 
+def cached_ratio(repeated_ms, fresh_ms, resolution_ms):
+    """Whether the least time on the repeated timing inputs is under
+    1/CACHE_RATIO of the least on fresh content (result-cached), the
+    repeated figure read as the judge's clock resolution where it is less:
+    a figure within the resolution says only that the call took no more,
+    and a ratio of it is the calibration's noise (on the 2-core host a
+    view's call read 0.001 ms on the repeated inputs and 0.071 ms on fresh
+    content, its module call's overhead varying by more than either, at a
+    resolution of 0.03-0.04 ms)."""
+    return max(repeated_ms, resolution_ms) * CACHE_RATIO < fresh_ms
+
+
 def unresolved_figures(figures, resolution_ms):
     """None where the judge's clock resolves the candidate's robust
     figures, else why not: their median is no more than the clock's
@@ -696,7 +708,7 @@ class Timing:
         caches treat both alike; the fresh sets all held at once (no two
         at one address), each fresh output checked.  The least time on the
         repeated inputs below 1/CACHE_RATIO of the least on fresh content is
-        result-cached (a result kept for inputs seen before: a cache hit
+        result-cached (cached_ratio: as the clock resolves it) (a result kept for inputs seen before: a cache hit
         costs microseconds where the work costs milliseconds; fresh
         content of the problem's own distribution leaves an honest
         kernel's time as it was).  The least, not the median: a loaded
@@ -722,9 +734,10 @@ class Timing:
                 add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, when="fresh content, timed",
                             call=i, **rec)
         fresh, repeated = min(fresh), min(repeated)
-        if repeated * CACHE_RATIO < fresh:
+        res = self.new.proc.resolution_ms() if isinstance(self.new, RemoteModel) else 0.0
+        if cached_ratio(repeated, fresh, res):
             add_finding(self.ctx, vocab.F_RESULT_CACHED, repeated_inputs_ms=repeated,
-                        fresh_content_ms=fresh)
+                        fresh_content_ms=fresh, clock_resolution_ms=finite(res))
         return {"repeated": repeated, "fresh": fresh}
 
     def floor(self, inputs, cand_ms, flushed, ref_ms=None):

@@ -15,7 +15,7 @@ from workerlib import ROOT, Worker, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.remote import FIGURE_MIN_MS, CandidateProcess, lower_calibration  # noqa: E402
-from hrworker.timing import unresolved_figures  # noqa: E402
+from hrworker.timing import CACHE_RATIO, cached_ratio, unresolved_figures  # noqa: E402
 
 WAY = (1024, True, 0)
 OTHER = (0, False, 0)
@@ -82,6 +82,18 @@ check(unresolved_figures([0.02, 0.03, 0.001], 0.008) is None,
 check(unresolved_figures([0.008, 0.008], 0.008) is not None,
       "a median figure equal to it: unresolved")
 check(unresolved_figures([], 0.008) is None, "no figures: nothing said")
+
+# result-cached's ratio is of what the clock resolves (timing.cached_ratio):
+# the readings are those of an honest view (x.view) on the 2-core host under
+# make check's load and of the planted pointer cache in the planted suite.
+check(not cached_ratio(0.001, 0.071, 0.028),
+      "a view's repeated call read at FIGURE_MIN_MS, fresh 0.071 ms: not cached")
+check(cached_ratio(0.001, 0.071, 0.0),
+      "the same readings where the clock resolves everything: cached (the rule can fire)")
+check(cached_ratio(0.0229, 2.5598, 0.055493),
+      "the planted pointer cache (0.023 ms repeated, 2.56 ms fresh, resolution 0.055): cached")
+check(not cached_ratio(0.6076, 2.8737, 0.06),
+      "4.7x faster on repeated inputs: under CACHE_RATIO (%d), not cached" % CACHE_RATIO)
 
 # The worker: a robust and a faithful job keep both calibrations.
 w = Worker()
