@@ -182,11 +182,14 @@ class Job:
         ran, and a do-nothing kernel above the physical floor; the
         orchestrator runs it once more after the run's builds are done
         (the message's "after_builds"), and that attempt's result is the
-        job's.  Not where the job has a finding (its evidence stands) or a
-        verdict other than correct, nor on the attempt after the builds."""
+        job's.  A job with findings too: a timing finding the waits hid
+        would be missing from its evidence (on the H100 a do-nothing
+        kernel read 4.4 ms a call beside the builds and had
+        output-aliases-input without below-physical-floor).  Not where
+        the verdict is other than correct (no figure judged), nor on the
+        attempt after the builds."""
         rec = (self.checks.get("timing") or {}).get("candidate_waited")
         if (rec is None or not self.ctx.cuda or self.m.get("after_builds")
-                or self.result.get("findings")
                 or self.result.get("verdict") != vocab.PV_CORRECT):
             return
         self.result["retry_after_builds"] = True

@@ -47,8 +47,9 @@ check(waited_for_a_cpu([1.0] * 8, [None] * 8, WHOSE) is None
 
 # Job.retry_after_builds on stubs: a robust GPU job whose candidate's
 # handshakes waited (checks.timing.candidate_waited) asks to run once more
-# after the builds, unless it has a finding, a verdict other than
-# correct, or is that attempt; a CPU job never asks.
+# after the builds, findings or none (a timing finding the waits hid
+# would be missing), unless its verdict is other than correct or it is
+# that attempt; a CPU job never asks.
 def asks(cuda=True, findings=(), verdict="correct", after=False, waited=True):
     stub = types.SimpleNamespace(
         ctx=types.SimpleNamespace(cuda=cuda), m={"after_builds": True} if after else {},
@@ -60,8 +61,8 @@ def asks(cuda=True, findings=(), verdict="correct", after=False, waited=True):
 
 got = [asks(), asks(waited=False), asks(cuda=False), asks(after=True),
        asks(findings=[{"id": "output-aliases-input"}]), asks(verdict="incorrect")]
-check(got == [True, False, False, False, False, False],
-      "retry_after_builds: only a correct GPU job without findings whose candidate waited, "
+check(got == [True, False, False, False, True, False],
+      "retry_after_builds: only a correct GPU job whose candidate waited, findings or none, "
       "and not its attempt after the builds (%s)" % got)
 
 
