@@ -15,7 +15,8 @@ distribution", "timing.redraw") and checks.phase_seconds of each job;
 prints one line a job (with the transforms' inputs, calls and judging,
 checks.distribution.transforms[].seconds, and the whole check's parts,
 checks.distribution.seconds: run.base, run.describe, run.transforms,
-run.reorder) and the median share.  A benchmark, not a test."""
+run.reorder) and the median share (of a store, each run's median too).
+A benchmark, not a test."""
 import json
 import os
 import statistics
@@ -81,15 +82,21 @@ def store(path):
     """The judged jobs of a replay store (those whose checks ran)."""
     import sqlite3
     db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
-    rows = []
-    for level, problem, sample, mode, cj in db.execute(
-            "SELECT e.level, e.problem_id, e.sample_id, r.mode, j.checks_json FROM replay_job j "
-            "JOIN replay_run r ON r.id = j.run_id JOIN evaluation e ON e.id = j.evaluation_id "
+    rows, runs = [], {}
+    for run, level, problem, sample, mode, cj in db.execute(
+            "SELECT j.run_id, e.level, e.problem_id, e.sample_id, r.mode, j.checks_json "
+            "FROM replay_job j JOIN replay_run r ON r.id = j.run_id "
+            "JOIN evaluation e ON e.id = j.evaluation_id "
             "WHERE j.checks_json IS NOT NULL ORDER BY j.id"):
         checks = json.loads(cj)
         if checks.get("audit_parts"):
             rows.append(line("level %s problem %s sample %s" % (level, problem, sample),
                              mode or "?", checks))
+            runs.setdefault((run, mode or "?"), []).append(rows[-1])
+    # A store may hold several runs, of both modes: each run's median too.
+    for (run, mode), shares in sorted(runs.items()):
+        print("run %s (%s): median %.1f %%, %d jobs" % (run, mode, statistics.median(shares),
+                                                       len(shares)))
     return rows
 
 
