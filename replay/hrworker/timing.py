@@ -707,8 +707,9 @@ class Timing:
         falls on both), each after the robust flush and a sync, so that
         caches treat both alike; the fresh sets all held at once (no two
         at one address), each fresh output checked.  The least time on the
-        repeated inputs below 1/CACHE_RATIO of the least on fresh content is
-        result-cached (cached_ratio: as the clock resolves it) (a result kept for inputs seen before: a cache hit
+        repeated inputs below 1/CACHE_RATIO of the least on fresh content,
+        as far as the judge's clock resolves it (cached_ratio), is
+        result-cached (a result kept for inputs seen before: a cache hit
         costs microseconds where the work costs milliseconds; fresh
         content of the problem's own distribution leaves an honest
         kernel's time as it was).  The least, not the median: a loaded
