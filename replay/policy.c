@@ -125,3 +125,15 @@ int replay_build_idle(int nice)
 {
 	return nice > 1;
 }
+
+void replay_build_order(const int *pj, int n, int nprobs, int *order)
+{
+	int at = 0;
+
+	/* A pass a problem: n * nprobs steps, against the run's own work
+	 * (a build is a minute of compilers) nothing. */
+	for (int p = 0; p < nprobs; p++)
+		for (int j = 0; j < n; j++)
+			if (pj[j] == p)
+				order[at++] = j;
+}

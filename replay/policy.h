@@ -138,6 +138,19 @@ enum run_wait replay_run_idle(int ready, int pickable, int unbuilt);
  * builds", "no job left"; NULL out of range. */
 const char *replay_run_wait_name(int w);
 
+/* The order build jobs are dispatched in (replay.c pick_build): grouped by
+ * problem, the problems in the order of their first job, each problem's
+ * jobs in job order.  order[i] is the i-th job; pj[j] the problem index
+ * of job j, problems numbered in the order of their first job (replay.c
+ * make_probs), each below nprobs.  An archive stores a model's samples
+ * together (one KernelBench run folder a model), so job order visits
+ * every problem once a model: a run worker that started a problem (and
+ * finishes it first: replay_pick_run) then waited for its other models'
+ * builds at the end of the queue, with built jobs of other problems
+ * ready (the archive benchmark cold on an H100: "held back" 342 s of
+ * 450). */
+void replay_build_order(const int *pj, int n, int nprobs, int *order);
+
 /* Whether a job to run again after the builds (its first attempt's
  * candidate waited for a CPU while it was timed: replay.c, the worker's
  * retry_after_builds) may run now: once no job is left to build or being

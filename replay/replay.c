@@ -118,6 +118,8 @@ struct sched {
 				      candidate having waited for a CPU
 				      (checks.timing.candidate_waited) */
 	int *pj;                   /* job -> index into probs */
+	int *border;               /* the jobs in build order
+				      (replay_build_order) */
 	struct run_cand *cand;     /* pick_run's candidates, and their jobs */
 	int *cand_job;
 	struct prob *probs;
@@ -363,13 +365,14 @@ static int same_kernel(const struct sched *sc, int a, int b)
 	return !strcmp(sc->jobs[a].kernel_sha256, sc->jobs[b].kernel_sha256);
 }
 
-/* Next job for an idle build worker: -1 none.  A kernel that another
- * worker is building now waits (the cache would make it wait anyway); a
- * kernel built in this run needs no build. */
+/* Next job for an idle build worker, in build order (replay_build_order:
+ * a problem's jobs together): -1 none.  A kernel that another worker is
+ * building now waits (the cache would make it wait anyway); a kernel
+ * built in this run needs no build. */
 static int pick_build(struct sched *sc)
 {
-	for (int j = 0; j < sc->n; j++) {
-		int busy = 0;
+	for (int i = 0; i < sc->n; i++) {
+		int j = sc->border[i], busy = 0;
 
 		if (sc->js[j] != JS_BUILD)
 			continue;
@@ -1198,8 +1201,9 @@ static int make_probs(struct sched *sc)
 	char hex[HR_SHA256_HEX];
 
 	sc->pj = calloc((size_t)sc->n + 1, sizeof(*sc->pj));
+	sc->border = calloc((size_t)sc->n + 1, sizeof(*sc->border));
 	sc->probs = calloc((size_t)sc->n + 1, sizeof(*sc->probs));
-	if (!sc->pj || !sc->probs)
+	if (!sc->pj || !sc->border || !sc->probs)
 		return hr_errf(sc->e, HR_SYSTEM, "out of memory");
 	for (int j = 0; j < sc->n; j++) {
 		const struct job *jb = &sc->jobs[j];
@@ -1221,6 +1225,7 @@ static int make_probs(struct sched *sc)
 		sc->pj[j] = p;
 		sc->probs[p].left++;
 	}
+	replay_build_order(sc->pj, sc->n, sc->nprobs, sc->border);
 	return HR_OK;
 }
 
@@ -1356,6 +1361,7 @@ done:
 	free(sc.cand);
 	free(sc.cand_job);
 	free(sc.pj);
+	free(sc.border);
 	for (int p = 0; sc.probs && p < sc.nprobs; p++)
 		cJSON_Delete(sc.probs[p].draws);
 	free(sc.probs);

@@ -284,6 +284,27 @@ static void after_builds_waits_for_every_build(void **state)
 	assert_true(replay_after_builds_may_run(0));
 }
 
+/* Builds go problem by problem, each problem where its first job is: an
+ * archive stored model by model (jobs p0 p1 p2, p0 p1 p2) builds p0's
+ * jobs, then p1's, then p2's; jobs of a problem keep their order. */
+static void build_order_by_problem(void **state)
+{
+	const int model_major[] = { 0, 1, 2, 0, 1, 2, 0 };
+	const int want[] = { 0, 3, 6, 1, 4, 2, 5 };
+	const int first_late[] = { 1, 0, 0, 1 };
+	const int want2[] = { 1, 2, 0, 3 };
+	int order[7];
+
+	(void)state;
+	replay_build_order(model_major, 7, 3, order);
+	assert_memory_equal(order, want, sizeof(want));
+	/* Problem numbers as make_probs gives them, by first job: job 0's
+	 * problem is 0 there; here its number is 1, and problem 0 (jobs 1
+	 * and 2) still goes first: the order follows the numbers. */
+	replay_build_order(first_late, 4, 2, order);
+	assert_memory_equal(order, want2, sizeof(want2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +319,7 @@ int main(void)
 		cmocka_unit_test(build_priorities),
 		cmocka_unit_test(run_idle_reasons),
 		cmocka_unit_test(after_builds_waits_for_every_build),
+		cmocka_unit_test(build_order_by_problem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
