@@ -701,6 +701,12 @@ class Timing:
         self.checked_call(inputs, "the timing inputs, their middle half changed in place",
                           prints)
 
+    def clock_resolution(self):
+        """The judge's clock resolution for the candidate's figures
+        (CandidateProcess.resolution_ms), 0 where the candidate runs in
+        this process."""
+        return self.new.proc.resolution_ms() if isinstance(self.new, RemoteModel) else 0.0
+
     def fresh_timing(self, inputs, n=FRESH_TIMING_SETS):
         """The candidate timed on the harness's timing inputs and on n sets
         of fresh content, calls interleaved (a burst of load on the host
@@ -735,7 +741,7 @@ class Timing:
                 add_finding(self.ctx, vocab.F_TIMING_PATH_DIFFERS, when="fresh content, timed",
                             call=i, **rec)
         fresh, repeated = min(fresh), min(repeated)
-        res = self.new.proc.resolution_ms() if isinstance(self.new, RemoteModel) else 0.0
+        res = self.clock_resolution()
         if cached_ratio(repeated, fresh, res):
             add_finding(self.ctx, vocab.F_RESULT_CACHED, repeated_inputs_ms=repeated,
                         fresh_content_ms=fresh, clock_resolution_ms=finite(res))
@@ -783,7 +789,7 @@ class Timing:
         # Under the floor by more than the judge's clock resolves: a call of
         # a few microseconds (a 64 KiB relu from the cache) read 0 once
         # its handshake beat the calibration's least.
-        res = self.new.proc.resolution_ms() if isinstance(self.new, RemoteModel) else 0.0
+        res = self.clock_resolution()
         self.checks["floor"]["clock_resolution_ms"] = finite(res)
         if ms and cand_ms is not None and cand_ms < ms - res:
             add_finding(self.ctx, vocab.F_BELOW_PHYSICAL_FLOOR, candidate_ms=cand_ms, floor_ms=ms,
