@@ -23,7 +23,7 @@ import mmap
 import os
 import time
 
-from hrworker import builder
+from hrworker import builder, vocab
 from hrworker.audit import (Poison, aliases, harness_refs, namespace_snapshot, patched,
                             rebound)
 from hrworker.channel import SPIN_GO_S, CandidateEnd, ChannelError, spin_wait, stamps_on
@@ -110,7 +110,8 @@ class Candidate:
     def __init__(self, cfg, torch, end, msg):
         self.cfg, self.torch, self.end, self.msg = cfg, torch, end, msg
         self.ctx = JobContext(msg, cfg, torch)
-        if self.ctx.cuda:
+        self.context = early_context(self.ctx.cuda, msg.get("stop_after"))
+        if self.context:
             # The context made now, before any candidate code, so that the
             # persisting-L2 limit it starts with is the baseline (a new
             # context on the H200 has read 30 % of the maximum carve-out).
@@ -498,7 +499,7 @@ class Candidate:
                         os.close(fd)
                     except OSError:
                         pass
-            if self.ctx.cuda:   # when a carve-out appeared: after which first op
+            if self.context:    # when a carve-out appeared: after which first op
                 l2_note(self.torch, "after the first " + str(op)[:32])
             self.reply(rep)
 
@@ -516,6 +517,20 @@ def parameter_spec(torch, model):
             break
         out.append([name[:200], list(p.shape), str(p.dtype)[6:], constant(torch, p)])
     return out
+
+
+def early_context(cuda, stop_after):
+    """Does the candidate process make its CUDA context at its start (the
+    persisting-L2 baseline, before any candidate code) and read the limit
+    after each first operation?  On a GPU, for a job that calls the
+    candidate; not for a build job (stop_after "build"), which only runs
+    the candidate's module while its extensions compile and times
+    nothing: a context made there is about 0.5 GiB of device memory held
+    for the whole build, the tool's own, beside the run job (24 build
+    jobs at once held 13 GiB on an H100 while a run job's 6 GiB-input
+    problem ran out of memory).  What the candidate's own code does on
+    the GPU in a build job is its own."""
+    return bool(cuda) and stop_after != vocab.STOP_BUILD
 
 
 def global_state(torch):

@@ -7,9 +7,11 @@ one JSON line a mode: wall, evaluations a minute, jobs an hour, the
 compilers' CPU seconds (all and per evaluation; the replay's own count),
 the extensions' precompiled-header use, the run jobs' seconds by phase,
 the verdicts, the run workers' busy share and idle seconds by reason
-(the replay's summary), and on CUDA the GPU's busy fraction (nvidia-smi's
-utilization.gpu sampled every second over the replay: samples above 0,
-and the mean).  Not a test: nothing fails on a slow machine.  Standard
+(the replay's summary), the jobs whose first attempt ran out of device
+memory (and the most that other processes held then), and on CUDA the
+GPU's busy fraction (nvidia-smi's utilization.gpu sampled every second
+over the replay: samples above 0, and the mean), its memory used (most
+and mean) and the most processes holding a context on it at once.  Not a test: nothing fails on a slow machine.  Standard
 library only (sqlite3 reads the store).
 
 CPU smoke (CI-sized): python3 tests/bench/archive_bench.py --device cpu --scale 0.014
@@ -31,22 +33,34 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
+def smi(*query):
+    """nvidia-smi's CSV rows (no header, no units) for one query, or []."""
+    try:
+        out = subprocess.run(["nvidia-smi"] + list(query) + ["--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [[f.strip() for f in row.split(",")] for row in out.splitlines() if row.strip()]
+
+
 class GpuSampler(threading.Thread):
-    """utilization.gpu of the visible GPUs, once a second."""
+    """utilization.gpu and memory.used of the visible GPUs, and the
+    number of processes holding a context on them, once a second."""
 
     def __init__(self):
         super().__init__(daemon=True)
-        self.samples, self.stop = [], threading.Event()
+        self.samples, self.memory, self.procs = [], [], []
+        self.stop = threading.Event()
 
     def run(self):
         while not self.stop.is_set():
             try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=utilization.gpu",
-                                      "--format=csv,noheader,nounits"],
-                                     capture_output=True, text=True, timeout=10).stdout
-                self.samples.extend(float(x) for x in out.split() if x.strip())
-            except (OSError, subprocess.SubprocessError, ValueError):
+                for util, used in smi("--query-gpu=utilization.gpu,memory.used"):
+                    self.samples.append(float(util))
+                    self.memory.append(float(used))
+            except ValueError:
                 pass
+            self.procs.append(len(smi("--query-compute-apps=pid")))
             self.stop.wait(1.0)
 
     def result(self):
@@ -54,7 +68,10 @@ class GpuSampler(threading.Thread):
         if not s:
             return None
         return {"samples": len(s), "busy_fraction": round(sum(1 for x in s if x > 0) / len(s), 3),
-                "mean_utilization": round(sum(s) / len(s) / 100, 3)}
+                "mean_utilization": round(sum(s) / len(s) / 100, 3),
+                "memory_used_max_gib": round(max(self.memory) / 1024, 1),
+                "memory_used_mean_gib": round(sum(self.memory) / len(self.memory) / 1024, 1),
+                "processes_max": max(self.procs) if self.procs else None}
 
 
 def hr(args, a, db, cap=None):
@@ -73,18 +90,28 @@ def hr(args, a, db, cap=None):
 
 
 def store_figures(db, run_id):
-    """The run's jobs from the store: verdicts, and its extensions'
-    precompiled-header use (build stage's records, else the job's)."""
+    """The run's jobs from the store: verdicts, its extensions'
+    precompiled-header use (build stage's records, else the job's), and
+    its jobs that ran out of device memory on a first attempt (checks.
+    first_attempt_memory: the largest others_bytes, what processes
+    other than the job's held then)."""
     con = sqlite3.connect(db)
     verdicts = dict((v or "none", n) for v, n in con.execute(
         "SELECT verdict, count(*) FROM replay_job WHERE run_id = ? GROUP BY verdict",
         (run_id,)).fetchall())
     pch = {}
+    oom = {"jobs": 0, "others_gib_max": 0.0}
     for (cj,) in con.execute("SELECT checks_json FROM replay_job WHERE run_id = ?", (run_id,)):
         try:
             checks = json.loads(cj or "{}")
         except ValueError:
             continue
+        first = checks.get("first_attempt_memory")
+        if isinstance(first, dict):
+            oom["jobs"] += 1
+            others = first.get("others_bytes")
+            if isinstance(others, int):
+                oom["others_gib_max"] = max(oom["others_gib_max"], round(others / 2**30, 1))
         b = checks.get("build_stage") or checks.get("build") or {}
         for x in b.get("extensions") or []:
             if x.get("cache") != "miss":    # each compiled extension once
@@ -92,7 +119,7 @@ def store_figures(db, run_id):
             k = str(x.get("pch", "none")).split(":")[0]
             pch[k] = pch.get(k, 0) + 1
     con.close()
-    return verdicts, pch
+    return verdicts, pch, oom
 
 
 def replay(a, db, mode, cache):
@@ -132,7 +159,7 @@ def replay(a, db, mode, cache):
                    "idle_s": dict((k.strip(), float(v)) for k, v in
                                   re.findall(r"([a-z ]+) ([0-9.]+) s", rw.group(4)))} \
         if rw else None
-    verdicts, pch = store_figures(db, run_id)
+    verdicts, pch, oom = store_figures(db, run_id)
     build_cpu = float(cpu.group(1)) if cpu else 0.0
     out = {"mode": mode, "device": a.device, "exit": r.returncode, "capped": capped,
            "evaluations": done, "jobs_total": int(m.group(3)),
@@ -144,7 +171,7 @@ def replay(a, db, mode, cache):
            "builds": int(builds.group(1)) if builds else None,
            "build_cache_hits": int(builds.group(2)) if builds else None,
            "extensions_pch": pch, "phase_s": phases, "run_workers": run_workers,
-           "verdicts": verdicts}
+           "verdicts": verdicts, "out_of_memory_first_attempts": oom}
     if gpu:
         out["gpu"] = gpu.result()
     return out
