@@ -11,8 +11,9 @@ the verdicts, the run workers' busy share and idle seconds by reason
 memory (and the most that other processes held then), and on CUDA the
 GPU's busy fraction (nvidia-smi's utilization.gpu sampled every second
 over the replay: samples above 0, and the mean), its memory used (most
-and mean) and the most processes holding a context on it at once.  Not a test: nothing fails on a slow machine.  Standard
-library only (sqlite3 reads the store).
+and mean) and the most processes holding a context on it at once.  Not
+a test: nothing fails on a slow machine.  Standard library only
+(sqlite3 reads the store).
 
 CPU smoke (CI-sized): python3 tests/bench/archive_bench.py --device cpu --scale 0.014
 The full run (H200): see docs/benchmarks.md.
@@ -67,10 +68,12 @@ class GpuSampler(threading.Thread):
         s = self.samples
         if not s:
             return None
+        m = self.memory
         return {"samples": len(s), "busy_fraction": round(sum(1 for x in s if x > 0) / len(s), 3),
                 "mean_utilization": round(sum(s) / len(s) / 100, 3),
-                "memory_used_max_gib": round(max(self.memory) / 1024, 1),
-                "memory_used_mean_gib": round(sum(self.memory) / len(self.memory) / 1024, 1),
+                # None where nvidia-smi gave no figure ("[N/A]")
+                "memory_used_max_gib": round(max(m) / 1024, 1) if m else None,
+                "memory_used_mean_gib": round(sum(m) / len(m) / 1024, 1) if m else None,
                 "processes_max": max(self.procs) if self.procs else None}
 
 
