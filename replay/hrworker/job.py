@@ -42,7 +42,8 @@ def memory_note(torch, own_pids=()):
     """What the device held when a job ran out of memory: free and total
     (the driver's), this process's allocated and reserved bytes; with
     own_pids (the job's processes), what NVML says every other process
-    held (others: {pid: bytes}, others_bytes) and what the failing
+    held (others: {pid: bytes}, others_bytes; others_whose: each one's
+    command and whether it is of this run, whose) and what the failing
     allocation asked for where the error says (asked_bytes: the caller)."""
     note = {}
     try:
@@ -64,8 +65,47 @@ def memory_note(torch, own_pids=()):
         note["others"] = "unknown: %s" % (why or "NVML gave no process list")
     else:
         others = {str(p): b for p, b in procs.items() if p not in set(own_pids)}
-        note.update(others=others, others_bytes=sum(others.values()))
+        note.update(others=others, others_bytes=sum(others.values()),
+                    others_whose=whose([int(p) for p in others]))
     return note
+
+
+def proc_stat(pid):
+    """(command name, parent pid) of a process from /proc/PID/stat, or None
+    where it is gone or hidden."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    head, _, tail = text.rpartition(")")
+    fields = tail.split()
+    if "(" not in head or len(fields) < 2 or not fields[1].isdigit():
+        return None
+    return head.split("(", 1)[1], int(fields[1])
+
+
+def whose(pids, root=None):
+    """{pid: {command, run}} for processes that held device memory: each
+    one's command name, and whether it is of this run (root, the worker's
+    parent by default: the orchestrator, among its ancestors) -- a build
+    worker's job, another job's teardown -- or outside it (another run, a
+    process nobody stopped); command None where /proc does not show it."""
+    if root is None:
+        worker = proc_stat(os.getppid())
+        root = worker[1] if worker else None
+    out = {}
+    for pid in pids:
+        st = proc_stat(pid)
+        chain, p = set(), st[1] if st else None
+        while p and p not in chain and len(chain) < 64:
+            chain.add(p)
+            up = proc_stat(p)
+            p = up[1] if up else None
+        out[str(pid)] = {"command": st[0] if st else None,
+                         "run": bool(st) and root is not None and (pid == root or root in chain)}
+    return out
 
 
 JUDGE_FAILED = "the judge's own code failed: %s"

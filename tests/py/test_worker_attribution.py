@@ -140,6 +140,37 @@ for procs, tools, what in (
           "out of memory alone, %s (%s; %s)" % (what, mem.get("attribution"), mem.get("others")))
 job_module.nvml.open_device = real_open
 
+# Whose the other processes are (memory_note's others_whose): each one's
+# command name, and whether this run's root (the orchestrator) is among its
+# ancestors; a process gone reads command None and not the run's.  Real
+# processes: this test's, and a child it starts.
+import subprocess  # noqa: E402
+child = subprocess.Popen(["sleep", "30"])
+try:
+    got = job_module.whose([os.getpid(), child.pid, 2 ** 22 + 7], root=os.getppid())
+    me, kid, gone = got[str(os.getpid())], got[str(child.pid)], got[str(2 ** 22 + 7)]
+    check(me["run"] is True and kid["run"] is True and kid["command"] == "sleep"
+          and gone == {"command": None, "run": False},
+          "whose: this process and its child are of the run rooted at its parent; a pid "
+          "gone is nobody's (%s)" % got)
+    got = job_module.whose([os.getpid()], root=child.pid)
+    check(got[str(os.getpid())]["run"] is False,
+          "whose: a process whose ancestors do not hold the root is outside the run (%s)" % got)
+    with open("/proc/self/comm") as f:
+        name = f.read().strip()
+    try:
+        with open("/proc/self/comm", "w") as f:
+            f.write("a) b (c")
+        got = job_module.proc_stat(os.getpid())
+        check(got == ("a) b (c", os.getppid()),
+              "proc_stat reads a command name holding spaces and parentheses (%s)" % (got,))
+    finally:
+        with open("/proc/self/comm", "w") as f:
+            f.write(name)
+finally:
+    child.kill()
+    child.wait()
+
 # An exception of the judge's own code that no part answered (Job.run):
 # failed:tool, never the candidate's; out of device memory there, retried
 # alone.
