@@ -12,6 +12,7 @@ import statistics
 import time
 
 from hrworker import nvml, vocab
+from hrworker.account import stat_fields
 from hrworker.audit import add_finding, clean_inputs_description, spent
 from hrworker.channel import RemoteError
 from hrworker.checks import Checks, audit_problem
@@ -24,6 +25,7 @@ from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy
 from hrworker.redraw import Redraw, spec_entries
 from hrworker.remote import CandidateGone, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
+from hrworker.seccomp import ancestors
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
 from hrworker.util import Laps, exc_text, finite, is_oom
 
@@ -71,40 +73,34 @@ def memory_note(torch, own_pids=()):
 
 
 def proc_stat(pid):
-    """(command name, parent pid) of a process from /proc/PID/stat, or None
-    where it is gone or hidden."""
+    """(command name, parent pid) of a process from /proc/PID/stat (the
+    fields after the name: account.stat_fields), or None where it is gone
+    or hidden."""
     try:
         with open("/proc/%d/stat" % pid, "rb") as f:
-            text = f.read().decode(errors="replace")
-    except OSError:
+            raw = f.read()
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        name = raw.split(b"(", 1)[1].rsplit(b")", 1)[0].decode(errors="replace")
+        return name, int(stat_fields(raw)[1])
+    except (OSError, IndexError, ValueError):
         return None
-    # pid (comm) state ppid ...: comm may hold spaces and parentheses.
-    head, _, tail = text.rpartition(")")
-    fields = tail.split()
-    if "(" not in head or len(fields) < 2 or not fields[1].isdigit():
-        return None
-    return head.split("(", 1)[1], int(fields[1])
 
 
 def whose(pids, root=None):
     """{pid: {command, run}} for processes that held device memory: each
     one's command name, and whether it is of this run (root, the worker's
-    parent by default: the orchestrator, among its ancestors) -- a build
-    worker's job, another job's teardown -- or outside it (another run, a
-    process nobody stopped); command None where /proc does not show it."""
+    parent by default: the orchestrator, among it and its ancestors:
+    seccomp.ancestors) -- a build worker's job, another job's teardown --
+    or outside it (another run, a process nobody stopped); command None
+    where /proc does not show it."""
     if root is None:
         worker = proc_stat(os.getppid())
         root = worker[1] if worker else None
     out = {}
     for pid in pids:
         st = proc_stat(pid)
-        chain, p = set(), st[1] if st else None
-        while p and p not in chain and len(chain) < 64:
-            chain.add(p)
-            up = proc_stat(p)
-            p = up[1] if up else None
         out[str(pid)] = {"command": st[0] if st else None,
-                         "run": bool(st) and root is not None and (pid == root or root in chain)}
+                         "run": bool(st) and root is not None and root in ancestors(pid, 64)}
     return out
 
 

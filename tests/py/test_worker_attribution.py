@@ -6,6 +6,7 @@ few CUDA contexts outside it, keeps its verdict (Job.out_of_memory, with
 stand-ins for torch.cuda and NVML's process list: the CPU has no device
 memory to run out of); the judge's own exception is failed:tool."""
 import os
+import subprocess
 import sys
 import types
 
@@ -144,7 +145,6 @@ job_module.nvml.open_device = real_open
 # command name, and whether this run's root (the orchestrator) is among its
 # ancestors; a process gone reads command None and not the run's.  Real
 # processes: this test's, and a child it starts.
-import subprocess  # noqa: E402
 child = subprocess.Popen(["sleep", "30"])
 try:
     got = job_module.whose([os.getpid(), child.pid, 2 ** 22 + 7], root=os.getppid())
