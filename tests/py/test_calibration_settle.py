@@ -11,7 +11,7 @@ Plain script: one line per check, exits non-zero on any failure.
 import os
 import sys
 
-from workerlib import ROOT, Worker, check
+from workerlib import DEVICE, ROOT, Worker, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker.remote import FIGURE_MIN_MS, CandidateProcess, lower_calibration  # noqa: E402
@@ -120,9 +120,12 @@ try:
               % (mode, {k: tc.get(k) for k in ("calibration", "settled", "taken")}), w)
         check(res.get("speedup") is not None, "%s: and the job is timed (%s)"
               % (mode, res.get("speedup")), w)
-        # The judge's earlier device work is waited for apart (0 on a CPU),
-        # not counted as the calibration's own seconds.
-        check(tc.get("pending_gpu_seconds") == 0.0 and
+        # The judge's earlier device work is waited for apart, not counted
+        # as the calibration's own seconds.  On a CPU there is none: the
+        # wait is a call that returns at once, under a millisecond unless
+        # the host deschedules the judge (0.0001 s on a loaded 2-core box).
+        check(tc.get("pending_gpu_seconds") is not None and
+              (DEVICE == "cuda" or tc["pending_gpu_seconds"] < 0.05) and
               0 < tc.get("calibration_seconds", 0) < 5,
               "%s: the calibration's own seconds, the earlier device work apart (%r)"
               % (mode, {k: tc.get(k) for k in ("calibration_seconds", "pending_gpu_seconds")}),
