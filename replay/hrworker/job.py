@@ -360,10 +360,17 @@ class Job:
             get_init_inputs = ctx["get_init_inputs"]
             c.set_seed(self.seed)
             init_raw = list(get_init_inputs())
-            init_inputs = [c.place(x) for x in init_raw]
-            with t.no_grad():
-                c.set_seed(self.seed)
-                ref_model = Model(*init_inputs)
+            # A build or a draw job times nothing and compares nothing: no
+            # reference model, and no init input placed on the device,
+            # where a tensor would make the judge a CUDA context held
+            # through the build (about 0.5 GiB a job, many jobs at once).
+            # A Model() that fails is its run job's problem_error.
+            ref_model = None
+            if stop not in (vocab.STOP_BUILD, vocab.STOP_INPUTS):
+                init_inputs = [c.place(x) for x in init_raw]
+                with t.no_grad():
+                    c.set_seed(self.seed)
+                    ref_model = Model(*init_inputs)
             self.sets = InputSets(c, get_inputs)
             if stop in (vocab.STOP_BUILD, vocab.STOP_INPUTS) and m.get("draw"):
                 self.predrawn = self.sets.predraw()     # ahead, for the run worker

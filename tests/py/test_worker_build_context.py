@@ -9,7 +9,10 @@ a run job whose 6 GiB-input problem ran out of memory.
 The rule on its cases, then through a worker: a candidate module that
 reports, when it runs, whether torch's CUDA state is initialised in its
 process.  In a build job it never is; in a run job it is exactly on a
-GPU (HR_TEST_DEVICE=cuda: make gpu-check).
+GPU (HR_TEST_DEVICE=cuda: make gpu-check).  The build job's judge builds
+no reference model and places no init input either (hrworker/job.py):
+a problem whose Model() raises is built and drawn, and its run job is
+problem_error.
 
 Plain script: one line per check, exits non-zero on any failure."""
 import os
@@ -42,5 +45,29 @@ try:
         check(got.get("initialized") is want,
               "%s job on %s: CUDA initialised in the candidate process when its module "
               "runs: %s (got %s)" % (stop, DEVICE, want, got))
+
+    # Nor does the build job's judge (hrworker/job.py: stages): a build or
+    # a draw job builds no reference model and places no init input (a
+    # tensor among them would make the judge a context held through the
+    # build).  A Model() that raises says so: built and drawn where the
+    # model is not built, problem_error in the run job, where it is.
+    BROKEN = PROBLEM.replace("class Model(nn.Module):\n",
+                             "class Model(nn.Module):\n"
+                             "    def __init__(self, scale):\n"
+                             "        super().__init__()\n"
+                             "        raise RuntimeError('HR-MODEL-INIT ' + str(scale.shape))\n"
+                             "\n").replace("return []", "return [torch.ones(3)]")
+    check(BROKEN.count("HR-MODEL-INIT") == 1 and "torch.ones(3)" in BROKEN,
+          "the problem whose Model() raises, an init input a tensor")
+    HONEST = PROBLEM.replace("class Model(", "class ModelNew(")
+    for stop, extra, want in ((vocab.STOP_BUILD, {}, vocab.PV_BUILT),
+                              (vocab.STOP_INPUTS, {"draw": True}, vocab.PV_DRAWN),
+                              (vocab.STOP_ALL, {}, vocab.PV_PROBLEM_ERROR)):
+        _, res = w.run(BROKEN, HONEST, stop_after=stop, **extra)
+        res = res or {}
+        check(res.get("verdict") == want and
+              (want != vocab.PV_PROBLEM_ERROR or "HR-MODEL-INIT" in str(res.get("error"))),
+              "%s job, Model() raises: %s (got %s: %s)"
+              % (stop, want, res.get("verdict"), str(res.get("error"))[:300]))
 finally:
     w.close()
