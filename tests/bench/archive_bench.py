@@ -1,6 +1,6 @@
 """archive_bench.py [--scale F] [--device cuda|cpu] [--modes faithful,robust]
 [--headroom PATH] [--python PY] [--work DIR] [--timeout-run S] [--jobs N]
-[--cap S] [--json OUT] - the archive benchmark: write the representative archive
+[--cap S] [--subset N [--kb KB]] [--json OUT] - the archive benchmark: write the representative archive
 (gen_archive.py, 900 x F evaluations), store it (problems add, ingest),
 replay it once per mode, each cold (a build cache of its own), and print
 one JSON line a mode: wall, evaluations a minute, jobs an hour, the
@@ -14,6 +14,18 @@ over the replay: samples above 0, and the mean), its memory used (most
 and mean) and the most processes holding a context on it at once.  Not
 a test: nothing fails on a slow machine.  Standard library only
 (sqlite3 reads the store).
+
+--subset N replays only N of the archive's evaluations, evenly spread
+(gen_archive.py --subset).  With --kb KB (a bundle with KernelBench's
+source, replay/gpu-bundle.sh; CUDA only) KernelBench's own fastest local
+flow judges the same N first (tests/gpu/kb_side_by_side.py --mode best,
+a run directory a level, as its eval_from_generations.py takes them:
+all of a level's builds at once on the CPUs, then its evaluations one
+after another; cold, the replay's --timeout-run as its per-evaluation
+timeout, each build waited for up to 900 s): one JSON line "kernelbench", and after the replays one
+"side_by_side" with each mode's wall over KernelBench's.  --modes ""
+replays nothing (KernelBench's side alone, for a call of its own on the
+same machine).
 
 CPU smoke (CI-sized): python3 tests/bench/archive_bench.py --device cpu --scale 0.014
 The full run (H200): see docs/benchmarks.md.
@@ -180,6 +192,44 @@ def replay(a, db, mode, cache):
     return out
 
 
+def kernelbench(a, arch, work):
+    """KernelBench's fastest local flow on the subset's run directories,
+    one level after another, each cold: their summaries and the sums."""
+    levels = []
+    runs = os.path.join(arch, "subset", "runs")
+    t0 = time.monotonic()
+    for d in sorted(os.listdir(runs)):
+        out = os.path.join(work, "kb-%s.json" % d)
+        cmd = [a.python, os.path.join(ROOT, "tests", "gpu", "kb_side_by_side.py"),
+               os.path.join(runs, d), "--kb", a.kb, "--problems", os.path.join(arch, "problems"),
+               "--mode", "best", "--workers", str(os.cpu_count() or 1),
+               "--cache", os.path.join(work, "kb-cache-" + d), "--timeout", str(a.timeout_run),
+               "--build-timeout", "900", "--out", out]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr[-3000:])
+            raise SystemExit("archive_bench: kb_side_by_side on %s: exit %d" % (d, r.returncode))
+        with open(out) as f:
+            rep = json.load(f)
+        res = rep["results"]
+        levels.append(dict(rep["summary"], run=d,
+                           compiled=sum(1 for x in res if x.get("compiled")),
+                           correct=sum(1 for x in res if x.get("correctness")),
+                           timed_out=sum(1 for x in res if x.get("timed_out"))))
+    wall = time.monotonic() - t0
+    n = sum(x["kernels"] for x in levels)
+    return {"kernelbench": {
+        "evaluations": n, "wall_s": round(wall, 1),
+        "evaluations_per_minute": round(n / wall * 60, 2) if wall else None,
+        "build_cpu_s": round(sum(x["build_cpu_s_total"] for x in levels), 1),
+        "build_phase_s": round(sum(x["build_phase_s"] for x in levels), 1),
+        "eval_phase_s": round(sum(x["eval_phase_s"] for x in levels), 1),
+        "compiled": sum(x["compiled"] for x in levels),
+        "correct": sum(x["correct"] for x in levels),
+        "timed_out": sum(x["timed_out"] for x in levels),
+        "timeout_s": a.timeout_run, "levels": levels}}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scale", type=float, default=1.0)
@@ -195,7 +245,12 @@ def main():
     ap.add_argument("--cap", type=float, default=0,
                     help="stop each replay after this many seconds (SIGTERM: what is "
                     "done is reported; default none)")
+    ap.add_argument("--subset", type=int, default=0,
+                    help="replay N of the archive's evaluations, evenly spread")
+    ap.add_argument("--kb", help="KernelBench's bundle: its own flow judges the subset first")
     a = ap.parse_args()
+    if a.kb and not (a.subset and a.device == "cuda"):
+        ap.error("--kb needs --subset and --device cuda (KernelBench's evaluation is CUDA's)")
     if a.timeout_run is None:
         a.timeout_run = 60 if a.device == "cuda" else 20
     tmp = None
@@ -207,8 +262,8 @@ def main():
         work = tmp.name
     arch, db = os.path.join(work, "archive"), os.path.join(work, "bench.db")
     g = subprocess.run([sys.executable, os.path.join(HERE, "gen_archive.py"), arch,
-                        "--scale", str(a.scale), "--device", a.device],
-                       capture_output=True, text=True, check=True)
+                        "--scale", str(a.scale), "--device", a.device,
+                        "--subset", str(a.subset)], capture_output=True, text=True, check=True)
     sink = open(a.json, "w") if a.json else None
 
     def emit(line):
@@ -217,15 +272,28 @@ def main():
             sink.write(line + "\n")
             sink.flush()
     emit(json.dumps({"archive": json.loads(g.stdout)}))
+    runs = os.path.join(arch, "subset", "runs") if a.subset else os.path.join(arch, "runs")
+    side = {}
+    if a.kb:
+        kb = kernelbench(a, arch, work)
+        side["kernelbench_wall_s"] = kb["kernelbench"]["wall_s"]
+        emit(json.dumps(kb, sort_keys=True))
     for args in (["problems", "add", os.path.join(arch, "problems"), "--name", "bench-archive"],
-                 ["ingest", os.path.join(arch, "runs"), "--source", "bench-archive"]):
+                 ["ingest", runs, "--source", "bench-archive"]):
         r, _ = hr(args, a, db)
         if r.returncode != 0:
             raise SystemExit("archive_bench: %s: exit %d\n%s" % (" ".join(args[:2]),
                                                                  r.returncode, r.stderr))
-    for mode in a.modes.split(","):
-        emit(json.dumps(replay(a, db, mode, os.path.join(work, "cache-" + mode)),
-                        sort_keys=True))
+    for mode in [m for m in a.modes.split(",") if m]:
+        line = replay(a, db, mode, os.path.join(work, "cache-" + mode))
+        side[mode + "_wall_s"] = line["wall_s"]
+        if line["capped"]:          # stopped at --cap: no ratio
+            side[mode + "_capped"] = True
+        elif a.kb and side.get("kernelbench_wall_s"):
+            side[mode + "_over_kernelbench"] = round(line["wall_s"] / side["kernelbench_wall_s"], 3)
+        emit(json.dumps(line, sort_keys=True))
+    if a.kb and len(side) > 1:
+        emit(json.dumps({"side_by_side": dict(side, evaluations=a.subset)}, sort_keys=True))
     if sink:
         sink.close()
     if tmp:

@@ -1,4 +1,4 @@
-"""gen_archive.py OUT [--scale F] [--device cuda|cpu] [--seed N] - write a
+"""gen_archive.py OUT [--scale F] [--device cuda|cpu] [--seed N] [--subset N] - write a
 representative archive of KernelBench evaluations for the replay
 benchmark (tests/bench/archive_bench.py): about 900 x F evaluations, written by
 the headroom project (no model wrote them), standard library only.
@@ -22,6 +22,10 @@ skipped tail), compile errors, crashes (an exception from the kernel's
 checks), timeouts (a forward that never returns), and duplicates (another
 sample's kernel, byte for byte: one build).  Deterministic: the same
 arguments give the same bytes.  Prints the mix as one JSON line.
+
+--subset N also writes N of the evaluations, evenly spread over the
+archive, as OUT/subset/runs/subset_level_L/ (write_subset): what KernelBench's
+own flow and the replay are both given for their side-by-side.
 """
 import argparse
 import json
@@ -276,12 +280,55 @@ def claims(kind, rng, gpu):
     return rec
 
 
+def write_run(root, model, level, recs):
+    """A run directory's generation_config.yaml and eval_results.json
+    (its kernels are written already)."""
+    d = os.path.join(root, "%s_level_%d" % (model, level))
+    with open(os.path.join(d, "generation_config.yaml"), "w") as f:
+        f.write("# written by headroom's tests/bench/gen_archive.py\n"
+                "run_name: %s_level_%d\nlevel: %d\nmodel_name: %s\n"
+                "precision: fp32\nbackend: cuda\n" % (model, level, level, model))
+    with open(os.path.join(d, "eval_results.json"), "w") as f:
+        json.dump(recs, f, indent=2, sort_keys=True)
+
+
+def write_subset(out, evals, n):
+    """n of the evaluations, evenly spread over the archive's order (which
+    takes the problems, models and kinds in turn), as the model "subset"'s
+    run directories, one a level (KernelBench evaluates a run a level):
+    OUT/subset/runs/subset_level_L.  The samples of a problem are numbered
+    again from 0; a duplicate stays a byte-for-byte copy.  What both
+    KernelBench's own flow and the replay are given in the archive
+    benchmark's side-by-side (archive_bench.py --subset).  Returns its
+    evaluations, problems and mix."""
+    total = len(evals)
+    picks = sorted({k * total // n for k in range(min(n, total))})
+    root = os.path.join(out, "subset", "runs")
+    runs, samples, mix = {}, {}, {}
+    for k in picks:
+        level, pid, kind, code, rec = evals[k]
+        mix[kind] = mix.get(kind, 0) + 1
+        s = samples[(level, pid)] = samples.get((level, pid), -1) + 1
+        d = os.path.join(root, "subset_level_%d" % level)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "level_%d_problem_%d_sample_%d_kernel.py"
+                               % (level, pid, s)), "w") as f:
+            f.write(code)
+        runs.setdefault(level, {}).setdefault(str(pid), []).append(dict(rec, sample_id=s))
+    for level, recs in sorted(runs.items()):
+        write_run(root, "subset", level, recs)
+    return {"evaluations": len(picks), "problems": len(samples), "mix": mix}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--scale", type=float, default=1.0, help="evaluations: 900 x SCALE")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--subset", type=int, default=0,
+                    help="also write N of the evaluations, evenly spread over the "
+                    "archive, to OUT/subset/runs (one run directory a level)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     total = max(1, round(900 * a.scale))
@@ -321,6 +368,7 @@ def main():
                 turn.append(lv.pop(0))
     used = turn[:max(1, min(len(PROBLEMS), total // 4))]
     runs, written, count = {}, {}, {k: 0 for k in kinds}
+    evals = []          # (level, pid, kind, code, record) of each evaluation, in order
     for n in range(total):
         i = used[n % len(used)]
         m = (n // len(used)) % len(MODELS)
@@ -348,24 +396,22 @@ def main():
         rec = claims(orig, rng, gpu)
         rec["sample_id"] = s
         runs.setdefault((model, level), {}).setdefault(str(pid), []).append(rec)
+        evals.append((level, pid, kind, code, rec))
         d = os.path.join(a.out, "runs", "%s_level_%d" % (model, level))
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "level_%d_problem_%d_sample_%d_kernel.py"
                                % (level, pid, s)), "w") as f:
             f.write(code)
     for (model, level), recs in sorted(runs.items()):
-        d = os.path.join(a.out, "runs", "%s_level_%d" % (model, level))
-        with open(os.path.join(d, "generation_config.yaml"), "w") as f:
-            f.write("# written by headroom's tests/bench/gen_archive.py\n"
-                    "run_name: %s_level_%d\nlevel: %d\nmodel_name: %s\n"
-                    "precision: fp32\nbackend: cuda\n" % (model, level, level, model))
-        with open(os.path.join(d, "eval_results.json"), "w") as f:
-            json.dump(recs, f, indent=2, sort_keys=True)
-    print(json.dumps({"evaluations": total, "problems": len(used),
-                      "large_problems": sum(1 for i in used if PROBLEMS[i][6]),
-                      "models": len(MODELS),
-                      "distinct_kernels": sum(len(v) for v in written.values()),
-                      "mix": count, "device": a.device}))
+        write_run(os.path.join(a.out, "runs"), model, level, recs)
+    subset = write_subset(a.out, evals, a.subset) if a.subset else None
+    line = {"evaluations": total, "problems": len(used),
+            "large_problems": sum(1 for i in used if PROBLEMS[i][6]),
+            "models": len(MODELS), "distinct_kernels": sum(len(v) for v in written.values()),
+            "mix": count, "device": a.device}
+    if subset:
+        line["subset"] = subset
+    print(json.dumps(line))
 
 
 main()

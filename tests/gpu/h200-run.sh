@@ -277,6 +277,23 @@ stage_archive() {
 		--json "$OUT/archive.jsonl"
 }
 
+# Issue 35's ratio: KernelBench's own fastest local flow (kb_side_by_side.py
+# --mode best) and the replay (ARCHIVE_KB_MODES, default faithful) on the
+# same ARCHIVE_SUBSET (default 50) evaluations of the whole archive, each
+# cold (archive_bench.py --subset --kb).  ARCHIVE_KB_MODES="" runs
+# KernelBench's side alone, ARCHIVE_KB=0 the replay's alone: two calls on
+# one warm machine where both do not fit one; $OUT/archive-kb.jsonl.
+stage_archive_kb() {
+	have_replay || return 3
+	local kb=
+	[ "${ARCHIVE_KB:-1}" = 0 ] || kb="--kb $KB"
+	rm -rf "$WORK/archive-kb"
+	python3 tests/bench/archive_bench.py --device cuda --scale 1 \
+		--subset "${ARCHIVE_SUBSET:-50}" $kb --modes "${ARCHIVE_KB_MODES-faithful}" \
+		--cap "${CAP_ARCHIVE:-0}" --headroom ./headroom --python python3 \
+		--work "$WORK/archive-kb" --json "$OUT/archive-kb.jsonl"
+}
+
 # Today's KernelBench sizes (tests/gpu/kb-large: level-1 problems 19-22,
 # 4096 x 393216 float32, 6 GiB a tensor), one candidate each, faithful then
 # robust on one store, each pass stopped after CAP_LARGE s (default 240);

@@ -56,8 +56,10 @@ def cpu_self():
     return r.ru_utime + r.ru_stime
 
 
-def problem_source(kb, level, pid):
-    hits = glob.glob(os.path.join(kb, "KernelBench", f"level{level}", f"{pid}_*.py"))
+def problem_source(problems, level, pid):
+    """The reference of level/pid: PROBLEMS/levelL/PID_*.py, KernelBench's
+    layout (--problems; default KernelBench's own, KB/KernelBench)."""
+    hits = glob.glob(os.path.join(problems, f"level{level}", f"{pid}_*.py"))
     if len(hits) != 1:
         raise SystemExit(f"kb_side_by_side: problem {level}/{pid}: {len(hits)} files")
     with open(hits[0]) as f:
@@ -154,10 +156,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run_dir")
     ap.add_argument("--kb", default=".kb")
+    ap.add_argument("--problems", default=None,
+                    help="the problems, levelL/ID_Name.py (default KB/KernelBench)")
     ap.add_argument("--mode", choices=("best", "serial"), default="best")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--cache", default=None, help="build directory root")
-    ap.add_argument("--timeout", type=float, default=180.0)
+    ap.add_argument("--timeout", type=float, default=180.0,
+                    help="seconds an evaluation (and a build, unless --build-timeout)")
+    ap.add_argument("--build-timeout", type=float, default=None,
+                    help="seconds to wait for each build's result (default --timeout)")
     ap.add_argument("--correct-trials", type=int, default=5)
     ap.add_argument("--perf-trials", type=int, default=100)
     ap.add_argument("--gpu-arch", default="Hopper")
@@ -166,6 +173,7 @@ def main():
     ap.add_argument("--eval-results", default=None)
     a = ap.parse_args()
     kb = setup_paths(a.kb)
+    problems = os.path.abspath(a.problems or os.path.join(kb, "KernelBench"))
     gpu_arch = [a.gpu_arch]
     cfg = {"correct_trials": a.correct_trials, "perf_trials": a.perf_trials}
     cache = os.path.abspath(a.cache or os.path.join(a.run_dir, "..", "kb-cache-" + a.mode))
@@ -195,7 +203,7 @@ def main():
                       for w in work]
             for w, r in asyncs:
                 try:
-                    builds[(w[1], w[2])] = r.get(timeout=a.timeout)
+                    builds[(w[1], w[2])] = r.get(timeout=a.build_timeout or a.timeout)
                 except mp.TimeoutError:
                     builds[(w[1], w[2])] = {"built": None, "error": "build timed out"}
         t_build = time.time() - t0
@@ -205,7 +213,7 @@ def main():
     results = []
     t0 = time.time()
     for level, pid, sid, path, bdir in work:
-        name, ref_src = problem_source(kb, level, pid)
+        name, ref_src = problem_source(problems, level, pid)
         r = run_in_own_process(eval_one, (kb, ref_src, path, bdir, gpu_arch, cfg),
                                a.timeout)
         r.update({"level": level, "problem_id": pid, "sample_id": sid,
