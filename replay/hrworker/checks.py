@@ -27,6 +27,7 @@ class Checks:
         self.poison = Poison(ctx.torch, ctx.cuda, ctx.device)
         # the reference's own side effects (reference_effects)
         self.ref_effects = {"mutated": [], "aliases": []}
+        self.on_audit = None    # the job's audit phase (correctness: after the trials)
 
     def compare(self, out, out_new, first, laps, poison=None):
         """The original check, reference first; verify library when present.
@@ -160,6 +161,13 @@ class Checks:
         self.result["verdict"] = vocab.PV_CORRECT if passed == n else vocab.PV_INCORRECT
         self.checks["checker"] = trials[0]["checker"] if trials else None
         self.checks["scale_invariant"] = self.scale_invariant(trials)
+        if passed == n and self.on_audit is not None:
+            # The audit's own calls after the trials that passed (audit_calls,
+            # distribution: a dozen call pairs) are a phase of their own with
+            # a limit of its own, as those after the timing are: the trials
+            # alone keep the harness's correctness limit, so that the tool's
+            # calls never stop a job as a timeout of its correctness.
+            self.on_audit()
         try:
             with spent(self.ctx, "correctness", "audit_calls"):
                 self.trim()

@@ -146,17 +146,23 @@ class Job:
         self.phase_s = self.checks["phase_seconds"] = {}
 
     def phase(self, name: str) -> None:
-        """Enter a phase: tell the orchestrator, and time the phases (the
-        seconds of each, from the job's start, in checks.phase_seconds)."""
+        """Enter a phase: tell the orchestrator (a new limit from now on),
+        and time the phases (the seconds of each, from the job's start, in
+        checks.phase_seconds; the audit's, entered after the trials and
+        again after the timing, summed)."""
         now = time.monotonic()
-        prev = self.result.get("phase")
-        if prev is not None:
-            self.phase_s[prev] = round(now - self.phase_t0, 3)
+        if self.result.get("phase") is not None:
+            self.phase_ends(now)
         else:
             self.phase_s["start"] = round(now - self.t_start, 3)
         self.phase_t0 = now
         self.result["phase"] = name
         self.proto.send({"type": "phase", "job": self.id, "phase": name})
+
+    def phase_ends(self, now: float) -> None:
+        """The phase the job is in ends at now: its seconds added to it."""
+        last = self.result["phase"]
+        self.phase_s[last] = round(self.phase_s.get(last, 0.0) + now - self.phase_t0, 3)
 
     def run(self):
         c = self.ctx
@@ -185,7 +191,7 @@ class Job:
             add_finding(self.ctx, vocab.F_CHANNEL_TAMPERED, phase=self.result.get("phase"),
                         what=g.remote_text)
         if self.result.get("phase") is not None:
-            self.phase_s[self.result["phase"]] = round(time.monotonic() - self.phase_t0, 3)
+            self.phase_ends(time.monotonic())
         refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
         if refused:
             self.checks["sandbox"] = refused
@@ -454,6 +460,7 @@ class Job:
 
         self.phase(vocab.PH_CORRECTNESS)
         checks = Checks(c, ref, new, self.sets)
+        checks.on_audit = lambda: self.phase(vocab.PH_AUDIT)
         try:
             checks.correctness()
         finally:

@@ -91,8 +91,18 @@ msgs, res = w.run(PROBLEM, NOISY)
 types = [m["type"] for m in msgs]
 check(types[0] == "start" and types[-1] == "exit", "a job is framed by start and exit")
 phases = [m["phase"] for m in msgs if m["type"] == "phase"]
-check(phases == ["reference", "build", "load", "correctness", "timing", "audit"],
+# The audit's own calls after the trials (audit_calls, distribution) and
+# after the timing are phases of their own, each with its own limit in the
+# orchestrator (a phase line starts it): the tool's calls never make a job
+# a timeout of its correctness or its timing.  Their seconds add up.
+check(phases == ["reference", "build", "load", "correctness", "audit", "timing", "audit"],
       "phases in order: %s" % phases)
+ps = ((res or {}).get("checks") or {}).get("phase_seconds") or {}
+parts = ((res or {}).get("checks") or {}).get("audit_parts") or {}
+after_trials = parts.get("correctness.audit_calls", 0) + parts.get("correctness.distribution", 0)
+check(after_trials > 0 and ps.get("audit", 0) >= after_trials and
+      ps.get("correctness", 0) > 0,
+      "the audit phase's seconds hold its calls after the trials (%r, %r)" % (ps, parts))
 check(res is not None and res["verdict"] == "correct", "prints cannot forge a result")
 check(res.get("speedup") != 1000 and len([m for m in msgs if m["type"] == "result"]) == 1,
       "exactly one result, the worker's own")
