@@ -1,6 +1,6 @@
 """archive_bench.py [--scale F] [--device cuda|cpu] [--modes faithful,robust]
 [--headroom PATH] [--python PY] [--work DIR] [--timeout-run S] [--jobs N]
-[--cap S] [--subset N [--kb KB]] [--json OUT] - the archive benchmark: write the representative archive
+[--cap S] [--subset N [--levels L,..] [--kb KB]] [--json OUT] - the archive benchmark: write the representative archive
 (gen_archive.py, 900 x F evaluations), store it (problems add, ingest),
 replay it once per mode, each cold (a build cache of its own), and print
 one JSON line a mode: wall, evaluations a minute, jobs an hour, the
@@ -25,7 +25,8 @@ after another; cold, the replay's --timeout-run as its per-evaluation
 timeout, each build waited for up to 900 s): one JSON line "kernelbench", and after the replays one
 "side_by_side" with each mode's wall over KernelBench's.  --modes ""
 replays nothing (KernelBench's side alone, for a call of its own on the
-same machine).
+same machine); --levels keeps the subset's evaluations of those levels
+(both sides), so that a subset too long for one call goes in parts.
 
 CPU smoke (CI-sized): python3 tests/bench/archive_bench.py --device cpu --scale 0.014
 The full run (H200): see docs/benchmarks.md.
@@ -192,16 +193,24 @@ def replay(a, db, mode, cache):
     return out
 
 
+def subset_runs(arch, levels):
+    """The subset's run directories (gen_archive.py: subset_level_L), of
+    the levels asked (all when none)."""
+    root = os.path.join(arch, "subset", "runs")
+    return [os.path.join(root, d) for d in sorted(os.listdir(root))
+            if not levels or d.rsplit("_", 1)[-1] in levels]
+
+
 def kernelbench(a, arch, work):
     """KernelBench's fastest local flow on the subset's run directories,
     one level after another, each cold: their summaries and the sums."""
     levels = []
-    runs = os.path.join(arch, "subset", "runs")
     t0 = time.monotonic()
-    for d in sorted(os.listdir(runs)):
+    for run in subset_runs(arch, a.levels):
+        d = os.path.basename(run)
         out = os.path.join(work, "kb-%s.json" % d)
         cmd = [a.python, os.path.join(ROOT, "tests", "gpu", "kb_side_by_side.py"),
-               os.path.join(runs, d), "--kb", a.kb, "--problems", os.path.join(arch, "problems"),
+               run, "--kb", a.kb, "--problems", os.path.join(arch, "problems"),
                "--mode", "best", "--workers", str(os.cpu_count() or 1),
                "--cache", os.path.join(work, "kb-cache-" + d), "--timeout", str(a.timeout_run),
                "--build-timeout", "900", "--out", out]
@@ -247,8 +256,13 @@ def main():
                     "done is reported; default none)")
     ap.add_argument("--subset", type=int, default=0,
                     help="replay N of the archive's evaluations, evenly spread")
+    ap.add_argument("--levels", default="",
+                    help="with --subset: only its evaluations of these levels (1,2,3)")
     ap.add_argument("--kb", help="KernelBench's bundle: its own flow judges the subset first")
     a = ap.parse_args()
+    a.levels = [x for x in a.levels.split(",") if x]
+    if a.levels and (not a.subset or not set(a.levels) <= {"1", "2", "3"}):
+        ap.error("--levels takes levels of 1, 2, 3, with --subset")
     if a.kb and not (a.subset and a.device == "cuda"):
         ap.error("--kb needs --subset and --device cuda (KernelBench's evaluation is CUDA's)")
     if a.timeout_run is None:
@@ -272,14 +286,14 @@ def main():
             sink.write(line + "\n")
             sink.flush()
     emit(json.dumps({"archive": json.loads(g.stdout)}))
-    runs = os.path.join(arch, "subset", "runs") if a.subset else os.path.join(arch, "runs")
+    runs = subset_runs(arch, a.levels) if a.subset else [os.path.join(arch, "runs")]
     side = {}
     if a.kb:
         kb = kernelbench(a, arch, work)
         side["kernelbench_wall_s"] = kb["kernelbench"]["wall_s"]
         emit(json.dumps(kb, sort_keys=True))
-    for args in (["problems", "add", os.path.join(arch, "problems"), "--name", "bench-archive"],
-                 ["ingest", runs, "--source", "bench-archive"]):
+    for args in [["problems", "add", os.path.join(arch, "problems"), "--name", "bench-archive"]] + \
+            [["ingest", run, "--source", "bench-archive"] for run in runs]:
         r, _ = hr(args, a, db)
         if r.returncode != 0:
             raise SystemExit("archive_bench: %s: exit %d\n%s" % (" ".join(args[:2]),
@@ -293,7 +307,9 @@ def main():
             side[mode + "_over_kernelbench"] = round(line["wall_s"] / side["kernelbench_wall_s"], 3)
         emit(json.dumps(line, sort_keys=True))
     if a.kb and len(side) > 1:
-        emit(json.dumps({"side_by_side": dict(side, evaluations=a.subset)}, sort_keys=True))
+        n = sum(1 for run in runs for f in os.listdir(run) if f.endswith("_kernel.py"))
+        emit(json.dumps({"side_by_side": dict(side, evaluations=n, levels=a.levels or "all")},
+                        sort_keys=True))
     if sink:
         sink.close()
     if tmp:

@@ -281,15 +281,18 @@ stage_archive() {
 # --mode best) and the replay (ARCHIVE_KB_MODES, default faithful) on the
 # same ARCHIVE_SUBSET (default 50) evaluations of the whole archive, each
 # cold (archive_bench.py --subset --kb).  ARCHIVE_KB_MODES="" runs
-# KernelBench's side alone, ARCHIVE_KB=0 the replay's alone: two calls on
-# one warm machine where both do not fit one; $OUT/archive-kb.jsonl.
+# KernelBench's side alone, ARCHIVE_KB=0 the replay's alone, and
+# ARCHIVE_KB_LEVELS (e.g. "1" or "2,3") the subset's evaluations of those
+# levels only: calls on one warm machine where both sides do not fit one;
+# $OUT/archive-kb.jsonl.
 stage_archive_kb() {
 	have_replay || return 3
-	local kb=
+	local kb= levels=
 	[ "${ARCHIVE_KB:-1}" = 0 ] || kb="--kb $KB"
+	[ -z "${ARCHIVE_KB_LEVELS:-}" ] || levels="--levels $ARCHIVE_KB_LEVELS"
 	rm -rf "$WORK/archive-kb"
 	python3 tests/bench/archive_bench.py --device cuda --scale 1 \
-		--subset "${ARCHIVE_SUBSET:-50}" $kb --modes "${ARCHIVE_KB_MODES-faithful}" \
+		--subset "${ARCHIVE_SUBSET:-50}" $levels $kb --modes "${ARCHIVE_KB_MODES-faithful}" \
 		--cap "${CAP_ARCHIVE:-0}" --headroom ./headroom --python python3 \
 		--work "$WORK/archive-kb" --json "$OUT/archive-kb.jsonl"
 }
