@@ -22,8 +22,9 @@ flow judges the same N first (tests/gpu/kb_side_by_side.py --mode best,
 a run directory a level, as its eval_from_generations.py takes them:
 all of a level's builds at once on the CPUs, then its evaluations one
 after another; cold, the replay's --timeout-run as its per-evaluation
-timeout, each build waited for up to 900 s): one JSON line "kernelbench", and after the replays one
-"side_by_side" with each mode's wall over KernelBench's.  --modes ""
+timeout, each build waited for up to 900 s): one JSON line
+"kernelbench", and after the replays one "side_by_side" with each mode's
+wall over KernelBench's.  --modes ""
 replays nothing (KernelBench's side alone, for a call of its own on the
 same machine); --levels keeps the subset's evaluations of those levels
 (both sides), so that a subset too long for one call goes in parts.
@@ -260,6 +261,8 @@ def main():
                     help="with --subset: only its evaluations of these levels (1,2,3)")
     ap.add_argument("--kb", help="KernelBench's bundle: its own flow judges the subset first")
     a = ap.parse_args()
+    if a.subset < 0:
+        ap.error("--subset takes a number of evaluations, 0 or more")
     a.levels = [x for x in a.levels.split(",") if x]
     if a.levels and (not a.subset or not set(a.levels) <= {"1", "2", "3"}):
         ap.error("--levels takes levels of 1, 2, 3, with --subset")

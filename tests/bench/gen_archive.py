@@ -330,6 +330,8 @@ def main():
                     help="also write N of the evaluations, evenly spread over the "
                     "archive, to OUT/subset/runs (one run directory a level)")
     a = ap.parse_args()
+    if a.subset < 0:
+        ap.error("--subset takes a number of evaluations, 0 or more")
     rng = random.Random(a.seed)
     total = max(1, round(900 * a.scale))
     gpu = "NVIDIA H200"
