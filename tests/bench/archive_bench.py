@@ -1,6 +1,7 @@
 """archive_bench.py [--scale F] [--device cuda|cpu] [--modes faithful,robust]
 [--headroom PATH] [--python PY] [--work DIR] [--timeout-run S] [--jobs N]
-[--cap S] [--subset N [--levels L,..] [--kb KB]] [--json OUT] - the archive benchmark: write the representative archive
+[--cap S] [--subset N [--levels L,..] [--kb KB]] [--json OUT] - the
+archive benchmark: write the representative archive
 (gen_archive.py, 900 x F evaluations), store it (problems add, ingest),
 replay it once per mode, each cold (a build cache of its own), and print
 one JSON line a mode: wall, evaluations a minute, jobs an hour, the
