@@ -280,6 +280,15 @@ def claims(kind, rng, gpu):
     return rec
 
 
+def write_kernel(root, model, level, pid, s, code):
+    """One sample's kernel in its run directory (ROOT/MODEL_level_L/)."""
+    d = os.path.join(root, "%s_level_%d" % (model, level))
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "level_%d_problem_%d_sample_%d_kernel.py" % (level, pid, s)),
+              "w") as f:
+        f.write(code)
+
+
 def write_run(root, model, level, recs):
     """A run directory's generation_config.yaml and eval_results.json
     (its kernels are written already)."""
@@ -309,11 +318,7 @@ def write_subset(out, evals, n):
         level, pid, kind, code, rec = evals[k]
         mix[kind] = mix.get(kind, 0) + 1
         s = samples[(level, pid)] = samples.get((level, pid), -1) + 1
-        d = os.path.join(root, "subset_level_%d" % level)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "level_%d_problem_%d_sample_%d_kernel.py"
-                               % (level, pid, s)), "w") as f:
-            f.write(code)
+        write_kernel(root, "subset", level, pid, s, code)
         runs.setdefault(level, {}).setdefault(str(pid), []).append(dict(rec, sample_id=s))
     for level, recs in sorted(runs.items()):
         write_run(root, "subset", level, recs)
@@ -399,11 +404,7 @@ def main():
         rec["sample_id"] = s
         runs.setdefault((model, level), {}).setdefault(str(pid), []).append(rec)
         evals.append((level, pid, kind, code, rec))
-        d = os.path.join(a.out, "runs", "%s_level_%d" % (model, level))
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "level_%d_problem_%d_sample_%d_kernel.py"
-                               % (level, pid, s)), "w") as f:
-            f.write(code)
+        write_kernel(os.path.join(a.out, "runs"), model, level, pid, s, code)
     for (model, level), recs in sorted(runs.items()):
         write_run(os.path.join(a.out, "runs"), model, level, recs)
     subset = write_subset(a.out, evals, a.subset) if a.subset else None
