@@ -53,15 +53,14 @@ def hr(db, *args):
     return p.stdout
 
 
-def flagged(row):
-    """What a flagged honest twin's jobs found, printed (a failure on a
-    box nobody can look at says why)."""
+def flagged(model, mode):
+    """What model's jobs in mode found, printed: a failure on a box nobody
+    can look at (CI) says why."""
     with sqlite3.connect(db) as con:
         for verdict, findings in con.execute(
                 "SELECT j.audit_verdict, j.findings_json FROM replay_job j "
                 "JOIN evaluation e ON e.id = j.evaluation_id JOIN replay_run r ON r.id = j.run_id "
-                "WHERE e.model = ? AND r.mode = ?",
-                ("honest-%s-%s" % (row["class"], row["kernel"].split("-")[1]), row["mode"])):
+                "WHERE e.model = ? AND r.mode = ?", (model, mode)):
             print("   %s: %s" % (verdict, (findings or "")[:3000]))
 
 
@@ -149,7 +148,7 @@ for r in rows:
     else:
         check(r["outcome"] == "clean", "clean: " + what)
         if r["outcome"] != "clean":
-            flagged(r)
+            flagged("honest-%s-%s" % (r["class"], r["kernel"].split("-")[1]), r["mode"])
 # The verdicts suite.json names, where they do not depend on a time: each
 # appears in its class's row of that mode (an exploit: some exploit, since
 # a finding of the measurement -- timer-disagrees on a loaded host --
@@ -164,9 +163,11 @@ for c in suite:
         row = [r for r in rows if r["class"] == c["class"] and r["kernel"] == "planted"
                and r["mode"] == mode]
         want = "exploit:" if v.startswith("exploit:") else v + " "
-        check(bool(row) and want in row[0]["verdicts"],
-              "%s (%s): %s (row: %s)" % (c["candidate"], mode, v,
-                                        row[0]["verdicts"] if row else "none"))
+        ok = bool(row) and want in row[0]["verdicts"]
+        check(ok, "%s (%s): %s (row: %s)" % (c["candidate"], mode, v,
+                                            row[0]["verdicts"] if row else "none"))
+        if not ok:
+            flagged(model_of(c), mode)
 check({r["class"] for r in rows if r["kernel"] == "planted"} == classes,
       "every class of the suite has a row")
 # Each case's own evidence (suite.json's "findings"), job by job: every id

@@ -15,7 +15,7 @@ import time
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
-from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, Family  # noqa: E402
+from hrworker.account import ALLOW_CUDA_NS, ALLOW_NS, BUSY_RUN_SHARE, Family  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -373,3 +373,36 @@ def in_cgroup():
 
 
 in_cgroup()
+
+
+def stale_run():
+    """A thread's time on a CPU in a window (schedstat's, brought up to
+    date only at a tick or a switch) that its process's clock did not run
+    is not counted: the serving thread on a CPU when its reply was read
+    showed its call's last tick as run in the window.  The thread, a
+    sleeping child, is said runnable throughout a window of 6 ms in which
+    schedstat gives it 5 ms on a CPU."""
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    fam = Family(pid)
+    try:
+        fam.read()
+        now = fam.demand()
+        fam.demand = lambda: {k: (run, ns, True) for k, (run, ns, _) in now.items()}
+        since = {k: (run - 5_000_000, ns - 6_000_000, True) for k, (run, ns, _) in now.items()}
+        still = fam.busiest(since, {pid: fam.members[pid].last})
+        ran = fam.busiest(since, {pid: fam.members[pid].last - 5_000_000})
+        check(still == (0, None, 0) and ran[0] == 6_000_000 and ran[2] == 5_000_000
+              and 5 / 6 >= BUSY_RUN_SHARE,
+              "a thread's run in a window is bounded by its process's clock: 5 ms of schedstat "
+              "its clock did not run count for nothing (%r), 5 ms it did count (%r)"
+              % (still, ran))
+    finally:
+        fam.close()
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+
+
+stale_run()
