@@ -212,7 +212,7 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 	enum hr_mode mode = in->mode;
 	const char *top;
 	struct verdict_gate own;
-	int nev, bad = -1, si, robust, incorrect, vac, unresolved, waited;
+	int nev, bad = -1, si, robust, incorrect, vac, unresolved, waited, cut;
 	double ci_low = cJSON_IsNumber(ci) ? ci->valuedouble : NAN;
 
 	memset(out, 0, sizeof(*out));
@@ -281,15 +281,19 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 		return;
 	}
 	/* Figures within the judge's clock resolution (the worker's
-	 * timing.unresolved_figures), or a reference whose readings held its
-	 * threads' waits for a CPU (timing.reference_waited), verify no
-	 * speedup. */
+	 * timing.unresolved_figures), a reference whose readings held its
+	 * threads' waits for a CPU (timing.reference_waited), or an audit
+	 * whose steps were cut at its budget (checks.audit_cut: what they
+	 * would have checked was not), verify no speedup. */
 	timing = cJSON_GetObjectItemCaseSensitive(checks, "timing");
 	unresolved = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(
 		timing, "unresolved"));
 	waited = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(timing,
 		"reference_waited"));
-	if (robust && si == 1 && ci_low > 1.0 && !unresolved && !waited) {
+	cut = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(checks,
+		"audit_cut"));
+	if (robust && si == 1 && ci_low > 1.0 && !unresolved && !waited &&
+	    !cut) {
 		snprintf(out->verdict, sizeof(out->verdict), "%s",
 			 hr_audit_name(AV_VERIFIED_FASTER));
 		snprintf(out->why, sizeof(out->why), "robust: every trial passed "
@@ -318,6 +322,12 @@ void verdict_compute(const struct verdict_in *in, struct verdict_out *out)
 			 "%.4g, but the candidate's figures are within the "
 			 "judge's clock resolution: no speedup is verified",
 			 ci_low);
+	else if (cut && ci_low > 1.0)
+		snprintf(out->why, sizeof(out->why), "interval lower bound "
+			 "%.4g, but %d of the audit's steps were not run, cut "
+			 "at its budget within the audit phase's limit "
+			 "(checks.audit_cut): no speedup is verified", ci_low,
+			 cut);
 	else if (waited && ci_low > 1.0)
 		snprintf(out->why, sizeof(out->why), "interval lower bound "
 			 "%.4g, but the reference's threads waited for a CPU "

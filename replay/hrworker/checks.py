@@ -160,6 +160,7 @@ class Checks:
         self.result["correct"] = passed == n
         self.result["verdict"] = vocab.PV_CORRECT if passed == n else vocab.PV_INCORRECT
         self.checks["checker"] = trials[0]["checker"] if trials else None
+        self.ctx.budget.trials(trials)
         self.checks["scale_invariant"] = self.scale_invariant(trials)
         if passed == n and self.on_audit is not None:
             # The audit's own calls after the trials that passed (audit_calls,

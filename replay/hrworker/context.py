@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from hrworker import vocab
+from hrworker.budget import AuditBudget
 from hrworker.protocol import JobMessage, Record, Result
 from hrworker.state import WorkerState
 
@@ -78,6 +79,7 @@ class JobContext:
     tol: float
     result: Result
     checks: Record          # result["checks"]
+    budget: AuditBudget     # the audit's own calls within its phase's limit
 
     def __init__(self, msg: JobMessage, cfg: WorkerState, torch: ModuleType) -> None:
         self.m, self.cfg, self.torch = msg, cfg, torch
@@ -98,6 +100,7 @@ class JobContext:
         self.result = {"type": "result", "job": self.id, "compiled": None,
                        "correct": None, "checks": {}}
         self.checks = self.result["checks"]
+        self.budget = AuditBudget(msg.get("timeout_run"))
 
     def sync(self) -> None:
         if self.cuda:

@@ -609,6 +609,13 @@ class Distribution:
             if i and (any(f["transform"] == name for f in failing) or
                       "skipped" in rec["transforms"][name]):
                 continue        # a further draw of places only where the last passed
+            # What a transform costs here: the slowest so far, or a trial's.
+            cost = max([sum(r["seconds"].values()) for r in rec["transforms"].values()
+                        if r.get("seconds")] + [0.0])
+            if not c.ctx.budget.allows("distribution:%s" % name, cost_s=cost):
+                rec["cut"] = "%s and the transforms after it: the audit's budget "\
+                             "(checks.audit_cut)" % name
+                break
             # Where a job's time goes (seconds: inputs, calls, judge; a
             # further draw's added to the last's).
             secs = rec["transforms"][name]["seconds"] if i else {}
@@ -658,7 +665,7 @@ class Distribution:
         inputs = out = out_new = both = None
         self.lent.clear()
         laps.lap("transforms")
-        if undecided and not failing:
+        if undecided and not failing and c.ctx.budget.allows("distribution:reorder", pairs=4):
             # Errors one float32 accumulator may make: evidence only where
             # the candidate skips elements.
             rec["undecided"] = sorted(undecided)

@@ -23,7 +23,8 @@ from hrworker.loan import hush_channel, keeper_quiet
 from hrworker.precision import apply_settings, precision_flags
 from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy
 from hrworker.redraw import Redraw, spec_entries
-from hrworker.remote import CandidateGone, RemoteModel, audit_failure
+from hrworker.remote import (CONFIRM_BUDGET_S, CONFIRM_CALLS, CONFIRM_MIN_CALLS, CandidateGone,
+                             RemoteModel, audit_failure)
 from hrworker.sandbox import Sandbox
 from hrworker.seccomp import ancestors
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
@@ -157,6 +158,8 @@ class Job:
             self.phase_s["start"] = round(now - self.t_start, 3)
         self.phase_t0 = now
         self.result["phase"] = name
+        if name == vocab.PH_AUDIT:
+            self.ctx.budget.begin()
         self.proto.send({"type": "phase", "job": self.id, "phase": name})
 
     def phase_ends(self, now: float) -> None:
@@ -192,6 +195,9 @@ class Job:
                         what=g.remote_text)
         if self.result.get("phase") is not None:
             self.phase_ends(time.monotonic())
+        cut = c.budget.summary()
+        if cut:
+            self.checks["audit_cut"] = cut
         refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
         if refused:
             self.checks["sandbox"] = refused
@@ -505,10 +511,12 @@ class Job:
         # by Timing.audit_begins once the timed calls are over, or here).
         if self.result.get("phase") != vocab.PH_AUDIT:
             self.phase(vocab.PH_AUDIT)
-        if self.result.get("runtime_ms") is not None:
+        budget = self.ctx.budget
+        if self.result.get("runtime_ms") is not None and budget.allows("escapes", pairs=4):
             checks.trim()
             self.escapes(ref, new, timing)
-        self.redraw(checks)
+        if budget.allows("redraw", pairs=2):
+            self.redraw(checks)
         self.clock_check()
         self.background_check()
         self.inputs_redefined()
@@ -680,8 +688,15 @@ class Job:
         the evidence stands only where calls timed again the same way
         disagree too (CandidateProcess.confirm_clock); else a hiccup of
         the host stretched the first ones, and checks.timing_channel keeps
-        what was seen (unconfirmed).  Returns the evidence, with the
-        confirmation's, or None."""
+        what was seen (unconfirmed), as it does where the audit's budget
+        has no room for the calls (budget.AuditBudget: a verified speedup
+        is then impossible).  Returns the evidence, with the confirmation's,
+        or None."""
+        pair = self.ctx.budget.pair_s
+        if not self.ctx.budget.allows("clock_confirmation", pairs=CONFIRM_MIN_CALLS,
+                                      cost_s=min(CONFIRM_CALLS * pair, CONFIRM_BUDGET_S)):
+            self.checks.setdefault("timing_channel", {})["clock_disagreement_unconfirmed"] = rec
+            return None
         try:
             with spent(self.ctx, "timing", "confirm_clock"):
                 again = self.cand.confirm_clock(self.sets.fresh_inputs(self.seed))

@@ -51,6 +51,7 @@ class JobMessage(TypedDict, total=False):
     robust_inputs: int
     robust_rounds: int
     bootstrap: int
+    timeout_run: float      # the run's --timeout-run (budget.AuditBudget)
     compile_baseline: bool
     audit_inputs: str
     audit_presets: list[Record]

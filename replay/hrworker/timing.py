@@ -413,10 +413,14 @@ class Timing:
         # The audit's calls, after the harness's: the same inputs once
         # more, then fresh content, checked; the candidate timed on fresh
         # content beside the harness's repeated inputs; the floor.
+        budget = self.ctx.budget
         try:
             with self.torch.no_grad(), spent(self.ctx, "timing", "recheck_fresh_timing"):
-                self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
-                self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs)
+                if budget.allows("recheck", pairs=3):
+                    self.recheck(inputs, len(cand_times) + how["warmup"] + how["discard_first"])
+                # each set: two calls of the candidate, one of the reference
+                n = budget.fit("fresh_timing", FRESH_TIMING_SETS, pairs_each=2)
+                self.checks["timing"]["audit_ms"] = self.fresh_timing(inputs, n)
             with spent(self.ctx, "timing", "floor"):
                 self.floor(inputs, fastest, how["l2_fill_bytes"], min(ref_times, default=None))
         except Exception as e:   # noqa: the harness's times stand

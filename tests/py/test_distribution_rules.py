@@ -18,6 +18,7 @@ from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
 from hrworker import distribution  # noqa: E402
+from hrworker.budget import AuditBudget  # noqa: E402
 from hrworker.channel import RemoteError  # noqa: E402
 from hrworker.precision import MASK_FLIP_SHARE, U32, flipped_share, fp32_allowance  # noqa: E402
 
@@ -109,7 +110,8 @@ class Job:
     def __init__(self, ref, cand):
         self.torch, self.ref, self.cand = torch, ref, cand
         self.sets, self.checks, self.tol, self.harness = Sets(), {}, 1e-2, "v0.1"
-        self.ctx = type("Ctx", (), {"memory_total": lambda self: 1 << 40})()
+        self.ctx = type("Ctx", (), {"memory_total": lambda self: 1 << 40,
+                                    "budget": AuditBudget(None)})()
         self.cfg = type("Cfg", (), {"verify": None})()
 
     def sync(self):

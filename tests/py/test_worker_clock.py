@@ -23,6 +23,7 @@ from types import SimpleNamespace
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.budget import AuditBudget  # noqa: E402
 from hrworker.job import Job  # noqa: E402
 from hrworker.remote import (GAP_SHARE, RemoteError, RunDelay, calibration,  # noqa: E402
                              clock_disagreement, gap_bounds)
@@ -193,9 +194,10 @@ class Again:
         return self.said
 
 
-def confirmed(said):
+def confirmed(said, budget=None):
     checks = {}
-    job = SimpleNamespace(cand=Again(said), checks=checks, ctx=SimpleNamespace(checks=checks),
+    job = SimpleNamespace(cand=Again(said), checks=checks,
+                          ctx=SimpleNamespace(checks=checks, budget=budget or AuditBudget(None)),
                           sets=SimpleNamespace(fresh_inputs=lambda seed: []), seed=1)
     return Job.confirm_clock(job, {"gap_over_bound_ms": 0.4}), checks
 
@@ -217,6 +219,17 @@ check(rec is not None and rec["confirmation"] is hider_again
 rec, _ = confirmed(RemoteError("RuntimeError: no"))
 check(rec is not None and "error" in rec["confirmation"],
       "calls timed again that raise: the first evidence stands")
+# An audit with no room left for the calls (1 s a call, 4 at least, a
+# budget of 0.6 s): none is made, the disagreement stays unconfirmed and
+# the step is cut (which verifies no speedup).
+full = AuditBudget(1)
+full.pair_s = 1.0
+full.begin()
+rec, checks = confirmed(RuntimeError("called"), full)
+check(rec is None and checks["timing_channel"]["clock_disagreement_unconfirmed"]
+      == {"gap_over_bound_ms": 0.4} and [c["step"] for c in full.cut] == ["clock_confirmation"],
+      "no room in the audit's budget: no calls timed again, unconfirmed, the step cut (%r)"
+      % full.cut)
 
 # RunDelay on a real child: it counts the child's and this thread's waits
 # for a CPU, and never time spent asleep.

@@ -71,6 +71,26 @@ static void figures_within_clock_resolution_are_only_correct(void **s)
 			    "verified-faster");
 }
 
+static void audit_cut_at_its_budget_is_only_correct(void **s)
+{
+	struct verdict_out o;
+
+	/* Slow calls: the distribution transforms after the third, and the
+	 * escapes' pass, were not run within the audit phase's limit. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 2.5, \"checks\": {"
+				  TRIALS_BOTH_PASS ", \"audit_cut\": [{\"step\": "
+				  "\"distribution:shift\", \"used_s\": 4.1, "
+				  "\"expected_s\": 1.2, \"budget_s\": 4.8}, "
+				  "{\"step\": \"escapes\"}]}}", "robust",
+				  not_vacuous, &o), "correct");
+	assert_non_null(strstr(o.why, "2 of the audit's steps were not run"));
+	/* An empty list cuts nothing. */
+	assert_string_equal(audit("correct", "{\"ci_low\": 2.5, \"checks\": {"
+				  TRIALS_BOTH_PASS ", \"audit_cut\": []}}", "robust",
+				  not_vacuous, &o), "verified-faster");
+	(void)s;
+}
+
 static void reference_that_waited_for_a_cpu_is_only_correct(void **s)
 {
 	struct verdict_out o;
@@ -615,6 +635,7 @@ int main(void)
 		cmocka_unit_test(findings_json_keeps_evidence_and_signals_apart),
 		cmocka_unit_test(signals_never_change_the_verdict),
 		cmocka_unit_test(figures_within_clock_resolution_are_only_correct),
+		cmocka_unit_test(audit_cut_at_its_budget_is_only_correct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

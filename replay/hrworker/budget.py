@@ -1,0 +1,83 @@
+"""hrworker/budget.py - the audit's own calls within the audit phase's
+limit (--timeout-run, the job message's "timeout_run"): before each step
+of the audit that calls both models again (a distribution transform and
+the reorder check after them, faithful's rechecks after the timing and its
+fresh timing's sets, the escapes' pass, the parameters' re-draw, the
+clock's confirmation) the job
+asks whether the step, at what such a step has cost in this job, still
+fits SHARE of the limit since the audit phase began; one that does not is
+not run, and the job records it (checks.audit_cut).  A job whose
+candidate and reference are slow but within the harness's limits is
+thereby never stopped by the tool's own calls (a timeout of the audit
+phase, failed:audit: the tool's failure read as the candidate's); a job
+with a step cut verifies no speedup (replay/verdict.c), since what the
+step would have checked was not.  A candidate that hangs in a call of
+the audit is still stopped at the limit (failed:audit).
+Must not: call either model."""
+import time
+
+# The share of the audit phase's limit the budgeted steps may fill: the
+# rest is the margin for the step under way (its cost is what the job's
+# slowest such step cost before, not a bound), for the steps no budget
+# covers (the calls on identical inputs, robust's recheck after its rounds,
+# the floor), and for the job's end.
+SHARE = 0.6
+
+
+class AuditBudget:
+    """The budget of one job's audit, one per audit phase (begin)."""
+
+    def __init__(self, limit_s):
+        ok = isinstance(limit_s, (int, float)) and not isinstance(limit_s, bool) and limit_s > 0
+        self.limit_s = float(limit_s) if ok else None
+        self.t0 = None          # when the audit phase began (begin)
+        self.pair_s = 0.0       # the slowest trial: one call of each model, compared
+        self.cut = []           # the steps not run (checks.audit_cut)
+
+    def begin(self):
+        """The audit phase begins (again, after the timing): a new limit."""
+        self.t0 = time.monotonic()
+
+    def trials(self, trials):
+        """The correctness trials' records (their "seconds": a dict of
+        laps): the slowest is what one call of each model, compared, costs."""
+        for r in trials:
+            secs = r.get("seconds")
+            if isinstance(secs, dict):
+                self.pair_s = max(self.pair_s, sum(v for v in secs.values()
+                                                   if isinstance(v, (int, float))))
+
+    def allows(self, step, pairs=1.0, cost_s=0.0):
+        """Whether step, expected to cost cost_s or pairs calls of each
+        model (whichever is more), fits the budget; else it is recorded as
+        cut and the caller skips it.  Without a limit, or outside an audit
+        phase, every step fits."""
+        if self.limit_s is None or self.t0 is None:
+            return True
+        used = time.monotonic() - self.t0
+        expect = max(cost_s, pairs * self.pair_s)
+        if used + expect <= SHARE * self.limit_s:
+            return True
+        self.cut.append({"step": step, "used_s": round(used, 3), "expected_s": round(expect, 3),
+                         "budget_s": round(SHARE * self.limit_s, 3)})
+        return False
+
+    def fit(self, step, n, pairs_each):
+        """How many of n like parts of step (each pairs_each calls of
+        each model) fit the budget: n where there is no limit, else as
+        many as fit, at least one, the rest recorded as cut."""
+        if self.limit_s is None or self.t0 is None or self.pair_s <= 0:
+            return n
+        used = time.monotonic() - self.t0
+        k = int((SHARE * self.limit_s - used) // (pairs_each * self.pair_s))
+        if k >= n:
+            return n
+        k = max(1, k)
+        self.cut.append({"step": step, "used_s": round(used, 3), "kept": k, "of": n,
+                         "expected_s": round(n * pairs_each * self.pair_s, 3),
+                         "budget_s": round(SHARE * self.limit_s, 3)})
+        return k
+
+    def summary(self):
+        """checks.audit_cut, or None where nothing was cut."""
+        return list(self.cut) or None
