@@ -12,7 +12,13 @@ thereby never stopped by the tool's own calls (a timeout of the audit
 phase, failed:audit: the tool's failure read as the candidate's); a job
 with a step cut verifies no speedup (replay/verdict.c), since what the
 step would have checked was not.  A candidate that hangs in a call of
-the audit is still stopped at the limit (failed:audit).
+the audit is still stopped at the limit (failed:audit), and one slow in
+the audit's calls alone gets no step cut: where the phase has used more
+than STALL_FACTOR times what its steps were expected to cost (and a
+pair's time or a second beside), the slowness is the audit's calls' own
+(a candidate that stalls on the transforms' inputs to have the rest cut,
+say), the budget is off for the phase and says so
+(checks.audit_budget_off), and the phase's limit applies as it did.
 Must not: call either model."""
 import time
 
@@ -22,6 +28,7 @@ import time
 # covers (the calls on identical inputs, robust's recheck after its rounds,
 # the floor), and for the job's end.
 SHARE = 0.6
+STALL_FACTOR = 2.0
 
 
 class AuditBudget:
@@ -33,10 +40,14 @@ class AuditBudget:
         self.t0 = None          # when the audit phase began (begin)
         self.pair_s = 0.0       # the slowest trial: one call of each model, compared
         self.cut = []           # the steps not run (checks.audit_cut)
+        self.expected_s = 0.0   # what the phase's steps so far were expected to cost
+        self.off = None         # why the budget is off for this phase (stalled)
+        self.offs = []          # every phase's (checks.audit_budget_off)
 
     def begin(self):
         """The audit phase begins (again, after the timing): a new limit."""
         self.t0 = time.monotonic()
+        self.expected_s, self.off = 0.0, None
 
     def trials(self, trials):
         """The correctness trials' records (their "seconds": a dict of
@@ -47,16 +58,31 @@ class AuditBudget:
                 self.pair_s = max(self.pair_s, sum(v for v in secs.values()
                                                    if isinstance(v, (int, float))))
 
+    def expect(self, pairs):
+        """A step no budget cuts (the calls on identical inputs) is
+        expected to cost pairs calls of each model."""
+        self.expected_s += pairs * self.pair_s
+
+    def stalled(self, step, used):
+        """Whether the budget is off for this phase: the time used is
+        more than STALL_FACTOR times what was expected (recorded once)."""
+        if self.off is None and used > STALL_FACTOR * self.expected_s + max(1.0, self.pair_s):
+            self.off = {"before": step, "used_s": round(used, 3),
+                        "expected_s": round(self.expected_s, 3)}
+            self.offs.append(self.off)
+        return self.off is not None
+
     def allows(self, step, pairs=1.0, cost_s=0.0):
         """Whether step, expected to cost cost_s or pairs calls of each
         model (whichever is more), fits the budget; else it is recorded as
-        cut and the caller skips it.  Without a limit, or outside an audit
-        phase, every step fits."""
+        cut and the caller skips it.  Without a limit, outside an audit
+        phase, or with the budget off (stalled), every step fits."""
         if self.limit_s is None or self.t0 is None:
             return True
         used = time.monotonic() - self.t0
         expect = max(cost_s, pairs * self.pair_s)
-        if used + expect <= SHARE * self.limit_s:
+        if self.stalled(step, used) or used + expect <= SHARE * self.limit_s:
+            self.expected_s += expect
             return True
         self.cut.append({"step": step, "used_s": round(used, 3), "expected_s": round(expect, 3),
                          "budget_s": round(SHARE * self.limit_s, 3)})
@@ -70,9 +96,11 @@ class AuditBudget:
             return n
         used = time.monotonic() - self.t0
         k = int((SHARE * self.limit_s - used) // (pairs_each * self.pair_s))
-        if k >= n:
+        if self.stalled(step, used) or k >= n:
+            self.expected_s += n * pairs_each * self.pair_s
             return n
         k = max(1, k)
+        self.expected_s += k * pairs_each * self.pair_s
         self.cut.append({"step": step, "used_s": round(used, 3), "kept": k, "of": n,
                          "expected_s": round(n * pairs_each * self.pair_s, 3),
                          "budget_s": round(SHARE * self.limit_s, 3)})
@@ -81,3 +109,7 @@ class AuditBudget:
     def summary(self):
         """checks.audit_cut, or None where nothing was cut."""
         return list(self.cut) or None
+
+    def off_summary(self):
+        """checks.audit_budget_off, or None where the budget held."""
+        return list(self.offs) or None

@@ -172,6 +172,7 @@ class Checks:
         try:
             with spent(self.ctx, "correctness", "audit_calls"):
                 self.trim()
+                self.ctx.budget.expect(3)
                 self.audit_calls(seeds[0], passed == n)
             if passed == n:
                 with spent(self.ctx, "correctness", "distribution"):

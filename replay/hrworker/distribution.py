@@ -605,20 +605,21 @@ class Distribution:
         laps.lap("describe")
         draws = [(name, i) for name in TRANSFORMS
                  for i in range(SPARSE_DRAWS if name in PLACED else 1)]
+        slowest, prev = 0.0, None   # the budget's cost of a transform; the last's seconds
         for name, i in draws:
             if i and (any(f["transform"] == name for f in failing) or
                       "skipped" in rec["transforms"][name]):
                 continue        # a further draw of places only where the last passed
             # What a transform costs here: the slowest so far, or a trial's.
-            cost = max([sum(r["seconds"].values()) for r in rec["transforms"].values()
-                        if r.get("seconds")] + [0.0])
-            if not c.ctx.budget.allows("distribution:%s" % name, cost_s=cost):
+            if prev is not None:
+                slowest = max(slowest, sum(prev.values()))
+            if not c.ctx.budget.allows("distribution:%s" % name, cost_s=slowest):
                 rec["cut"] = "%s and the transforms after it: the audit's budget "\
                              "(checks.audit_cut)" % name
                 break
             # Where a job's time goes (seconds: inputs, calls, judge; a
             # further draw's added to the last's).
-            secs = rec["transforms"][name]["seconds"] if i else {}
+            secs = prev = rec["transforms"][name]["seconds"] if i else {}
             got = rec["transforms"][name] = {"seconds": secs}
             if i:
                 got["draws"] = i + 1

@@ -195,9 +195,11 @@ class Job:
                         what=g.remote_text)
         if self.result.get("phase") is not None:
             self.phase_ends(time.monotonic())
-        cut = c.budget.summary()
+        cut, off = c.budget.summary(), c.budget.off_summary()
         if cut:
             self.checks["audit_cut"] = cut
+        if off:
+            self.checks["audit_budget_off"] = off
         refused = self.cfg.sandbox.violations + (self.cand.sandbox if self.cand else [])
         if refused:
             self.checks["sandbox"] = refused

@@ -44,3 +44,19 @@ for limit in (None, 0, -3, True, "300"):
     n.begin()
     check(n.allows("x", pairs=50) and n.fit("y", 7, 2) == 7 and n.summary() is None,
           "no usable limit (%r): nothing is cut" % (limit,))
+# A phase whose time went far beyond what its steps were expected to cost
+# (a candidate that stalls on the audit's inputs to have the rest cut):
+# the budget is off for the phase, nothing more is cut, and it says so.
+s = AuditBudget(10)
+s.pair_s = 0.5
+s.begin()
+check(s.allows("first", pairs=2), "the first step fits")
+s.t0 = time.monotonic() - 5.5       # it took 5.5 s where 1 s was expected
+check(s.allows("second", pairs=2) and s.fit("sets", 7, 2) == 7 and s.summary() is None
+      and s.off_summary() == [{"before": "second", "used_s": s.off_summary()[0]["used_s"],
+                               "expected_s": 1.0}],
+      "a phase that took more than twice what was expected: no step cut, the budget off "
+      "(%r)" % s.off_summary())
+s.begin()
+check(s.off is None and not s.allows("large", pairs=20) and s.summary()[0]["step"] == "large",
+      "the next audit phase has its budget again (%r)" % s.summary())
