@@ -3,13 +3,14 @@ limit (--timeout-run, the job message's "timeout_run"): before each step
 of the audit that calls both models again (a distribution transform and
 the reorder check after them, faithful's rechecks after the timing and its
 fresh timing's sets, the escapes' pass, the parameters' re-draw, the
-clock's confirmation) the job
-asks whether the step, at what such a step has cost in this job, still
-fits SHARE of the limit since the audit phase began; one that does not is
-not run, and the job records it (checks.audit_cut).  A job whose
-candidate and reference are slow but within the harness's limits is
-thereby never stopped by the tool's own calls (a timeout of the audit
-phase, failed:audit: the tool's failure read as the candidate's); a job
+clock's confirmation) the job asks whether the step, at what such a step
+has cost in this job, still fits SHARE of the limit since the audit phase
+began; one that does not is not run, and the job records it
+(checks.audit_cut).  A job whose candidate and reference are slow but
+within the harness's limits, each step costing about what such a step
+cost before, is thereby not stopped by the tool's own calls (a timeout of
+the audit phase, failed:audit: the tool's failure read as the
+candidate's); a job
 with a step cut verifies no speedup (replay/verdict.c), since what the
 step would have checked was not.  A candidate that hangs in a call of
 the audit is still stopped at the limit (failed:audit), and one slow in
