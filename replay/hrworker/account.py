@@ -666,7 +666,7 @@ class Family:
             return
         self.mark, self.t_mark = self.read(), time.perf_counter_ns()
         self.demand_mark = self.demand() if self.armed else None
-        self.clock_mark = {pid: m.last for pid, m in self.members.items()}
+        self.clock_mark = {pid: m.last for pid, m in self.members.items()} if self.armed else {}
         self.paused_mark = self.paused_ns
         self.opened_by = None if what is None else str(what)[:40]
         self.inside = False

@@ -73,38 +73,49 @@ class AuditBudget:
             self.offs.append(self.off)
         return self.off is not None
 
+    def used(self):
+        """The seconds the audit phase has used, or None where no budget
+        applies (no limit, or outside an audit phase)."""
+        if self.limit_s is None or self.t0 is None:
+            return None
+        return time.monotonic() - self.t0
+
+    def record_cut(self, step, used, expected, **more):
+        """step (or part of it: more) is not run: checks.audit_cut."""
+        self.cut.append(dict({"step": step, "used_s": round(used, 3),
+                              "expected_s": round(expected, 3),
+                              "budget_s": round(SHARE * self.limit_s, 3)}, **more))
+
     def allows(self, step, pairs=1.0, cost_s=0.0):
         """Whether step, expected to cost cost_s or pairs calls of each
         model (whichever is more), fits the budget; else it is recorded as
         cut and the caller skips it.  Without a limit, outside an audit
         phase, or with the budget off (stalled), every step fits."""
-        if self.limit_s is None or self.t0 is None:
+        used = self.used()
+        if used is None:
             return True
-        used = time.monotonic() - self.t0
         expect = max(cost_s, pairs * self.pair_s)
         if self.stalled(step, used) or used + expect <= SHARE * self.limit_s:
             self.expected_s += expect
             return True
-        self.cut.append({"step": step, "used_s": round(used, 3), "expected_s": round(expect, 3),
-                         "budget_s": round(SHARE * self.limit_s, 3)})
+        self.record_cut(step, used, expect)
         return False
 
     def fit(self, step, n, pairs_each):
         """How many of n like parts of step (each pairs_each calls of
         each model) fit the budget: n where there is no limit, else as
         many as fit, at least one, the rest recorded as cut."""
-        if self.limit_s is None or self.t0 is None or self.pair_s <= 0:
+        used = self.used()
+        if used is None or self.pair_s <= 0:
             return n
-        used = time.monotonic() - self.t0
-        k = int((SHARE * self.limit_s - used) // (pairs_each * self.pair_s))
+        each = pairs_each * self.pair_s
+        k = int((SHARE * self.limit_s - used) // each)
         if self.stalled(step, used) or k >= n:
-            self.expected_s += n * pairs_each * self.pair_s
+            self.expected_s += n * each
             return n
         k = max(1, k)
-        self.expected_s += k * pairs_each * self.pair_s
-        self.cut.append({"step": step, "used_s": round(used, 3), "kept": k, "of": n,
-                         "expected_s": round(n * pairs_each * self.pair_s, 3),
-                         "budget_s": round(SHARE * self.limit_s, 3)})
+        self.expected_s += k * each
+        self.record_cut(step, used, n * each, kept=k, of=n)
         return k
 
     def summary(self):

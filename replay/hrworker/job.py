@@ -23,8 +23,7 @@ from hrworker.loan import hush_channel, keeper_quiet
 from hrworker.precision import apply_settings, precision_flags
 from hrworker.quiet import BackgroundGpu, Quiet, ToolBusy
 from hrworker.redraw import Redraw, spec_entries
-from hrworker.remote import (CONFIRM_BUDGET_S, CONFIRM_CALLS, CONFIRM_MIN_CALLS, CandidateGone,
-                             RemoteModel, audit_failure)
+from hrworker.remote import CandidateGone, CandidateProcess, RemoteModel, audit_failure
 from hrworker.sandbox import Sandbox
 from hrworker.seccomp import ancestors
 from hrworker.timing import ESCAPES_SEED_OFFSET, Timing
@@ -694,9 +693,9 @@ class Job:
         has no room for the calls (budget.AuditBudget: a verified speedup
         is then impossible).  Returns the evidence, with the confirmation's,
         or None."""
-        pair = self.ctx.budget.pair_s
-        if not self.ctx.budget.allows("clock_confirmation", pairs=CONFIRM_MIN_CALLS,
-                                      cost_s=min(CONFIRM_CALLS * pair, CONFIRM_BUDGET_S)):
+        if not self.ctx.budget.allows(
+                "clock_confirmation",
+                cost_s=CandidateProcess.confirm_seconds(self.ctx.budget.pair_s)):
             self.checks.setdefault("timing_channel", {})["clock_disagreement_unconfirmed"] = rec
             return None
         try:

@@ -834,6 +834,12 @@ class CandidateProcess:
             keep.append(self.take_output(rep.get("out"), args))
         return self.figure(n)
 
+    @staticmethod
+    def confirm_seconds(call_s):
+        """What confirm_clock takes at calls of call_s seconds: CONFIRM_CALLS
+        calls, fewer past CONFIRM_BUDGET_S, CONFIRM_MIN_CALLS at least."""
+        return max(CONFIRM_MIN_CALLS * call_s, min(CONFIRM_CALLS * call_s, CONFIRM_BUDGET_S))
+
     def confirm_clock(self, args, n=CONFIRM_CALLS):
         """The clocks disagreed on the timed calls: n more calls of the
         candidate on args (fewer past CONFIRM_BUDGET_S), timed as its last timed calls were, judged
