@@ -297,13 +297,29 @@ check(len(set(firsts)) == len(firsts) and
 check(set(rec.get("seconds", {})) == {"base", "describe", "transforms", "reorder"},
       "transforms: the whole check's parts recorded (%s)" % rec.get("seconds"))
 # A placed transform's further draws add to its seconds: the draws' seconds
-# are the transforms' part, less the loop's own steps between them.
-draws_s = sum(sum(v.get("seconds", {}).values()) for v in rec["transforms"].values())
-check(0.75 * rec["seconds"]["transforms"] <= draws_s <= rec["seconds"]["transforms"] + 1e-3,
-      "transforms: the draws' seconds (%.4f s, sparse and heavy %d and %d draws) add up to "
-      "the transforms' part (%.4f s)" % (draws_s, rec["transforms"]["sparse"].get("draws", 1),
-                                         rec["transforms"]["heavy"].get("draws", 1),
-                                         rec["seconds"]["transforms"]))
+# are the transforms' part, less the loop's own steps between them.  Those
+# steps are wall time, which a loaded machine stretches (a preemption
+# between two draws): the check is run again, up to 3 runs, and holds if
+# one run's seconds add up.  Draws left uncounted fail every run.
+
+
+def draws_seconds(r):
+    return sum(sum(v.get("seconds", {}).values()) for v in r["transforms"].values())
+
+
+def adds_up(r):
+    return 0.75 * r["seconds"]["transforms"] <= draws_seconds(r) <= r["seconds"]["transforms"] + 1e-3
+
+
+runs = [rec]
+while not adds_up(runs[-1]) and len(runs) < 3:
+    runs.append(distribution.Distribution(job).run(1)[0])
+check(adds_up(runs[-1]),
+      "transforms: the draws' seconds (%s s, sparse and heavy %d and %d draws) add up to "
+      "the transforms' part (%s s; %d runs)"
+      % (", ".join("%.4f" % draws_seconds(r) for r in runs),
+         rec["transforms"]["sparse"].get("draws", 1), rec["transforms"]["heavy"].get("draws", 1),
+         ", ".join("%.4f" % r["seconds"]["transforms"] for r in runs), len(runs)))
 seen.clear()
 job.sets.shared.clear()
 d.reorder(base, [distribution.describe(torch, x) for x in base], gen)
