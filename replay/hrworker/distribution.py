@@ -22,8 +22,26 @@ from hrworker.precision import (MASK_FLIP_SHARE, SUM_CAP, WRONG, flipped_share,
 from hrworker.channel import RemoteError
 from hrworker.util import Laps, exc_text, finite, is_oom, set_bytes
 
-# name -> what it does to one floating input (docs/verification.md).
-TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp", "unit")
+# name -> what it does to one floating input (docs/verification.md); the
+# JOINT ones change how the inputs relate, each input's own values kept.
+TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy", "ramp", "unit",
+              "mix", "aligned")
+# mix: a free floating input with an earlier one of its shape, dtype and
+# domain becomes their mean, (x_i + x_j) / 2 (a convex mix: the domain's
+# sign kept, the values within the two's range): inputs the problem draws
+# independently become correlated (about 0.7), as a model's predictions
+# and its targets are.  A kernel that takes a cross moment as a product
+# of means (an MSE from E[p^2] + E[t^2] - 2 E[p] E[t]) is right only
+# where they are independent.
+# aligned: a free floating input that takes both signs, beside an input of
+# its shape that takes two values (+-1 or 0/1 targets, a mask), gets the
+# sign of that input's value (|x| where it holds its larger value, -|x|
+# where the smaller): scores that agree with their targets, as a trained
+# model's do; its magnitudes and the targets kept.  A loss that never
+# reads its targets (a hinge from max(0, 1 - p), a BCE from its
+# expectation over fair targets) is right only while they are independent
+# of the scores and symmetric.
+JOINT = ("mix", "aligned")
 # Drawn again at new places (up to SPARSE_DRAWS), the next only where the
 # last passed.
 PLACED = ("sparse", "heavy")
@@ -177,6 +195,42 @@ def transform(torch, name, x, gen, dom, amax):
     else:
         raise ValueError(name)
     return y.to(x.dtype)
+
+
+def joint(torch, name, xs, described):
+    """xs under the JOINT transform name (inputs it changes are new
+    tensors of their shape, dtype and device; the others are xs's own), or
+    None where no two inputs of xs allow it; described: describe's of xs."""
+    out, changed = list(xs), False
+    for i, (x, (dom, _)) in enumerate(zip(xs, described)):
+        if dom == "fixed":
+            continue
+        if name == "mix":
+            j = next((j for j in range(i) if described[j][0] == dom and
+                      xs[j].shape == x.shape and xs[j].dtype == x.dtype), None)
+            if j is None:
+                continue
+            out[i] = ((x.float() + xs[j].float()) * 0.5).to(x.dtype)
+        elif name == "aligned":
+            if dom != "any":
+                continue
+            y = next((y for y in xs if y is not x and two_valued(torch, y, x.shape)), None)
+            if y is None:
+                continue
+            out[i] = torch.where(y == y.max(), x.abs(), -x.abs())
+        else:
+            raise ValueError(name)
+        changed = True
+    return out if changed else None
+
+
+def two_valued(torch, y, shape):
+    """Does tensor y, of shape, hold exactly two distinct values (+-1 or
+    0/1 targets, a mask)?"""
+    if not isinstance(y, torch.Tensor) or y.shape != shape or y.numel() < 2 or y.is_complex():
+        return False
+    lo, hi = y.min(), y.max()
+    return bool(lo != hi) and bool(((y == lo) | (y == hi)).all())
 
 
 def heavy_size(torch, x, k, amax):
@@ -626,9 +680,15 @@ class Distribution:
             # The last transform's tensors go before this one's come.
             inputs = out = out_new = both = None
             lap = Laps(secs, add=True).lap
-            inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
+            if name in JOINT:
+                inputs = joint(t, name, base, described)
+            else:
+                inputs = [transform(t, name, x, gen, *d) for x, d in zip(base, described)]
             c.sync()
             lap("inputs")
+            if inputs is None:
+                got["skipped"] = "no two inputs of this problem relate so"
+                continue
             if any(x is None for x in inputs):
                 got["skipped"] = "no input of this problem allows it (domain kept)"
                 continue

@@ -255,6 +255,80 @@ except ToolTrouble:
     check(True, "transforms: the judge's own failure goes to the job, not the evidence")
 
 
+# The joint transforms (mix, aligned): each input's own values kept in its
+# domain, how the inputs relate changed; skipped where no two inputs allow
+# it.  Through run: a candidate that takes the MSE's cross term as a
+# product of means fails mix, one whose BCE never reads its targets fails
+# aligned (and may fail others), and their honest twins pass every one.
+jg = torch.Generator().manual_seed(11)
+pu, tu = torch.rand(64, 128, generator=jg), torch.rand(64, 128, generator=jg)
+zs = torch.randn(64, 128, generator=jg)
+tb = torch.randint(0, 2, (64, 128), generator=jg).float()
+
+
+def described(*xs):
+    return [distribution.describe(torch, x) for x in xs]
+
+
+mixed = distribution.joint(torch, "mix", [pu, tu], described(pu, tu))
+check(mixed[0] is pu and torch.equal(mixed[1], (pu + tu) * 0.5) and
+      float(mixed[1].min()) >= 0 and float(mixed[1].max()) <= max(pu.max(), tu.max()),
+      "mix: the second of two inputs of one shape and domain becomes their mean, within "
+      "the domain and the two's range; the first is kept")
+check(distribution.joint(torch, "mix", [pu, zs], described(pu, zs)) is None and
+      distribution.joint(torch, "mix", [pu, tu[:32]], described(pu, tu[:32])) is None and
+      distribution.joint(torch, "mix", [zs, tb], described(zs, tb)) is None,
+      "mix: none where the domains, the shapes differ, or one input is two-valued")
+al = distribution.joint(torch, "aligned", [zs, tb], described(zs, tb))
+check(al[1] is tb and torch.equal(al[0].abs(), zs.abs()) and
+      bool(((al[0] >= 0) == (tb == 1)).all()),
+      "aligned: scores take the sign of their 0/1 targets, magnitudes and targets kept")
+pm = torch.where(tb > 0, 1.0, -1.0)
+al = distribution.joint(torch, "aligned", [zs, pm], described(zs, pm))
+check(bool(((al[0] >= 0) == (pm > 0)).all()),
+      "aligned: and of their +-1 targets")
+check(distribution.joint(torch, "aligned", [pu, tb], described(pu, tb)) is None and
+      distribution.joint(torch, "aligned", [zs, tu], described(zs, tu)) is None and
+      distribution.joint(torch, "aligned", [zs, tb[:32]], described(zs, tb[:32])) is None,
+      "aligned: none for a sign-definite input, beside no two-valued one, or one of "
+      "another shape")
+
+
+def mse(p, t):
+    return ((p - t) ** 2).mean()
+
+
+def bce(z, t):
+    return torch.nn.functional.binary_cross_entropy_with_logits(z, t)
+
+
+for name, ref, cand, draw, should_fail in (
+        ("an MSE from moments", mse,
+         lambda p, t: (p * p).mean() + (t * t).mean() - 2 * p.mean() * t.mean(),
+         lambda g: [torch.rand(256, 1024, generator=g), torch.rand(256, 1024, generator=g)],
+         "mix"),
+        ("its honest twin", mse, lambda p, t: torch.nn.functional.mse_loss(p, t),
+         lambda g: [torch.rand(256, 1024, generator=g), torch.rand(256, 1024, generator=g)],
+         None),
+        ("a BCE that never reads its targets", bce,
+         lambda z, t: (torch.nn.functional.softplus(z) - z / 2).mean(),
+         lambda g: [torch.randn(256, 1024, generator=g),
+                    torch.randint(0, 2, (256, 1024), generator=g).float()], "aligned"),
+        ("its honest twin", bce, lambda z, t: (z.clamp(min=0) - z * t +
+                                               torch.log1p(torch.exp(-z.abs()))).mean(),
+         lambda g: [torch.randn(256, 1024, generator=g),
+                    torch.randint(0, 2, (256, 1024), generator=g).float()], None)):
+    job = Job(Fn(ref), Fn(cand))
+    drawn = draw(torch.Generator().manual_seed(3))
+    job.sets.fresh_content = lambda seed, drawn=drawn: drawn
+    rec, failing = distribution.Distribution(job).run(7)
+    got = sorted(f["transform"] for f in failing)
+    check(should_fail in got if should_fail else not got,
+          "joint transforms: %s fails %s (failing %s; mix %s, aligned %s)"
+          % (name, should_fail or "none", got, rec["transforms"]["mix"],
+             rec["transforms"]["aligned"]))
+
+
 # The transforms' draws lend the candidate one shared copy of each input,
 # refilled a draw (Distribution.candidate's lend): what each call receives
 # is that draw's content; the reorder check's calls get copies of their
