@@ -33,14 +33,18 @@ TRANSFORMS = ("scale-down", "scale-up", "shift", "sign-flip", "sparse", "heavy",
 # and its targets are.  A kernel that takes a cross moment as a product
 # of means (an MSE from E[p^2] + E[t^2] - 2 E[p] E[t]) is right only
 # where they are independent.
-# aligned: a free floating input that takes both signs, beside an input of
-# its shape that takes two values (+-1 or 0/1 targets, a mask), gets the
-# sign of that input's value (|x| where it holds its larger value, -|x|
-# where the smaller): scores that agree with their targets, as a trained
-# model's do; its magnitudes and the targets kept.  A loss that never
-# reads its targets (a hinge from max(0, 1 - p), a BCE from its
-# expectation over fair targets) is right only while they are independent
-# of the scores and symmetric.
+# aligned: scores that agree with their targets, as a trained model's do,
+# the targets kept.  A free floating input that takes both signs, beside an
+# input of its shape that takes two values (+-1 or 0/1 targets, a mask),
+# gets the sign of that input's value (|x| where it holds its larger
+# value, -|x| where the smaller), its magnitudes kept; a free floating
+# input of scores (N, C, ...) beside an integer input of labels (N, ...)
+# in [0, C) (torch's cross_entropy and nll_loss form) has each label's
+# score raised to |x| + amax(x), above every other score of its row and of
+# x's sign where it is sign-definite.  A loss that never reads its targets
+# (a hinge from max(0, 1 - p), a BCE from its expectation over fair
+# targets, a cross entropy from the row's mean score) is right only while
+# they are independent of the scores.
 JOINT = ("mix", "aligned")
 # Drawn again at new places (up to SPARSE_DRAWS), the next only where the
 # last passed.
@@ -212,16 +216,32 @@ def joint(torch, name, xs, described):
                 continue
             out[i] = ((x.float() + xs[j].float()) * 0.5).to(x.dtype)
         elif name == "aligned":
-            if dom != "any":
+            y = next((y for y in xs if y is not x and two_valued(torch, y, x.shape)), None) \
+                if dom == "any" else None
+            labels = None if y is not None or dom == "nonpos" else next(
+                (y for y in xs if labels_of(torch, y, x.shape)), None)
+            if y is not None:
+                out[i] = torch.where(y == y.max(), x.abs(), -x.abs())
+            elif labels is not None:
+                at = labels.long().unsqueeze(1)
+                raised = x.gather(1, at).abs() + described[i][1]
+                out[i] = x.clone().scatter_(1, at, raised.to(x.dtype))
+            else:
                 continue
-            y = next((y for y in xs if y is not x and two_valued(torch, y, x.shape)), None)
-            if y is None:
-                continue
-            out[i] = torch.where(y == y.max(), x.abs(), -x.abs())
         else:
             raise ValueError(name)
         changed = True
     return out if changed else None
+
+
+def labels_of(torch, y, shape):
+    """Is tensor y the labels of scores of shape (N, C, ...): integer, of
+    shape (N, ...), each in [0, C)?"""
+    if (not isinstance(y, torch.Tensor) or y.is_floating_point() or y.is_complex() or
+            y.dtype == torch.bool or len(shape) < 2 or y.numel() == 0 or
+            tuple(y.shape) != tuple(shape[:1]) + tuple(shape[2:])):
+        return False
+    return bool(y.min() >= 0) and bool(y.max() < shape[1])
 
 
 def two_valued(torch, y, shape):
@@ -435,7 +455,7 @@ class Distribution:
         tau = 1e-5 if out.dtype == t.float32 and c.tol <= 1e-4 else 1e-2
         return err <= tau, finite(err)
 
-    def fails(self, inputs, out, out_new, base_ok, base_err, got):
+    def fails(self, inputs, out, out_new, base_ok, base_err, got, zone=True):
         """Does the candidate's output on these inputs fail, against the
         trials' own outcome (base_ok, base_err)?  It fails the scale-
         invariant checks although it passes them on the problem's own
@@ -447,7 +467,10 @@ class Distribution:
         or within what adding its reductions' terms in sequence may lose:
         precision.fp32_allowance).  An error above that allowance but
         within SERIAL_CAP's is not a failure here but marked
-        within_serial_sum in got, which takes the figures."""
+        within_serial_sum in got, which takes the figures; not so where
+        zone is False (a JOINT transform: each input's magnitudes kept
+        within a factor of the draw's, one accumulator loses there what it
+        loses on the problem's own draw, which LOOSE already allows)."""
         ok, err = self.compare(out, out_new)
         got.update({"pass": ok, "normwise_rel_err": err})
         within = loose(err, base_err)
@@ -474,7 +497,7 @@ class Distribution:
                 got["within_fp32_rounding"] = ok
                 if not ok and cond[2] > ILL_CONDITIONED:
                     got["ill_conditioned"] = ok = True
-                if not ok and (base_ok or not within):
+                if zone and not ok and (base_ok or not within):
                     # A sum's rounding reaches the output as a rounding of
                     # the inputs does: amplified where the problem is
                     # ill-conditioned on this draw (a ramp into a GroupNorm
@@ -713,7 +736,7 @@ class Distribution:
                 failing.append({"transform": name, "error": got["error"]})
                 continue
             both = None
-            if self.fails(inputs, out, out_new, base_ok, base_err, got):
+            if self.fails(inputs, out, out_new, base_ok, base_err, got, zone=name not in JOINT):
                 if lends and self.passes_unlent(inputs, out):
                     got["address_cached"] = True
                     rec.setdefault("address_cached", []).append(name)

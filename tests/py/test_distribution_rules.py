@@ -287,6 +287,17 @@ pm = torch.where(tb > 0, 1.0, -1.0)
 al = distribution.joint(torch, "aligned", [zs, pm], described(zs, pm))
 check(bool(((al[0] >= 0) == (pm > 0)).all()),
       "aligned: and of their +-1 targets")
+sc, lab = torch.rand(64, 10, generator=jg), torch.randint(0, 10, (64,), generator=jg)
+al = distribution.joint(torch, "aligned", [sc, lab], described(sc, lab))
+check(al[1] is lab and bool((al[0].argmax(dim=1) == lab).all()) and float(al[0].min()) >= 0 and
+      torch.equal(al[0].scatter(1, lab[:, None], 0.0), sc.scatter(1, lab[:, None], 0.0)),
+      "aligned: each label's score above its row's others, the other scores and the "
+      "labels kept, a sign-definite input's sign too")
+check(distribution.joint(torch, "aligned", [sc, lab + 10], described(sc, lab + 10)) is None and
+      distribution.joint(torch, "aligned", [-sc, lab], described(-sc, lab)) is None and
+      distribution.joint(torch, "aligned", [sc, lab[:32]], described(sc, lab[:32])) is None,
+      "aligned: none for labels beyond the scores' classes, scores all <= 0, or labels of "
+      "another batch")
 check(distribution.joint(torch, "aligned", [pu, tb], described(pu, tb)) is None and
       distribution.joint(torch, "aligned", [zs, tu], described(zs, tu)) is None and
       distribution.joint(torch, "aligned", [zs, tb[:32]], described(zs, tb[:32])) is None,
@@ -296,6 +307,11 @@ check(distribution.joint(torch, "aligned", [pu, tb], described(pu, tb)) is None 
 
 def mse(p, t):
     return ((p - t) ** 2).mean()
+
+
+def serial_rows(rows):
+    import numpy
+    return torch.tensor(numpy.add.accumulate(rows.numpy(), dtype=numpy.float32)[-1] / rows.numel())
 
 
 def bce(z, t):
@@ -317,7 +333,16 @@ for name, ref, cand, draw, should_fail in (
         ("its honest twin", bce, lambda z, t: (z.clamp(min=0) - z * t +
                                                torch.log1p(torch.exp(-z.abs()))).mean(),
          lambda g: [torch.randn(256, 1024, generator=g),
-                    torch.randint(0, 2, (256, 1024), generator=g).float()], None)):
+                    torch.randint(0, 2, (256, 1024), generator=g).float()], None),
+        ("a cross entropy that never reads its labels", torch.nn.functional.cross_entropy,
+         lambda s, y: (torch.logsumexp(s, dim=1) - s.mean(dim=1)).mean(),
+         lambda g: [torch.rand(4096, 512, generator=g), torch.randint(0, 512, (4096,), generator=g)],
+         "aligned"),
+        ("its honest twin, one float32 accumulator over its rows",
+         torch.nn.functional.cross_entropy, lambda s, y: serial_rows(
+             torch.logsumexp(s, dim=1) - s.gather(1, y[:, None]).squeeze(1)),
+         lambda g: [torch.rand(4096, 512, generator=g), torch.randint(0, 512, (4096,), generator=g)],
+         None)):
     job = Job(Fn(ref), Fn(cand))
     drawn = draw(torch.Generator().manual_seed(3))
     job.sets.fresh_content = lambda seed, drawn=drawn: drawn
