@@ -32,7 +32,7 @@ def close_fds(keep):
 
 def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
     """Confine this process: it may write beneath own_dir (its working
-    directory, HOME and TMPDIR) and its jail's /tmp only, read the read
+    directory, HOME and TMPDIR) and its jail's /tmp and /dev/shm only, read the read
     roots (sandbox.read_roots: the build cache among them, read-only),
     touch none of the protected processes (the judge, the worker, the
     process that started it, the keeper, and protect).  uid_offset:
@@ -58,8 +58,9 @@ def confine(cfg, own_dir, chan_fd, uid_offset=0, protect=(), umask=0o002):
         reads, got["secrets_hidden"] = without_secrets(reads, SECRETS + private_beneath())
     got["network"] = "own namespace" if own_net else isolate_network()
     writes = [own_dir]
-    if got.get("tmp"):      # the jail's /tmp: the process's own, beside own_dir
-        writes.append(got["tmp"])
+    for k in ("tmp", "shm"):    # the jail's /tmp and /dev/shm: the process's own
+        if got.get(k):
+            writes.append(got[k])
     cfg.sandbox.roots = [os.path.realpath(r) for r in writes]
     cfg.sandbox.deny = [cfg.inputs_dir]
     cfg.sandbox.no_network = True

@@ -68,7 +68,7 @@ PROC_GID = JOB_ID_BASE - 1
 
 
 def own_root(new, reads, writes, proc_opts=("hidepid=invisible,gid=%d" % PROC_GID,
-                                             "hidepid=2,gid=%d" % PROC_GID), tmp=None):
+                                             "hidepid=2,gid=%d" % PROC_GID), tmp=None, shm=None):
     """Make this process's root a tmpfs at new (an empty directory) that
     holds, at their own paths, the directories of reads bound read-only,
     those of writes bound writable, /dev, a procfs of its own mounted with
@@ -78,8 +78,12 @@ def own_root(new, reads, writes, proc_opts=("hidepid=invisible,gid=%d" % PROC_GI
     ...), and tmp (a directory of the job's) bound at /tmp first, so that a
     candidate that builds in a folder of its own under /tmp, as the
     original harness let it, writes into its scratch (the roots under
-    /tmp are bound over it at their own paths).  Call in a mount namespace
-    of the process's own, as root.  Returns the procfs option that took."""
+    /tmp are bound over it at their own paths); and shm (a directory of
+    the job's) bound at /dev/shm, so that what names POSIX shared memory
+    or semaphores there (Python's multiprocessing: a Pool's locks), as the
+    original harness let it, has a /dev/shm of its own.  Call in a mount
+    namespace of the process's own, as root.  Returns the procfs option
+    that took."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     if tmp is not None:
@@ -106,6 +110,8 @@ def own_root(new, reads, writes, proc_opts=("hidepid=invisible,gid=%d" % PROC_GI
         if not writable and path != "/dev":
             mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
         done.append(path)
+    if shm is not None and os.path.isdir(new + "/dev/shm"):
+        mount(shm, new + "/dev/shm", None, MS_BIND)
     for name in os.listdir("/"):
         p = "/" + name
         if os.path.islink(p) and not os.path.lexists(new + p):
@@ -234,7 +240,8 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
     candidate process, the builder process: hrworker/confine.py), as far
     as this process may make it: as root, a mount and a network namespace
     of its own (own_root on own_dir/../root: the read roots read-only,
-    own_dir and own_dir/../tmp, its /tmp, writable), then ids of the
+    own_dir and own_dir/../tmp, its /tmp, writable, and on the CPU
+    own_dir/../shm, its /dev/shm), then ids of the
     job's own (uid JOB_ID_BASE + uid_offset + the judge's pid), or, for
     a CUDA job (ids_off), uid 0 kept and every capability dropped after
     the limits (drop_caps); the limits in any case; umask: the process's own once its ids are the
@@ -263,10 +270,14 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
             if keep_ids is None:
                 os.chown(own_dir, uid, gid)
             os.makedirs(new, exist_ok=True)
-            tmp = os.path.join(os.path.dirname(own_dir), "tmp")
-            os.makedirs(tmp, exist_ok=True)
-            os.chmod(tmp, 0o1777)
-            got["proc"] = own_root(new, reads, [own_dir], tmp=tmp)
+            tmp, shm = (os.path.join(os.path.dirname(own_dir), d) for d in ("tmp", "shm"))
+            for d in (tmp, shm):
+                os.makedirs(d, exist_ok=True)
+                os.chmod(d, 0o1777)
+            # A CUDA job's /dev/shm is the machine's: torch's CUDA IPC
+            # reference counts are files the judge names there.
+            shm = None if cfg.device.startswith("cuda") else shm
+            got["proc"] = own_root(new, reads, [own_dir], tmp=tmp, shm=shm)
         except OSError as e:
             # Still on the machine's root (pivot is the last step): the
             # job's uid could not reach Python there; root it stays.
@@ -274,8 +285,11 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
             got["root"] = "shared (%s)" % e
         else:
             got["root"] = ("own (pivot_root): the read roots (the build cache among them) "
-                           "read-only, its own folder writable, /tmp its own (beside it)")
+                           "read-only, its own folder writable, /tmp%s its own (beside it)"
+                           % (" and /dev/shm" if shm is not None else ""))
             got["tmp"] = "/tmp"
+            if shm is not None:
+                got["shm"] = "/dev/shm"
             if keep_ids is None:
                 drop_ids(uid, gid)
                 got["ids"] = {"uid": uid, "gid": gid}

@@ -5,8 +5,9 @@ runs, and raises with what it got, so that the job's build_log says it.
 A door that reopens fails its check.  As root (CI): /etc/shadow cannot
 be read, a Unix socket outside the scratch cannot be reached, /proc shows
 the candidate's own processes only, the candidate runs as the job's
-own uid (under CUDA: uid 0 without a capability), and /tmp is the job's
-own; with any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
+own uid (under CUDA: uid 0 without a capability), /tmp is the job's
+own and so, on a CPU, is /dev/shm (a multiprocessing pool works); with
+any uid: a fork bomb stops at RLIMIT_NPROC (as root: the
 job's uid), a file stops at RLIMIT_FSIZE, no process is made outside the
 candidate's own tree (clone's CLONE_PARENT: the seccomp filter), no
 System V IPC, no namespace of its own and no io_uring (the seccomp
@@ -346,6 +347,36 @@ report(wrote=os.path.exists(d + "/ext.so"))
           "a candidate writes its own /tmp, which is not the machine's (%s)" % got, w)
 
 
+def private_shm(w):
+    """A candidate that makes a multiprocessing lock and a process pool at
+    import (POSIX semaphores named in /dev/shm), as the original harness
+    let it: on a CPU its jail's /dev/shm is its own (a folder of its job's
+    scratch), so they work, and the machine's /dev/shm is untouched; a
+    CUDA job's /dev/shm is the machine's (torch's CUDA IPC files), which
+    it may not add to."""
+    before = set(os.listdir("/dev/shm"))
+    got = attack(w, '''
+import multiprocessing
+try:
+    lock = multiprocessing.Lock()
+    with lock:
+        pass
+    pool = multiprocessing.get_context("fork").Pool(2)
+    rows = pool.starmap(sum, [((1, 2),), ((3, 4),)])
+    pool.terminate()
+    report(pool=rows)
+except OSError as e:
+    report(pool=e.errno)
+''')
+    left = set(os.listdir("/dev/shm")) - before
+    if DEVICE == "cuda":
+        check(not left, "a CUDA job leaves nothing in the machine's /dev/shm (%s)" % got, w)
+        return
+    check(got.get("pool") == [3, 7] and not any(n.startswith("sem.") for n in left),
+          "a candidate makes a multiprocessing lock and pool in its own /dev/shm, which is "
+          "not the machine's (%s; new there: %s)" % (got, sorted(left)), w)
+
+
 def honest_twin(w, kept):
     """The C++ candidate (load_inline, ninja, the build cache) builds and
     is correct inside the jail; under CUDA its CUDA twin (relu_fast.py's
@@ -386,6 +417,7 @@ def main():
             unix_socket_outside(w)
             proc(w)
             private_tmp(w)
+            private_shm(w)
         else:
             print("skip: /etc/shadow, Unix sockets, /proc: the jail drops root, and "
                   "this test does not run as root (CI does)")
