@@ -209,19 +209,22 @@ def joint(torch, name, xs, described):
     for i, (x, (dom, _)) in enumerate(zip(xs, described)):
         if dom == "fixed":
             continue
+        # One new tensor an input changed, as the other transforms make
+        # (on 1 G-element inputs every further one is 4 GB): the rest in
+        # place, a chunk at a time.
         if name == "mix":
             j = next((j for j in range(i) if described[j][0] == dom and
                       xs[j].shape == x.shape and xs[j].dtype == x.dtype), None)
             if j is None:
                 continue
-            out[i] = ((x.float() + xs[j].float()) * 0.5).to(x.dtype)
+            out[i] = x.float().add(xs[j].float()).mul_(0.5).to(x.dtype)
         elif name == "aligned":
             y = next((y for y in xs if y is not x and two_valued(torch, y, x.shape)), None) \
                 if dom == "any" else None
             labels = None if y is not None or dom == "nonpos" else next(
                 (y for y in xs if labels_of(torch, y, x.shape)), None)
             if y is not None:
-                out[i] = torch.where(y == y.max(), x.abs(), -x.abs())
+                out[i] = signed_by(torch, x, y)
             elif labels is not None:
                 at = labels.long().unsqueeze(1)
                 raised = x.gather(1, at).abs() + described[i][1]
@@ -232,6 +235,22 @@ def joint(torch, name, xs, described):
             raise ValueError(name)
         changed = True
     return out if changed else None
+
+
+def chunks(n, size=1 << 24):
+    """(start, end) of n elements a chunk of size at a time."""
+    return ((a, min(n, a + size)) for a in range(0, n, size))
+
+
+def signed_by(torch, x, y, size=1 << 24):
+    """|x| where two-valued y holds its larger value, -|x| where the
+    smaller: a new contiguous tensor of x's shape and dtype, the signs set
+    a chunk at a time."""
+    out = x.abs().contiguous()
+    flat, yf, hi = out.view(-1), y.reshape(-1), y.max()
+    for a, b in chunks(flat.numel(), size):
+        flat[a:b].mul_((yf[a:b] == hi).to(out.dtype).mul_(2).sub_(1))
+    return out
 
 
 def labels_of(torch, y, shape):
@@ -250,7 +269,10 @@ def two_valued(torch, y, shape):
     if not isinstance(y, torch.Tensor) or y.shape != shape or y.numel() < 2 or y.is_complex():
         return False
     lo, hi = y.min(), y.max()
-    return bool(lo != hi) and bool(((y == lo) | (y == hi)).all())
+    if not bool(lo != hi):
+        return False
+    yf = y.reshape(-1)
+    return all(bool(((yf[a:b] == lo) | (yf[a:b] == hi)).all()) for a, b in chunks(yf.numel()))
 
 
 def heavy_size(torch, x, k, amax):

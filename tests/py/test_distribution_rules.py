@@ -283,6 +283,9 @@ al = distribution.joint(torch, "aligned", [zs, tb], described(zs, tb))
 check(al[1] is tb and torch.equal(al[0].abs(), zs.abs()) and
       bool(((al[0] >= 0) == (tb == 1)).all()),
       "aligned: scores take the sign of their 0/1 targets, magnitudes and targets kept")
+check(torch.equal(distribution.signed_by(torch, zs, tb, size=1000),
+                  torch.where(tb == 1, zs.abs(), -zs.abs())),
+      "aligned: the signs set a chunk at a time are the signs set at once")
 pm = torch.where(tb > 0, 1.0, -1.0)
 al = distribution.joint(torch, "aligned", [zs, pm], described(zs, pm))
 check(bool(((al[0] >= 0) == (pm > 0)).all()),
