@@ -277,7 +277,11 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
             # A CUDA job's /dev/shm is the machine's: torch's CUDA IPC
             # reference counts are files the judge names there.
             shm = None if cfg.device.startswith("cuda") else shm
+            mine = os.stat(shm)[1:3] if shm is not None else None    # (inode, device)
             got["proc"] = own_root(new, reads, [own_dir], tmp=tmp, shm=shm)
+            # Its own only where the bind took (a root without /dev has none).
+            shm = shm if mine is not None and os.path.isdir("/dev/shm") and \
+                os.stat("/dev/shm")[1:3] == mine else None
         except OSError as e:
             # Still on the machine's root (pivot is the last step): the
             # job's uid could not reach Python there; root it stays.
