@@ -42,7 +42,9 @@ WINDOW_SHARE = 0.5
 # BUSY_WALL_SHARE of the time outside the calls and the family's CPU in
 # them above BG_MIN_NS (work done, as the other rules ask: an honest
 # candidate's serving thread ran 1-3.4 ms in such a window after its
-# fetched reply, the planted spinners 25 ms and more): windows at whose close a
+# fetched reply, the planted spinners 25 ms and more; the tool's own
+# copies there are single-threaded, util.quiet_copy, since torch's OpenMP
+# team spins 4-8 ms after a parallel copy): windows at whose close a
 # thread of it was running or waiting to run (state R) after it had been
 # on a CPU or waiting for one (its schedstat) beyond the window's
 # allowance and BUSY_SHARE of its wall.  A spinner takes the whole wall of

@@ -36,7 +36,7 @@ from hrworker.precision import precision_flags
 from hrworker.protocol import COVER_CYCLES_MAX
 from hrworker.redraw import constant
 from hrworker.timing import Timing
-from hrworker.util import children_cpu, exc_text
+from hrworker.util import children_cpu, exc_text, quiet_copy
 
 
 def hook_load_inline(cfg, torch, exts, ask, readable, own):
@@ -349,7 +349,7 @@ class Candidate:
         if len(xs) != len(args):
             raise RuntimeError("%d buffers for an output of %d tensors" % (len(args), len(xs)))
         for buf, x in zip(args, xs):
-            buf.copy_(x.detach())
+            quiet_copy(self.torch, buf, x.detach())
         self.ctx.sync()
         return {"t": "fetched"}
 
@@ -403,7 +403,7 @@ class Candidate:
         bufs = iter(args)
         for x in self.drawn:
             if isinstance(x, self.torch.Tensor):
-                next(bufs).copy_(x)
+                quiet_copy(self.torch, next(bufs), x)
         self.drawn = None
         self.ctx.sync()
         return {"t": "fetched"}
