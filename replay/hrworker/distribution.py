@@ -147,7 +147,7 @@ def domain(torch, x):
     if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.numel() < 2:
         return "fixed", None, None
     lo, hi = x.min().item(), x.max().item()
-    if lo == hi or bool(((x == lo) | (x == hi)).all()):
+    if lo == hi or only(torch, x, lo, hi):
         # One value, or at most two distinct ones: a mask or a +-1 target.
         return "fixed", lo, hi
     return ("nonneg" if lo >= 0 else "nonpos" if hi <= 0 else "any"), lo, hi
@@ -269,8 +269,12 @@ def two_valued(torch, y, shape):
     if not isinstance(y, torch.Tensor) or y.shape != shape or y.numel() < 2 or y.is_complex():
         return False
     lo, hi = y.min(), y.max()
-    if not bool(lo != hi):
-        return False
+    return bool(lo != hi) and only(torch, y, lo, hi)
+
+
+def only(torch, y, lo, hi):
+    """Does y hold no value but lo and hi?  A chunk at a time (one byte an
+    element of the chunk, never of the whole)."""
     yf = y.reshape(-1)
     return all(bool(((yf[a:b] == lo) | (yf[a:b] == hi)).all()) for a, b in chunks(yf.numel()))
 
@@ -402,8 +406,8 @@ def nudged(torch, x, gen, chunk=1 << 24):
     its device) a chunk at a time (one byte an element of the chunk, never
     of the whole: inputs of 1.6 G elements)."""
     flat = x.view(-1)
-    for i in range(0, flat.numel(), chunk):
-        part = flat[i:i + chunk]
+    for a, b in chunks(flat.numel(), chunk):
+        part = flat[a:b]
         sign = torch.randint(0, 2, (part.numel(),), generator=gen, dtype=torch.int8,
                              device=gen.device)
         part.mul_(sign.to(device=part.device, dtype=part.dtype).mul_(2 * FP32_EPS)

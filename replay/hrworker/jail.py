@@ -270,13 +270,14 @@ def confine_candidate(cfg, own_dir, reads, uid_offset=0, umask=0o002):
             if keep_ids is None:
                 os.chown(own_dir, uid, gid)
             os.makedirs(new, exist_ok=True)
-            tmp, shm = (os.path.join(os.path.dirname(own_dir), d) for d in ("tmp", "shm"))
-            for d in (tmp, shm):
-                os.makedirs(d, exist_ok=True)
-                os.chmod(d, 0o1777)
             # A CUDA job's /dev/shm is the machine's: torch's CUDA IPC
             # reference counts are files the judge names there.
+            tmp, shm = (os.path.join(os.path.dirname(own_dir), d) for d in ("tmp", "shm"))
             shm = None if cfg.device.startswith("cuda") else shm
+            for d in (tmp, shm):
+                if d is not None:
+                    os.makedirs(d, exist_ok=True)
+                    os.chmod(d, 0o1777)
             mine = os.stat(shm)[1:3] if shm is not None else None    # (inode, device)
             got["proc"] = own_root(new, reads, [own_dir], tmp=tmp, shm=shm)
             # Its own only where the bind took (a root without /dev has none).

@@ -145,11 +145,16 @@ def l1(p, t):
     return (p - t).abs().mean()
 
 
+def accumulated(terms):
+    """The mean of terms through one float32 accumulator, in order."""
+    import numpy
+    terms = terms.reshape(-1).numpy()
+    return torch.tensor(numpy.add.accumulate(terms, dtype=numpy.float32)[-1] / terms.size)
+
+
 def serial(p, t):
     """One float32 accumulator over every term, in order."""
-    import numpy
-    terms = (p - t).abs().reshape(-1).numpy()
-    return torch.tensor(numpy.add.accumulate(terms, dtype=numpy.float32)[-1] / terms.size)
+    return accumulated((p - t).abs())
 
 
 def moved_by_reorder(cand, ref=l1, shape=(512, 1024), inputs=2):
@@ -312,11 +317,6 @@ def mse(p, t):
     return ((p - t) ** 2).mean()
 
 
-def serial_rows(rows):
-    import numpy
-    return torch.tensor(numpy.add.accumulate(rows.numpy(), dtype=numpy.float32)[-1] / rows.numel())
-
-
 def bce(z, t):
     return torch.nn.functional.binary_cross_entropy_with_logits(z, t)
 
@@ -342,7 +342,7 @@ for name, ref, cand, draw, should_fail in (
          lambda g: [torch.rand(4096, 512, generator=g), torch.randint(0, 512, (4096,), generator=g)],
          "aligned"),
         ("its honest twin, one float32 accumulator over its rows",
-         torch.nn.functional.cross_entropy, lambda s, y: serial_rows(
+         torch.nn.functional.cross_entropy, lambda s, y: accumulated(
              torch.logsumexp(s, dim=1) - s.gather(1, y[:, None]).squeeze(1)),
          lambda g: [torch.rand(4096, 512, generator=g), torch.randint(0, 512, (4096,), generator=g)],
          None)):

@@ -15,6 +15,7 @@ import torch
 from workerlib import ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "replay"))
+from hrworker.account import thread_times  # noqa: E402
 from hrworker.util import quiet_copy  # noqa: E402
 
 g = torch.Generator().manual_seed(3)
@@ -37,15 +38,8 @@ for name, src in (("float32", base),
 
 def others_cpu_ms():
     """CPU (ms) of this process's threads but the calling one."""
-    me, total = str(os.getpid()), 0
-    for tid in os.listdir("/proc/self/task"):
-        if tid != me:
-            try:
-                with open("/proc/self/task/%s/schedstat" % tid) as f:
-                    total += int(f.read().split()[0])
-            except OSError:
-                pass
-    return total / 1e6
+    me = os.getpid()
+    return sum(ns for tid, (_, ns) in thread_times(me).items() if tid != me) / 1e6
 
 
 def after(copy, n=5):
